@@ -1,0 +1,41 @@
+"""Shared fixtures. Tests that need ``../shared`` (benchmark data, EASSE reference values) skip
+with a reason where it is absent, as in a user's fresh clone; CI has it."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+SHARED = Path(__file__).resolve().parents[2] / "shared"
+
+
+def _require(path: Path) -> Path:
+    if not path.exists():
+        pytest.skip(f"{path} not found: these tests need the shared data beside the checkout")
+    return path
+
+
+@pytest.fixture(scope="session")
+def parity_dir() -> Path:
+    return _require(SHARED / "metric-parity")
+
+
+@pytest.fixture(scope="session")
+def data_dir() -> Path:
+    return _require(SHARED / "data")
+
+
+def parity_records(metric_prefix: str) -> list[dict]:
+    """EASSE reference records for parametrizing; empty (so the test is skipped) without shared/."""
+    path = SHARED / "metric-parity" / "expected.json"
+    if not path.exists():
+        return []
+    return [r for r in json.loads(path.read_text()) if r["metric"].startswith(metric_prefix)]
+
+
+def record_id(record: dict) -> str:
+    index = f"[{record['index']}]" if "index" in record else ""
+    case = "lc" if record["lowercase"] else "cased"
+    return f"{record['testset']}-{record['system']}{index}-{record['variant']}-{case}-{record['metric']}"

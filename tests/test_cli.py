@@ -1,0 +1,153 @@
+"""``wean evaluate`` end to end: real files, the installed command, and every kind of bad input."""
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from wean.cli import main
+
+
+def run(capsys, *argv):
+    status = main(["evaluate", *argv])
+    captured = capsys.readouterr()
+    return status, captured.out, captured.err
+
+
+@pytest.fixture
+def tiny(tmp_path):
+    files = {
+        "src": "The cat perched on the mat .\nHe departed quickly .\n",
+        "hyp": "The cat sat on the mat .\nHe left .\n",
+        "ref0": "The cat sat on the mat .\nHe left fast .\n",
+        "ref1": "A cat sat on the mat .\nHe went away quickly .\n",
+    }
+    for name, text in files.items():
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    return tmp_path
+
+
+def test_table_and_json_with_signatures(tiny, capsys):
+    status, out, _ = run(capsys, "--hyp", str(tiny / "hyp"), "--src", str(tiny / "src"),
+                         "--refs", str(tiny / "ref0"), str(tiny / "ref1"))
+    assert status == 0
+    assert "variant:default|case:lc|tok:13a|nrefs:2" in out
+    status, out, _ = run(capsys, "--hyp", str(tiny / "hyp"), "--src", str(tiny / "src"),
+                         "--refs", str(tiny / "ref0"), str(tiny / "ref1"), "--json",
+                         "--metrics", "sari,bleu,multi-bleu,rouge,fkgl,stats", "--sari-variant", "xu2016")
+    record = json.loads(out)
+    assert record["segments"] == 2 and record["references"] == 2
+    assert set(record["scores"]) >= {"sari", "sari_add", "bleu", "multi_bleu", "rouge1", "rougeL", "fkgl",
+                                     "compression_ratio", "identical_to_source", "repeated_tokens"}
+    assert record["signatures"]["sari"]["variant"] == "xu2016"
+    assert record["signatures"]["sari"]["level"] == "sentence mean"
+    assert record["signatures"]["multi_bleu"]["tokenizer"] == "none"
+    assert record["signatures"]["bleu"]["library"].startswith("sacrebleu==")
+    assert record["signatures"]["rouge"]["library"].startswith("rouge-score==")
+    assert len(record["inputs"]["hypothesis"]["sha256"]) == 64
+
+
+def test_options_change_the_signature_and_the_score(tiny, capsys):
+    args = ["--hyp", str(tiny / "hyp"), "--refs", str(tiny / "ref0"), "--metrics", "bleu", "--json"]
+    _, cased, _ = run(capsys, *args, "--no-lowercase", "--tokenize", "none")
+    _, lowered, _ = run(capsys, *args)
+    cased, lowered = json.loads(cased), json.loads(lowered)
+    assert cased["signatures"]["bleu"]["lowercase"] is False
+    assert cased["signatures"]["bleu"]["tokenizer"] == "none"
+    assert lowered["signatures"]["bleu"]["tokenizer"] == "13a"
+
+
+def test_sentence_sari_file(tiny, capsys, tmp_path):
+    out_file = tmp_path / "sentence.tsv"
+    status, _, _ = run(capsys, "--hyp", str(tiny / "hyp"), "--src", str(tiny / "src"),
+                       "--refs", str(tiny / "ref0"), "--sentence-sari", str(out_file))
+    assert status == 0
+    rows = [line.split("\t") for line in out_file.read_text().splitlines()]
+    assert len(rows) == 2
+    assert all(float(r[0]) == pytest.approx((float(r[1]) + float(r[2]) + float(r[3])) / 3, abs=1e-3) for r in rows)
+
+
+@pytest.mark.parametrize(
+    "case, message",
+    [
+        ("missing", "nothere: file not found"),
+        ("short_ref", "ref0: has 1 lines but"),
+        ("empty_hyp", "hyp: empty file, no outputs"),
+        ("latin1_hyp", "hyp:2: not valid UTF-8"),
+        ("no_refs", "no references"),
+        ("bad_metric", "unknown metric 'meteor'"),
+        ("sari_without_source", "metric 'sari' needs a source file"),
+        ("unknown_benchmark", "unknown benchmark 'asset-test'"),
+    ],
+)
+def test_bad_input_gives_one_line_and_nonzero_status(tiny, capsys, case, message):
+    hyp, ref0 = str(tiny / "hyp"), str(tiny / "ref0")
+    if case == "short_ref":
+        (tiny / "ref0").write_text("only one line\n", encoding="utf-8")
+    if case == "empty_hyp":
+        (tiny / "hyp").write_text("", encoding="utf-8")
+    if case == "latin1_hyp":
+        (tiny / "hyp").write_bytes("ok\ncaf\xe9\n".encode("latin-1"))
+    argv = {
+        "missing": ["--hyp", str(tiny / "nothere"), "--refs", ref0],
+        "no_refs": ["--hyp", hyp],
+        "bad_metric": ["--hyp", hyp, "--refs", ref0, "--metrics", "bleu,meteor"],
+        "sari_without_source": ["--hyp", hyp, "--refs", ref0, "--metrics", "sari"],
+        "unknown_benchmark": ["--hyp", hyp, "--benchmark", "asset-test"],
+    }.get(case, ["--hyp", hyp, "--src", str(tiny / "src"), "--refs", ref0])
+    status, out, err = run(capsys, *argv)
+    assert status == 1
+    assert out == ""
+    assert err.count("\n") == 1 and message in err and "Traceback" not in err
+
+
+def test_empty_output_lines_are_scored_with_a_warning(tiny, capsys):
+    (tiny / "hyp").write_text("The cat sat on the mat .\n\n", encoding="utf-8")
+    status, _, err = run(capsys, "--hyp", str(tiny / "hyp"), "--refs", str(tiny / "ref0"), "--metrics", "bleu")
+    assert status == 0
+    assert "1 empty line(s), first at line 2" in err
+
+
+def test_identity_on_turkcorpus_test_has_high_bleu_and_low_sari(data_dir, capsys):
+    """The known behaviour of copying the source: BLEU is high against 8 cautious references,
+    SARI is low because nothing is added or deleted."""
+    source = data_dir / "turkcorpus/case_detok/test.src"
+    status, out, _ = run(capsys, "--hyp", str(source), "--benchmark", "turkcorpus-test",
+                         "--data-root", str(data_dir), "--json")
+    scores = json.loads(out)["scores"]
+    assert status == 0
+    assert scores["bleu"] > 90 and scores["sari"] < 30
+    assert scores["sari_add"] == 0.0 and scores["sari_del"] == 0.0
+    assert scores["identical_to_source"] == 100.0 and scores["compression_ratio"] == 1.0
+
+
+def test_data_root_from_environment(data_dir, capsys, monkeypatch, tmp_path):
+    monkeypatch.setenv("WEAN_DATA_ROOT", str(data_dir))
+    monkeypatch.chdir(tmp_path)  # so that ../shared/data is not found by accident
+    hyp = data_dir / "lcsts/part3_label3plus.dst"
+    status, out, _ = run(capsys, "--hyp", str(hyp), "--benchmark", "lcsts-test", "--json")
+    record = json.loads(out)
+    assert status == 0
+    assert record["signatures"]["rouge"]["tokenization"] == "char"
+    assert record["scores"]["rouge1"] == pytest.approx(100.0)  # the references themselves
+
+
+def test_missing_data_root_is_a_clear_error(capsys, tiny):
+    status, _, err = run(capsys, "--hyp", str(tiny / "hyp"), "--benchmark", "turkcorpus-test",
+                         "--data-root", str(tiny / "no-such-dir"))
+    assert status == 1 and "no-such-dir not found" in err
+
+
+def test_installed_console_command(tiny):
+    beside_python = Path(sys.executable).with_name("wean")
+    wean = str(beside_python) if beside_python.exists() else shutil.which("wean")
+    result = subprocess.run([wean, "evaluate", "--hyp", str(tiny / "hyp"), "--refs", str(tiny / "ref0"),
+                             "--metrics", "bleu"], capture_output=True, text=True, check=False)
+    assert result.returncode == 0, result.stderr
+    assert "style:sacrebleu" in result.stdout
+    result = subprocess.run([wean, "evaluate", "--hyp", str(tiny / "missing"), "--refs", str(tiny / "ref0")],
+                            capture_output=True, text=True, check=False)
+    assert result.returncode == 1 and result.stderr.startswith("wean evaluate: error:")

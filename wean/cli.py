@@ -1,0 +1,130 @@
+"""The ``wean`` command. Each subcommand is a thin layer over the library function of the same
+name; a :class:`~wean.errors.WeanError` becomes one line on stderr and exit status 1."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from wean.errors import WeanError
+from wean.evaluation import BENCHMARKS, METRICS, EvaluationSettings, data_root, evaluate_files, get_benchmark
+from wean.evaluation.normalize import TOKENIZERS
+from wean.evaluation.sari import VARIANTS, sentence_sari
+from wean.textio import read_lines
+
+
+def _add_evaluate(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "evaluate",
+        help="score system outputs (SARI, BLEU, ROUGE, FKGL, statistics)",
+        description="Score a file of system outputs against a source and references, or against a "
+        "named benchmark. Every score is printed with the signature of the settings it used.",
+    )
+    parser.add_argument("--hyp", type=Path, help="system outputs, one line per source line")
+    parser.add_argument("--src", type=Path, help="source (complex) sentences; needed for SARI and statistics")
+    parser.add_argument("--refs", type=Path, nargs="+", default=[], help="reference files, one line per source line")
+    parser.add_argument("--benchmark", help="take source and references from a named benchmark (see --list-benchmarks)")
+    parser.add_argument("--data-root", type=Path, help="folder the benchmark paths are relative to "
+                        "(default: $WEAN_DATA_ROOT, else ../shared/data)")
+    parser.add_argument("--metrics", help=f"comma-separated, from {','.join(METRICS)} "
+                        "(default: the benchmark's, else sari,bleu,fkgl,stats)")
+    parser.add_argument("--sari-variant", choices=VARIANTS, default="default",
+                        help="default: EASSE corpus SARI; legacy: EASSE legacy=True; del-precision: deletion "
+                        "scored by precision; xu2016: the original sentence-averaged SARIsent")
+    parser.add_argument("--lowercase", action=argparse.BooleanOptionalAction, default=None,
+                        help="lowercase before scoring (default: yes, or the benchmark's convention)")
+    parser.add_argument("--tokenize", choices=TOKENIZERS, default=None,
+                        help="13a (sacrebleu), none (already tokenized) or char (Chinese) "
+                        "(default: 13a, or the benchmark's convention)")
+    parser.add_argument("--json", action="store_true", help="print one JSON record instead of a table")
+    parser.add_argument("--sentence-sari", type=Path, metavar="FILE",
+                        help="also write the SARI of every sentence to FILE (tab-separated: sari add keep del)")
+    parser.add_argument("--list-benchmarks", action="store_true", help="list the named benchmarks and exit")
+    parser.set_defaults(run=_run_evaluate)
+
+
+def _list_benchmarks() -> str:
+    lines = []
+    for benchmark in BENCHMARKS.values():
+        lines.append(f"{benchmark.name}: {benchmark.note}")
+        lines.append(f"    outputs must be: {benchmark.output_convention}")
+        lines.append(
+            f"    default scoring: metrics {','.join(benchmark.metrics)}; "
+            f"{'lowercased' if benchmark.lowercase else 'cased'}; tokenizer {benchmark.tokenizer}"
+        )
+    return "\n".join(lines)
+
+
+def _run_evaluate(args: argparse.Namespace) -> int:
+    if args.list_benchmarks:
+        print(_list_benchmarks())
+        return 0
+    if args.hyp is None:
+        raise WeanError("--hyp FILE is required (or --list-benchmarks)")
+    benchmark = None
+    source, references = args.src, list(args.refs)
+    metrics = ("sari", "bleu", "fkgl", "stats") if source is not None else ("bleu", "fkgl")
+    lowercase, tokenizer = True, "13a"
+    if args.benchmark:
+        if source is not None or references:
+            raise WeanError("give either --benchmark or --src/--refs, not both")
+        benchmark = get_benchmark(args.benchmark)
+        source, references = benchmark.paths(data_root(args.data_root))
+        metrics, lowercase, tokenizer = benchmark.metrics, benchmark.lowercase, benchmark.tokenizer
+    elif not references:
+        raise WeanError("no references: give --refs FILE [FILE ...] or --benchmark NAME")
+    if args.metrics:
+        metrics = tuple(m.strip() for m in args.metrics.split(",") if m.strip())
+    settings = EvaluationSettings(
+        metrics=metrics,
+        sari_variant=args.sari_variant,
+        lowercase=lowercase if args.lowercase is None else args.lowercase,
+        tokenizer=tokenizer if args.tokenize is None else args.tokenize,
+    )
+    evaluation = evaluate_files(args.hyp, source, references, settings, benchmark)
+    if args.sentence_sari:
+        _write_sentence_sari(args.sentence_sari, args.hyp, source, references, settings)
+    if args.json:
+        print(json.dumps(evaluation.to_dict(), indent=2, ensure_ascii=False))
+    else:
+        against = benchmark.name if benchmark else ", ".join(str(p) for p in references)
+        print(f"{args.hyp}: {evaluation.segments} segments against {against} ({evaluation.references} references)")
+        print(evaluation.table())
+    return 0
+
+
+def _write_sentence_sari(path: Path, hyp: Path, source: Path | None, references, settings) -> None:
+    if source is None:
+        raise WeanError("--sentence-sari needs a source (--src or --benchmark)")
+    outputs, sources = read_lines(hyp), read_lines(source)
+    streams = [read_lines(p) for p in references]
+    with open(path, "w", encoding="utf-8") as out:
+        for i, (src, output) in enumerate(zip(sources, outputs)):
+            scores = sentence_sari(
+                src, output, [s[i] for s in streams], settings.sari_variant, settings.lowercase, settings.tokenizer
+            )
+            out.write(f"{scores.sari:.4f}\t{scores.add:.4f}\t{scores.keep:.4f}\t{scores.delete:.4f}\n")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="wean", description="Simplification and headline generation toolkit.")
+    subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    _add_evaluate(subparsers)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return args.run(args)
+    except WeanError as error:
+        print(f"wean {args.command}: error: {error}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,117 @@
+"""Named evaluation sets: where their files lie under the data root, and the casing and
+tokenization their references are in. This table is the one place these conventions are written.
+
+A system output scored against a benchmark must be in the convention of its references
+(``output_convention``): one line per source line, in order. The scoring options default to the
+ones under which published numbers on that set are usually reported; any of them can be overridden
+on the command line, and the report always says which were used.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from wean.errors import WeanError
+
+DATA_ROOT_VARIABLE = "WEAN_DATA_ROOT"
+SIMPLIFICATION_METRICS = ("sari", "bleu", "fkgl", "stats")
+HEADLINE_METRICS = ("rouge", "stats")
+
+
+@dataclass(frozen=True)
+class Benchmark:
+    name: str
+    source: str  # path under the data root
+    references: tuple[str, ...]
+    output_convention: str
+    metrics: tuple[str, ...]
+    lowercase: bool = True
+    tokenizer: str = "13a"
+    note: str = ""
+
+    def paths(self, root: Path) -> tuple[Path, list[Path]]:
+        return root / self.source, [root / reference for reference in self.references]
+
+
+def _turkcorpus(split: str, variant: str) -> tuple[str, tuple[str, ...]]:
+    folder = f"turkcorpus/{variant}"
+    return f"{folder}/{split}.src", tuple(f"{folder}/{split}.ref.{k}" for k in range(8))
+
+
+_TURK_DETOK = (
+    "truecased, detokenized English: EASSE's turkcorpus_{split} (ACCESS, MUSS and EASSE's own numbers)"
+)
+_TURK_LOWER = "lowercased, PTB-tokenized English (-lrb- -rrb-): the original 2016 release and the WEAN paper's EW-SEW test"
+_PTB = "truecased, PTB-tokenized English (-LRB- -RRB- `` ''), as the DRESS release"
+
+BENCHMARKS: dict[str, Benchmark] = {
+    "turkcorpus-test": Benchmark(
+        "turkcorpus-test", *_turkcorpus("test", "case_detok"), _TURK_DETOK.format(split="test"),
+        SIMPLIFICATION_METRICS, note="359 sentences, 8 references",
+    ),
+    "turkcorpus-tune": Benchmark(
+        "turkcorpus-tune", *_turkcorpus("tune", "case_detok"), _TURK_DETOK.format(split="valid"),
+        SIMPLIFICATION_METRICS, note="2,000 sentences, 8 references; EASSE's validation set",
+    ),
+    "turkcorpus-test-lower": Benchmark(
+        "turkcorpus-test-lower", *_turkcorpus("test", "lower_tok"), _TURK_LOWER,
+        ("sari", "multi-bleu", "fkgl", "stats"), tokenizer="none",
+        note="359 sentences, 8 references, already tokenized: scored without re-tokenizing",
+    ),
+    "wikismall-test": Benchmark(
+        "wikismall-test", "wikismall/test.src", ("wikismall/test.dst",), _PTB,
+        ("sari", "bleu", "multi-bleu", "fkgl", "stats"),
+        note="PWKP test (Zhu et al. 2010), 100 sentences, 1 reference; EASSE's pwkp_test",
+    ),
+    "wikilarge-valid": Benchmark(
+        "wikilarge-valid", "wikilarge/valid.src", ("wikilarge/valid.dst",), _PTB,
+        SIMPLIFICATION_METRICS, note="992 sentences, 1 reference; for model selection",
+    ),
+    "wikilarge-test": Benchmark(
+        "wikilarge-test", "wikilarge/test.src", ("wikilarge/test.dst",), _PTB,
+        SIMPLIFICATION_METRICS,
+        note="TurkCorpus test sources with one Simple Wikipedia reference; use turkcorpus-test for 8 references",
+    ),
+    "gigaword-valid": Benchmark(
+        "gigaword-valid", "gigaword/valid1k.src", ("gigaword/valid1k.dst",),
+        "lowercased, PTB-tokenized, digits as #, rare words <unk>", HEADLINE_METRICS,
+        note="first 1,000 pairs of the filtered validation split; for model selection",
+    ),
+    "gigaword-test": Benchmark(
+        "gigaword-test", "gigaword/test1951.src", ("gigaword/test1951.dst",),
+        "lowercased, PTB-tokenized, digits as #, rare words UNK", HEADLINE_METRICS,
+        note="the 1,951-pair test set of Rush et al. 2015; ROUGE-1.5.5-style word ROUGE",
+    ),
+    "lcsts-test": Benchmark(
+        "lcsts-test", "lcsts/part3_label3plus.src", ("lcsts/part3_label3plus.dst",),
+        "raw simplified Chinese, not segmented", HEADLINE_METRICS, tokenizer="char",
+        note="LCSTS PART III pairs with human score >= 3 (725); character-level ROUGE",
+    ),
+}
+
+
+def get_benchmark(name: str) -> Benchmark:
+    try:
+        return BENCHMARKS[name]
+    except KeyError:
+        raise WeanError(f"unknown benchmark {name!r}; known: {', '.join(BENCHMARKS)}") from None
+
+
+def data_root(explicit: str | Path | None = None) -> Path:
+    """The folder benchmark paths are relative to: ``explicit``, else ``$WEAN_DATA_ROOT``, else
+    ``../shared/data`` seen from the working directory or from the wean checkout."""
+    if explicit is not None:
+        candidates = [Path(explicit)]
+    elif os.environ.get(DATA_ROOT_VARIABLE):
+        candidates = [Path(os.environ[DATA_ROOT_VARIABLE])]
+    else:
+        checkout = Path(__file__).resolve().parents[2]
+        candidates = [Path("../shared/data"), checkout.parent / "shared" / "data"]
+    for candidate in candidates:
+        if candidate.is_dir():
+            return candidate
+    raise WeanError(
+        f"data root {candidates[0]} not found; pass --data-root DIR or set {DATA_ROOT_VARIABLE}"
+    )
