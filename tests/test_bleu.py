@@ -70,5 +70,7 @@ def test_brevity_penalty_uses_the_closest_reference():
 
 
 def test_reference_of_wrong_length_is_a_clear_error():
-    with pytest.raises(WeanError, match="references 1: has 1 lines but outputs has 2"):
+    with pytest.raises(WeanError, match="references 1: has 1 lines but references 0 has 2"):
         evaluate(["a", "b"], None, [["a", "b"], ["a"]], EvaluationSettings(metrics=("bleu",)))
+    with pytest.raises(WeanError, match="outputs: has 1 lines but references 0 has 2"):
+        evaluate(["a"], None, [["a", "b"]], EvaluationSettings(metrics=("bleu",)))

@@ -75,6 +75,7 @@ def test_sentence_sari_file(tiny, capsys, tmp_path):
     [
         ("missing", "nothere: file not found"),
         ("short_ref", "ref0: has 1 lines but"),
+        ("long_hyp", "hyp: has 3 lines but"),
         ("empty_hyp", "hyp: empty file, no outputs"),
         ("latin1_hyp", "hyp:2: not valid UTF-8"),
         ("no_refs", "no references"),
@@ -87,6 +88,8 @@ def test_bad_input_gives_one_line_and_nonzero_status(tiny, capsys, case, message
     hyp, ref0 = str(tiny / "hyp"), str(tiny / "ref0")
     if case == "short_ref":
         (tiny / "ref0").write_text("only one line\n", encoding="utf-8")
+    if case == "long_hyp":
+        (tiny / "hyp").write_text("a\nb\nc\n", encoding="utf-8")
     if case == "empty_hyp":
         (tiny / "hyp").write_text("", encoding="utf-8")
     if case == "latin1_hyp":

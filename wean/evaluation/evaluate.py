@@ -117,9 +117,10 @@ def evaluate(
         raise WeanError(f"metric {missing[0]!r} needs {needs}")
     if not outputs:
         raise WeanError("nothing to evaluate: there are no outputs")
-    streams = [("outputs", outputs)] + ([("sources", sources)] if sources is not None else [])
+    # sources and references come first, so that a mismatch blames the outputs
+    streams = [("sources", sources)] if sources is not None else []
     streams += [(f"references {k}", stream) for k, stream in enumerate(reference_streams)]
-    check_same_length(streams)
+    check_same_length(streams + [("outputs", outputs)])
 
     lowercase, tokenizer = settings.lowercase, settings.tokenizer
     nrefs = len(reference_streams)
@@ -195,7 +196,7 @@ def evaluate_files(
     if not outputs:
         raise WeanError(f"{hypothesis}: empty file, no outputs to evaluate")
     _warn_empty(hypothesis, outputs, "outputs")
-    named = [(hypothesis, outputs)]
+    named = []
     sources = None
     if source is not None:
         sources = read_lines(source)
@@ -206,7 +207,7 @@ def evaluate_files(
         _warn_empty(Path(path), stream, "references")
         reference_streams.append(stream)
         named.append((Path(path), stream))
-    check_same_length(named)
+    check_same_length(named + [(hypothesis, outputs)])
     evaluation = evaluate(outputs, sources, reference_streams, settings)
     evaluation.inputs = {
         "benchmark": benchmark.name if benchmark else None,

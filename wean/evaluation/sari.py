@@ -73,7 +73,7 @@ class _OperationCounts:
     output: list[int] = field(default_factory=lambda: [0] * NGRAM_ORDER)
     reference: list[int] = field(default_factory=lambda: [0] * NGRAM_ORDER)
 
-    def add(self, order: int, correct: int, output: int, reference: int) -> None:
+    def record(self, order: int, correct: int, output: int, reference: int) -> None:
         self.correct[order] += correct
         self.output[order] += output
         self.reference[order] += reference
@@ -100,7 +100,7 @@ class SariStatistics:
 
             added_by_output = output_counts.keys() - source_counts.keys()
             added_by_references = reference_counts.keys() - source_counts.keys()
-            self.add.add(
+            self.add.record(
                 order,
                 correct=len(added_by_output & reference_counts.keys()),
                 output=len(added_by_output),
@@ -111,7 +111,7 @@ class SariStatistics:
             output_weighted = _scaled(output_counts, weight)
             kept_by_output = output_weighted & source_weighted
             kept_by_references = reference_counts & source_weighted
-            self.keep.add(
+            self.keep.record(
                 order,
                 correct=_total(kept_by_output & kept_by_references),
                 output=_total(kept_by_output),
@@ -120,7 +120,7 @@ class SariStatistics:
 
             deleted_by_output = source_weighted - output_weighted
             deleted_by_references = source_weighted - reference_counts
-            self.delete.add(
+            self.delete.record(
                 order,
                 correct=_total(deleted_by_output & deleted_by_references),
                 output=_total(deleted_by_output),
