@@ -1,0 +1,114 @@
+"""Saving and loading models and training state: safetensors for tensors, JSON for the rest,
+every file written to a temporary name first and renamed into place, so an interrupted write
+never leaves a half-written checkpoint where a good one was.
+
+A model directory holds ``config.yaml``, ``tokenizer.json`` (+ ``sentencepiece.model``), the
+vocabularies, ``model.safetensors`` (the selected weights, what :func:`wean.load` reads) and
+``checkpoints/step-N/`` with the weights and the full training state of a point in training.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+from typing import Any
+
+import torch
+from safetensors import SafetensorError
+from safetensors.torch import load_file, load_model, save_file, save_model
+
+from wean.errors import WeanError
+
+WEIGHTS = "model.safetensors"
+
+
+def atomic_write_text(path: Path, text: str) -> None:
+    temporary = path.with_name(path.name + ".tmp")
+    temporary.write_text(text, encoding="utf-8")
+    os.replace(temporary, path)
+
+
+def atomic_write_json(path: Path, value: Any) -> None:
+    atomic_write_text(path, json.dumps(value, indent=1, ensure_ascii=False) + "\n")
+
+
+def read_json(path: Path) -> Any:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise WeanError(f"{path}: file not found") from None
+    except (json.JSONDecodeError, UnicodeDecodeError) as error:
+        raise WeanError(f"{path}: corrupt JSON ({error})") from None
+
+
+def save_weights(model: torch.nn.Module, path: Path) -> None:
+    temporary = path.with_name(path.name + ".tmp")
+    save_model(model, str(temporary))  # handles tied (shared) parameters
+    os.replace(temporary, path)
+
+
+def load_weights(model: torch.nn.Module, path: Path) -> None:
+    if not path.exists():
+        raise WeanError(f"{path}: weights not found")
+    try:
+        missing, unexpected = load_model(model, str(path), strict=False)
+    except (SafetensorError, OSError, RuntimeError) as error:
+        raise WeanError(f"{path}: corrupt or incompatible weights ({str(error).splitlines()[0]})") from None
+    if missing or unexpected:
+        names = ", ".join(sorted(missing) + sorted(unexpected))[:200]
+        raise WeanError(f"{path}: weights do not fit this model's configuration ({names})")
+
+
+def flatten_state(state: Any, prefix: str = "") -> tuple[dict[str, torch.Tensor], Any]:
+    """Split a nested state (dicts, lists, tensors, numbers) into named tensors and a JSON
+    skeleton in which each tensor is replaced by {"tensor": name}."""
+    tensors: dict[str, torch.Tensor] = {}
+
+    def walk(value, name):
+        if isinstance(value, torch.Tensor):
+            tensors[name] = value.detach().cpu().contiguous()
+            return {"tensor": name}
+        if isinstance(value, dict):
+            return {"dict": [[walk(k, f"{name}.k{i}"), walk(v, f"{name}.{i}")] for i, (k, v) in enumerate(value.items())]}
+        if isinstance(value, (list, tuple)):
+            return {"list": [walk(v, f"{name}.{i}") for i, v in enumerate(value)], "tuple": isinstance(value, tuple)}
+        return {"value": value}
+
+    return tensors, walk(state, prefix or "state")
+
+
+def unflatten_state(skeleton: Any, tensors: dict[str, torch.Tensor]) -> Any:
+    if "tensor" in skeleton:
+        return tensors[skeleton["tensor"]]
+    if "dict" in skeleton:
+        return {unflatten_state(k, tensors): unflatten_state(v, tensors) for k, v in skeleton["dict"]}
+    if "list" in skeleton:
+        items = [unflatten_state(v, tensors) for v in skeleton["list"]]
+        return tuple(items) if skeleton.get("tuple") else items
+    return skeleton["value"]
+
+
+def save_checkpoint(directory: Path, model: torch.nn.Module, state: dict) -> None:
+    """Write ``directory`` (weights + training state) as a whole: built beside it, renamed in."""
+    temporary = directory.with_name(directory.name + ".tmp")
+    shutil.rmtree(temporary, ignore_errors=True)
+    temporary.mkdir(parents=True)
+    save_weights(model, temporary / WEIGHTS)
+    tensors, skeleton = flatten_state(state)
+    save_file(tensors, str(temporary / "training.safetensors"))
+    atomic_write_json(temporary / "training.json", skeleton)
+    if directory.exists():
+        shutil.rmtree(directory)
+    os.replace(temporary, directory)
+
+
+def load_checkpoint(directory: Path, model: torch.nn.Module) -> dict:
+    load_weights(model, directory / WEIGHTS)
+    skeleton = read_json(directory / "training.json")
+    try:
+        tensors = load_file(str(directory / "training.safetensors"))
+    except (SafetensorError, OSError) as error:
+        raise WeanError(f"{directory / 'training.safetensors'}: corrupt training state ({error})") from None
+    return unflatten_state(skeleton, tensors)

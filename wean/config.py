@@ -1,0 +1,207 @@
+"""Experiment configuration: typed sections read from YAML, with ``--set key=value`` overrides.
+
+Every key has a default here and a comment in ``configs/seq2seq-pwkp.yaml``. An unknown key, a
+value of the wrong type or an impossible combination is a :class:`~wean.errors.WeanError` naming
+the key, never a silent default.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+import typing
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from wean.errors import WeanError
+
+
+@dataclass
+class TokenizerConfig:
+    type: str = "word"  # word | char | bpe | unigram
+    lowercase: bool = False
+    vocab_size: int = 50000  # most frequent types kept (word/char), or sentencepiece pieces
+    min_frequency: int = 1
+    shared_vocab: bool = True
+
+
+@dataclass
+class DataConfig:
+    train: str = ""  # file prefix: <train>.src and <train>.dst
+    valid: str = ""  # prefix; references are <valid>.dst and any <valid>.ref.N
+    max_tokens: int = 100  # training pairs with a longer side are dropped (and counted)
+    tokenizer: TokenizerConfig = field(default_factory=TokenizerConfig)
+
+
+@dataclass
+class EncoderConfig:
+    type: str = "lstm"
+    hidden_size: int = 256
+    layers: int = 2
+    bidirectional: bool = False
+    dropout: float = 0.0
+
+
+@dataclass
+class DecoderConfig:
+    hidden_size: int = 256
+    layers: int = 2
+    dropout: float = 0.0
+    attention: str = "general"  # dot | general | concat
+    input_feeding: bool = False
+    bridge: str = "copy"  # copy | linear | zero
+
+
+@dataclass
+class OutputLayerConfig:
+    type: str = "linear"
+
+
+@dataclass
+class ModelConfig:
+    embedding_size: int = 256
+    share_embeddings: bool = True  # encoder and decoder use one embedding table
+    dropout: float = 0.0  # on embeddings and on the attentional state before the output layer
+    init_range: float = 0.1  # parameters start uniform in [-init_range, init_range]; 0: PyTorch defaults
+    encoder: EncoderConfig = field(default_factory=EncoderConfig)
+    decoder: DecoderConfig = field(default_factory=DecoderConfig)
+    output_layer: OutputLayerConfig = field(default_factory=OutputLayerConfig)
+
+
+@dataclass
+class TrainingConfig:
+    seed: int = 1
+    learning_rate: float = 0.001
+    clip_grad_norm: float = 5.0
+    label_smoothing: float = 0.0
+    batch_size: int = 64  # sentences per batch at most
+    batch_tokens: int = 0  # padded tokens per batch at most (0: no limit)
+    max_epochs: int = 50
+    max_updates: int = 0  # 0: no limit
+    validate_every: int = 0  # updates; 0: at the end of every epoch
+    selection_metric: str = "loss"  # loss | bleu | sari: chooses checkpoints, LR and stopping
+    lr_patience: int = 1  # validations without improvement before the learning rate is halved
+    min_learning_rate: float = 1e-5
+    early_stopping_patience: int = 5  # validations without improvement before training stops
+    keep_best: int = 3
+    log_every: int = 100
+    max_valid_sentences: int = 0  # 0: the whole validation set
+
+
+@dataclass
+class GenerationConfig:
+    beam: int = 5
+    length_penalty: float = 0.0  # alpha in score / length**alpha; 0 ranks by raw log-probability
+    min_length: int = 1
+    max_length: int = 100
+    block_ngram_repeat: int = 0
+    replace_unk: bool = True
+    batch_size: int = 32
+
+
+@dataclass
+class Config:
+    name: str = "model"
+    model_dir: str = ""  # where checkpoints, logs and the final model go
+    data: DataConfig = field(default_factory=DataConfig)
+    model: ModelConfig = field(default_factory=ModelConfig)
+    training: TrainingConfig = field(default_factory=TrainingConfig)
+    generation: GenerationConfig = field(default_factory=GenerationConfig)
+
+    def to_dict(self) -> dict:
+        return dataclasses.asdict(self)
+
+    def validate(self) -> "Config":
+        choices = {
+            "data.tokenizer.type": (self.data.tokenizer.type, ("word", "char", "bpe", "unigram")),
+            "model.encoder.type": (self.model.encoder.type, ("lstm",)),
+            "model.decoder.attention": (self.model.decoder.attention, ("dot", "general", "concat")),
+            "model.decoder.bridge": (self.model.decoder.bridge, ("copy", "linear", "zero")),
+            "model.output_layer.type": (self.model.output_layer.type, ("linear",)),
+            "training.selection_metric": (self.training.selection_metric, ("loss", "bleu", "sari")),
+        }
+        for key, (value, allowed) in choices.items():
+            if value not in allowed:
+                raise WeanError(f"config: {key} is {value!r}; choose one of {', '.join(allowed)}")
+        if self.model.share_embeddings and not self.data.tokenizer.shared_vocab:
+            raise WeanError("config: model.share_embeddings needs data.tokenizer.shared_vocab: true")
+        encoder, decoder = self.model.encoder, self.model.decoder
+        memory_size = encoder.hidden_size * (2 if encoder.bidirectional else 1)
+        if decoder.attention == "dot" and memory_size != decoder.hidden_size:
+            raise WeanError(
+                f"config: dot attention needs encoder states ({memory_size}) as large as "
+                f"model.decoder.hidden_size ({decoder.hidden_size}); use general or concat"
+            )
+        if decoder.bridge == "copy" and (encoder.layers != decoder.layers or memory_size != decoder.hidden_size):
+            raise WeanError(
+                "config: bridge copy needs as many encoder as decoder layers and equal state sizes; "
+                "use bridge: linear"
+            )
+        return self
+
+
+def _from_dict(cls, values: Any, where: str):
+    if not isinstance(values, dict):
+        raise WeanError(f"config: {where or 'top level'} must be a mapping, got {values!r}")
+    hints = typing.get_type_hints(cls)
+    known = {f.name for f in dataclasses.fields(cls)}
+    kwargs = {}
+    for key, value in values.items():
+        path = f"{where}.{key}" if where else key
+        if key not in known:
+            close = difflib.get_close_matches(key, known, n=1)
+            hint = f" (did you mean {close[0]}?)" if close else ""
+            raise WeanError(f"config: unknown key {path}{hint}")
+        kind = hints[key]
+        if dataclasses.is_dataclass(kind):
+            kwargs[key] = _from_dict(kind, value, path)
+        else:
+            kwargs[key] = _coerce(value, kind, path)
+    return cls(**kwargs)
+
+
+def _coerce(value: Any, kind: type, path: str):
+    if kind is float and isinstance(value, int) and not isinstance(value, bool):
+        return float(value)
+    if not isinstance(value, kind) or (kind is not bool and isinstance(value, bool)):
+        raise WeanError(f"config: {path} must be {kind.__name__}, got {value!r}")
+    return value
+
+
+def config_from_dict(values: dict) -> Config:
+    return _from_dict(Config, values, "").validate()
+
+
+def apply_overrides(values: dict, overrides: list[str]) -> dict:
+    """Apply ``section.key=value`` strings (values parsed as YAML) to a nested dict."""
+    for override in overrides:
+        key, sep, raw = override.partition("=")
+        if not sep or not key:
+            raise WeanError(f"--set {override!r}: expected key=value, e.g. training.learning_rate=0.0005")
+        node = values
+        *parents, leaf = key.strip().split(".")
+        for part in parents:
+            node = node.setdefault(part, {})
+            if not isinstance(node, dict):
+                raise WeanError(f"--set {override!r}: {part} is not a section")
+        node[leaf] = yaml.safe_load(raw)
+    return values
+
+
+def load_config(path: str | Path, overrides: list[str] | None = None) -> Config:
+    path = Path(path)
+    try:
+        values = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    except FileNotFoundError:
+        raise WeanError(f"{path}: config file not found") from None
+    except yaml.YAMLError as error:
+        mark = getattr(error, "problem_mark", None)
+        line = f":{mark.line + 1}" if mark else ""
+        raise WeanError(f"{path}{line}: not valid YAML ({getattr(error, 'problem', error)})") from None
+    try:
+        return config_from_dict(apply_overrides(values, overrides or []))
+    except WeanError as error:
+        raise WeanError(f"{path}: {error}") from None

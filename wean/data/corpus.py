@@ -1,0 +1,165 @@
+"""Parallel corpora as aligned text files, and the batches training reads from them.
+
+A split is a file prefix: ``<prefix>.src`` and ``<prefix>.dst``, plus any ``<prefix>.ref.N``
+(the layout of ``shared/data``). Reading checks alignment and encoding through
+:mod:`wean.textio`; training pairs that are empty or longer than ``max_tokens`` on either side are
+dropped with a warning that says how many and where the first one is. Nothing is truncated.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Sequence
+
+import torch
+
+from wean.data.tokenizers import Tokenizer
+from wean.data.vocabulary import BOS_ID, EOS_ID, PAD_ID, Vocabulary
+from wean.errors import WeanError
+from wean.textio import check_same_length, read_lines
+
+
+def warn(message: str) -> None:
+    print(f"warning: {message}", file=sys.stderr)
+
+
+@dataclass
+class ParallelText:
+    sources: list[str]
+    targets: list[str]
+    references: list[list[str]]  # streams: references[k][i]; the target is stream 0
+    source_path: Path
+
+
+def reference_paths(prefix: str | Path) -> list[Path]:
+    prefix = Path(prefix)
+    numbered = sorted(prefix.parent.glob(prefix.name + ".ref.*"), key=lambda p: p.name)
+    numbered = [p for p in numbered if p.name.rsplit(".", 1)[-1].isdigit()]
+    numbered.sort(key=lambda p: int(p.name.rsplit(".", 1)[-1]))
+    target = Path(f"{prefix}.dst")
+    return ([target] if target.exists() else []) + numbered
+
+
+def read_parallel(prefix: str | Path) -> ParallelText:
+    """Read ``<prefix>.src`` with its target and references, all checked to be aligned."""
+    source_path = Path(f"{prefix}.src")
+    paths = reference_paths(prefix)
+    if not paths:
+        raise WeanError(f"{prefix}.dst: file not found (nor any {Path(prefix).name}.ref.N)")
+    sources = read_lines(source_path)
+    streams = [read_lines(p) for p in paths]
+    check_same_length([(source_path, sources)] + list(zip(paths, streams)))
+    if not sources:
+        raise WeanError(f"{source_path}: empty file")
+    return ParallelText(sources, streams[0], streams, source_path)
+
+
+@dataclass
+class Example:
+    index: int  # line number - 1 in the source file
+    source: list[int]
+    target: list[int]  # without <bos>, ending with <eos>
+
+
+def encode_pairs(
+    text: ParallelText,
+    tokenizer: Tokenizer,
+    source_vocab: Vocabulary,
+    target_vocab: Vocabulary,
+    max_tokens: int = 0,
+) -> list[Example]:
+    """Encode training pairs, dropping empty and over-long ones with one warning each kind."""
+    examples, empty, too_long = [], [], []
+    for i, (source, target) in enumerate(zip(text.sources, text.targets)):
+        source_tokens, target_tokens = tokenizer.encode(source), tokenizer.encode(target)
+        if not source_tokens or not target_tokens:
+            empty.append(i + 1)
+        elif max_tokens and max(len(source_tokens), len(target_tokens)) > max_tokens:
+            too_long.append(i + 1)
+        else:
+            examples.append(
+                Example(i, source_vocab.encode(source_tokens), target_vocab.encode(target_tokens, add_eos=True))
+            )
+    if empty:
+        warn(f"{text.source_path}: dropped {len(empty)} pair(s) with an empty side, first at line {empty[0]}")
+    if too_long:
+        warn(
+            f"{text.source_path}: dropped {len(too_long)} pair(s) longer than {max_tokens} tokens "
+            f"(data.max_tokens), first at line {too_long[0]}"
+        )
+    if not examples:
+        raise WeanError(f"{text.source_path}: no usable training pairs")
+    return examples
+
+
+@dataclass
+class Batch:
+    source: torch.Tensor  # (batch, source length), padded
+    source_lengths: torch.Tensor  # (batch,)
+    target_input: torch.Tensor  # (batch, target length): <bos> y1 ... yJ
+    target_output: torch.Tensor  # (batch, target length): y1 ... yJ <eos>
+    indices: list[int]
+
+    @property
+    def target_tokens(self) -> int:
+        return int((self.target_output != PAD_ID).sum())
+
+
+def pad(sequences: Sequence[Sequence[int]]) -> torch.Tensor:
+    width = max(len(s) for s in sequences)
+    out = torch.full((len(sequences), width), PAD_ID, dtype=torch.long)
+    for row, sequence in enumerate(sequences):
+        out[row, : len(sequence)] = torch.as_tensor(sequence, dtype=torch.long)
+    return out
+
+
+def collate(examples: Sequence[Example]) -> Batch:
+    return Batch(
+        source=pad([e.source for e in examples]),
+        source_lengths=torch.tensor([len(e.source) for e in examples]),
+        target_input=pad([[BOS_ID] + e.target[:-1] for e in examples]),
+        target_output=pad([e.target for e in examples]),
+        indices=[e.index for e in examples],
+    )
+
+
+def make_batches(
+    examples: Sequence[Example],
+    batch_size: int,
+    batch_tokens: int = 0,
+    generator: torch.Generator | None = None,
+    bucket_batches: int = 100,
+) -> list[list[Example]]:
+    """Group examples of similar length into batches of at most ``batch_size`` sentences and
+    ``batch_tokens`` padded tokens (source and target each).
+
+    With a generator, examples are shuffled, then sorted by length within buckets of
+    ``bucket_batches`` batches, and the batches are shuffled: similar lengths waste little
+    padding, and the order still changes every epoch. Without one, the order is sorted by length
+    (for evaluation).
+    """
+    order = list(range(len(examples)))
+    if generator is not None:
+        order = torch.randperm(len(examples), generator=generator).tolist()
+    bucket = len(order) if generator is None else batch_size * bucket_batches
+    batches: list[list[Example]] = []
+    for start in range(0, len(order), bucket):
+        chunk = sorted(order[start : start + bucket], key=lambda i: (len(examples[i].source), len(examples[i].target)))
+        current: list[Example] = []
+        longest = 0
+        for i in chunk:
+            example = examples[i]
+            length = max(len(example.source), len(example.target))
+            too_many_tokens = batch_tokens and max(longest, length) * (len(current) + 1) > batch_tokens
+            if current and (len(current) == batch_size or too_many_tokens):
+                batches.append(current)
+                current, longest = [], 0
+            current.append(example)
+            longest = max(longest, length)
+        if current:
+            batches.append(current)
+    if generator is not None:
+        batches = [batches[i] for i in torch.randperm(len(batches), generator=generator).tolist()]
+    return batches

@@ -1,0 +1,139 @@
+"""Text ↔ tokens, saved with the model so that generation splits text as training did.
+
+``word``
+    whitespace tokens (the corpora here are already tokenized), optionally lowercased.
+``char``
+    one token per character, for Chinese; a run of whitespace becomes one ``▁`` token so that
+    decoding restores the spaces.
+``bpe`` / ``unigram``
+    sentencepiece models trained on the training text, with the identity normalization so that
+    ``decode(encode(text)) == text`` for whitespace-normalized text.
+
+``decode(encode(text))`` returns ``text`` with runs of whitespace collapsed to one space (and,
+with ``lowercase``, lowercased).
+"""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+from typing import Iterable
+
+from wean.config import TokenizerConfig
+from wean.errors import WeanError
+
+SPACE = "▁"
+
+
+class Tokenizer:
+    kind = ""
+
+    def __init__(self, lowercase: bool = False):
+        self.lowercase = lowercase
+
+    def _prepare(self, text: str) -> str:
+        text = " ".join(text.split())
+        return text.lower() if self.lowercase else text
+
+    def encode(self, text: str) -> list[str]:
+        raise NotImplementedError
+
+    def decode(self, tokens: list[str]) -> str:
+        raise NotImplementedError
+
+    def save(self, directory: Path) -> None:
+        (directory / "tokenizer.json").write_text(json.dumps({"type": self.kind, "lowercase": self.lowercase}) + "\n")
+
+
+class WordTokenizer(Tokenizer):
+    kind = "word"
+
+    def encode(self, text: str) -> list[str]:
+        return self._prepare(text).split()
+
+    def decode(self, tokens: list[str]) -> str:
+        return " ".join(tokens)
+
+
+class CharTokenizer(Tokenizer):
+    kind = "char"
+
+    def encode(self, text: str) -> list[str]:
+        return [SPACE if char == " " else char for char in self._prepare(text)]
+
+    def decode(self, tokens: list[str]) -> str:
+        return "".join(" " if token == SPACE else token for token in tokens).strip()
+
+
+class SentencePieceTokenizer(Tokenizer):
+    MODEL_FILE = "sentencepiece.model"
+
+    def __init__(self, kind: str, model_proto: bytes, lowercase: bool = False):
+        import sentencepiece
+
+        super().__init__(lowercase)
+        self.kind = kind
+        self.model_proto = model_proto
+        self.processor = sentencepiece.SentencePieceProcessor(model_proto=model_proto)
+
+    @classmethod
+    def train(cls, kind: str, texts: Iterable[str], vocab_size: int, lowercase: bool) -> "SentencePieceTokenizer":
+        import sentencepiece
+
+        model = io.BytesIO()
+        lines = [(text.lower() if lowercase else text) for text in texts]
+        try:
+            sentencepiece.SentencePieceTrainer.train(
+                sentence_iterator=iter(lines),
+                model_writer=model,
+                model_type=kind,
+                vocab_size=vocab_size,
+                normalization_rule_name="identity",  # keep the text as it is, so decoding round-trips
+                character_coverage=1.0,
+                hard_vocab_limit=False,  # a small corpus may not have vocab_size pieces
+                bos_id=-1,
+                eos_id=-1,  # wean's vocabulary adds its own specials
+                minloglevel=2,
+                num_threads=2,
+            )
+        except RuntimeError as error:
+            raise WeanError(f"sentencepiece could not train a {kind} model: {error}") from None
+        return cls(kind, model.getvalue(), lowercase)
+
+    def encode(self, text: str) -> list[str]:
+        return self.processor.encode(self._prepare(text), out_type=str)
+
+    def decode(self, tokens: list[str]) -> str:
+        return self.processor.decode_pieces(tokens)
+
+    def save(self, directory: Path) -> None:
+        super().save(directory)
+        (directory / self.MODEL_FILE).write_bytes(self.model_proto)
+
+
+def build_tokenizer(config: TokenizerConfig, training_texts: list[str]) -> Tokenizer:
+    if config.type == "word":
+        return WordTokenizer(config.lowercase)
+    if config.type == "char":
+        return CharTokenizer(config.lowercase)
+    return SentencePieceTokenizer.train(config.type, training_texts, config.vocab_size, config.lowercase)
+
+
+def load_tokenizer(directory: Path) -> Tokenizer:
+    settings_path = directory / "tokenizer.json"
+    try:
+        settings = json.loads(settings_path.read_text())
+    except FileNotFoundError:
+        raise WeanError(f"{settings_path}: tokenizer settings not found") from None
+    kind, lowercase = settings.get("type"), bool(settings.get("lowercase"))
+    if kind == "word":
+        return WordTokenizer(lowercase)
+    if kind == "char":
+        return CharTokenizer(lowercase)
+    if kind in ("bpe", "unigram"):
+        model_path = directory / SentencePieceTokenizer.MODEL_FILE
+        if not model_path.exists():
+            raise WeanError(f"{model_path}: sentencepiece model not found")
+        return SentencePieceTokenizer(kind, model_path.read_bytes(), lowercase)
+    raise WeanError(f"{settings_path}: unknown tokenizer type {kind!r}")

@@ -1,0 +1,120 @@
+"""Text in, text out: a trained model with its tokenizer and vocabularies.
+
+    import wean
+    model = wean.load("runs/seq2seq")
+    for g in model.generate(["A complex sentence ."], beam=5):
+        print(g.text, g.score, g.attention.shape)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Sequence
+
+import torch
+
+from wean.checkpoint import WEIGHTS, load_weights
+from wean.data.corpus import pad
+from wean.data.vocabulary import UNK_ID
+from wean.model_dir import Assets, load_assets
+from wean.models.model import EncoderDecoder, build_model
+from wean.search import Hypothesis, beam_search, greedy_search
+
+
+@dataclass
+class Generation:
+    source: str
+    text: str  # detokenized output
+    tokens: list[str]  # output tokens, <unk> already replaced where asked
+    source_tokens: list[str]
+    score: float  # ranking score of the search
+    log_prob: float  # sum of token log-probabilities, <eos> included
+    attention: torch.Tensor  # (len(tokens) + 1, len(source_tokens)); the last row is <eos>
+
+
+class Generator:
+    def __init__(self, model: EncoderDecoder, assets: Assets):
+        self.model = model.eval()
+        self.assets = assets
+        self.tokenizer = assets.tokenizer
+
+    @classmethod
+    def from_directory(cls, directory: str | Path, weights: str | Path | None = None) -> "Generator":
+        directory = Path(directory)
+        assets = load_assets(directory)
+        model = build_model(assets.config.model, len(assets.source_vocabulary), len(assets.target_vocabulary))
+        load_weights(model, Path(weights) if weights else directory / WEIGHTS)
+        return cls(model, assets)
+
+    @property
+    def config(self):
+        return self.assets.config
+
+    def generate(
+        self,
+        sentences: Sequence[str],
+        beam: int | None = None,
+        length_penalty: float | None = None,
+        min_length: int | None = None,
+        max_length: int | None = None,
+        block_ngram_repeat: int | None = None,
+        replace_unk: bool | None = None,
+        batch_size: int | None = None,
+    ) -> list[Generation]:
+        """Outputs for ``sentences``, in their order. Options default to the model's
+        ``generation`` config; ``beam=1`` is greedy search."""
+        options = self.config.generation
+        beam = options.beam if beam is None else beam
+        batch_size = batch_size or options.batch_size
+        replace_unk = options.replace_unk if replace_unk is None else replace_unk
+        search = dict(
+            max_length=options.max_length if max_length is None else max_length,
+            min_length=options.min_length if min_length is None else min_length,
+        )
+        if beam > 1:
+            search.update(
+                beam_size=beam,
+                length_penalty=options.length_penalty if length_penalty is None else length_penalty,
+                block_ngram_repeat=options.block_ngram_repeat if block_ngram_repeat is None else block_ngram_repeat,
+            )
+        source_tokens = [self.tokenizer.encode(sentence) for sentence in sentences]
+        results: list[Generation | None] = [None] * len(sentences)
+        order = sorted((i for i, tokens in enumerate(source_tokens) if tokens), key=lambda i: len(source_tokens[i]))
+        for i, tokens in enumerate(source_tokens):
+            if not tokens:  # nothing to say about an empty line
+                results[i] = Generation(sentences[i], "", [], [], 0.0, 0.0, torch.zeros(1, 0))
+        for start in range(0, len(order), batch_size):
+            chunk = order[start : start + batch_size]
+            ids = [self.assets.source_vocabulary.encode(source_tokens[i]) for i in chunk]
+            source, lengths = pad(ids), torch.tensor([len(x) for x in ids])
+            if beam > 1:
+                hypotheses = beam_search(self.model, source, lengths, **search)
+            else:
+                hypotheses = greedy_search(self.model, source, lengths, **search)
+            for i, hypothesis in zip(chunk, hypotheses):
+                results[i] = self._finish(sentences[i], source_tokens[i], hypothesis, replace_unk)
+        return results
+
+    def _finish(self, sentence: str, source_tokens: list[str], hypothesis: Hypothesis, replace_unk: bool) -> Generation:
+        vocabulary = self.assets.target_vocabulary
+        tokens = [vocabulary.itos[i] for i in hypothesis.tokens]
+        if replace_unk:
+            # <unk> becomes the source token it attended to most (Luong et al. 2015; WEAN's -unk)
+            for position, index in enumerate(hypothesis.tokens):
+                if index == UNK_ID:
+                    tokens[position] = source_tokens[int(hypothesis.attention[position].argmax())]
+        return Generation(
+            sentence,
+            self.tokenizer.decode(tokens),
+            tokens,
+            source_tokens,
+            hypothesis.score,
+            hypothesis.log_prob,
+            hypothesis.attention,
+        )
+
+
+def load(directory: str | Path) -> Generator:
+    """A trained model, ready to ``generate``."""
+    return Generator.from_directory(directory)

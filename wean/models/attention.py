@@ -1,0 +1,51 @@
+"""Luong et al. (2015) global attention: one module, three score functions, padding masked.
+
+score(s_t, h_j):
+    dot      s_t · h_j                       (needs equal sizes)
+    general  s_t · (W_a h_j)
+    concat   v_a · tanh(W_q s_t + W_k h_j)
+
+The key-side projections do not depend on the decoder step, so :meth:`project_keys` computes them
+once per batch and every step reuses them.
+"""
+
+from __future__ import annotations
+
+import torch
+from torch import nn
+
+
+class LuongAttention(nn.Module):
+    def __init__(self, query_size: int, key_size: int, score: str = "general"):
+        super().__init__()
+        self.score = score
+        if score == "dot":
+            if query_size != key_size:
+                raise ValueError(f"dot attention needs query size {query_size} == key size {key_size}")
+        elif score == "general":
+            self.key_projection = nn.Linear(key_size, query_size, bias=False)
+        elif score == "concat":
+            self.key_projection = nn.Linear(key_size, query_size, bias=False)
+            self.query_projection = nn.Linear(query_size, query_size, bias=True)
+            self.energy = nn.Linear(query_size, 1, bias=False)
+        else:
+            raise ValueError(f"unknown attention score {score!r}")
+
+    def project_keys(self, keys: torch.Tensor) -> torch.Tensor:
+        """(batch, source, key) -> what :meth:`forward` compares queries with."""
+        return keys if self.score == "dot" else self.key_projection(keys)
+
+    def forward(
+        self, queries: torch.Tensor, projected_keys: torch.Tensor, values: torch.Tensor, mask: torch.Tensor
+    ) -> tuple[torch.Tensor, torch.Tensor]:
+        """queries (batch, steps, query), projected keys (batch, source, query), values (batch,
+        source, value), mask (batch, source) True on real tokens. Returns the contexts (batch,
+        steps, value) and the weights (batch, steps, source)."""
+        if self.score == "concat":
+            hidden = torch.tanh(self.query_projection(queries).unsqueeze(2) + projected_keys.unsqueeze(1))
+            scores = self.energy(hidden).squeeze(-1)
+        else:
+            scores = torch.bmm(queries, projected_keys.transpose(1, 2))
+        scores = scores.masked_fill(~mask.unsqueeze(1), float("-inf"))
+        weights = torch.softmax(scores, dim=-1)
+        return torch.bmm(weights, values), weights

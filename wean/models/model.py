@@ -1,0 +1,57 @@
+"""The encoder-decoder, assembled from configuration.
+
+A model is an encoder (source → states), a decoder (previous words + states → attentional
+states, step by step or all at once) and an output layer (attentional states → logits). Each is
+its own module and each is picked by a config key, so a paper's variant replaces one part.
+"""
+
+from __future__ import annotations
+
+import torch
+from torch import nn
+
+from wean.config import ModelConfig
+from wean.data.vocabulary import PAD_ID
+from wean.models.decoder import LSTMDecoder
+from wean.models.encoder import EncoderOutput, LSTMEncoder
+from wean.models.output_layer import LinearOutput
+
+
+class EncoderDecoder(nn.Module):
+    def __init__(self, encoder: LSTMEncoder, decoder: LSTMDecoder, output_layer: nn.Module):
+        super().__init__()
+        self.encoder = encoder
+        self.decoder = decoder
+        self.output_layer = output_layer
+
+    def encode(self, source: torch.Tensor, lengths: torch.Tensor) -> EncoderOutput:
+        return self.encoder(source, lengths)
+
+    def forward(
+        self, source: torch.Tensor, lengths: torch.Tensor, target_input: torch.Tensor
+    ) -> tuple[torch.Tensor, torch.Tensor]:
+        """Teacher-forced logits (batch, target, vocabulary) and attention (batch, target, source)."""
+        encoded = self.encode(source, lengths)
+        attentional, _, attention = self.decoder(target_input, encoded, self.decoder.init_state(encoded))
+        return self.output_layer(attentional), attention
+
+
+def build_model(config: ModelConfig, source_vocabulary_size: int, target_vocabulary_size: int) -> EncoderDecoder:
+    source_embedding = nn.Embedding(source_vocabulary_size, config.embedding_size, padding_idx=PAD_ID)
+    if config.share_embeddings:
+        if source_vocabulary_size != target_vocabulary_size:
+            raise ValueError("shared embeddings need one vocabulary for source and target")
+        target_embedding = source_embedding
+    else:
+        target_embedding = nn.Embedding(target_vocabulary_size, config.embedding_size, padding_idx=PAD_ID)
+    encoder = LSTMEncoder(source_embedding, config.encoder, config.dropout)
+    decoder = LSTMDecoder(target_embedding, config.decoder, encoder.output_size, config.dropout)
+    output_layer = LinearOutput(config.decoder.hidden_size, target_vocabulary_size)
+    model = EncoderDecoder(encoder, decoder, output_layer)
+    if config.init_range > 0:
+        for parameter in model.parameters():
+            nn.init.uniform_(parameter, -config.init_range, config.init_range)
+        with torch.no_grad():
+            source_embedding.weight[PAD_ID].zero_()
+            target_embedding.weight[PAD_ID].zero_()
+    return model

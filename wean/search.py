@@ -1,0 +1,204 @@
+"""Decoding: greedy search and batched beam search, as plain functions over a model.
+
+Beam search keeps every sentence of the batch and all its beams in tensors of shape
+(batch, beam, ...): each step scores all beam × vocabulary extensions at once and picks, per
+sentence, the 2k best. Those ending in ``<eos>`` among the first k become finished hypotheses
+(kept in a buffer of the k best by normalized score); the best k others continue. A sentence is
+done when it has k finished hypotheses, or, without length normalization, as soon as its best
+finished hypothesis outscores every live one (log-probabilities only fall). At ``max_length``
+every live hypothesis is ended with ``<eos>``. There is no Python loop over hypotheses; with
+width 1 this is exactly greedy search.
+
+Scores are sums of token log-probabilities, ``<eos>`` included; the ranking score is
+score / length**alpha (alpha = 0: the raw sum, as WEAN's code ranked hypotheses).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import torch
+
+from wean.data.vocabulary import BOS_ID, EOS_ID, PAD_ID
+from wean.models.decoder import DecoderState
+from wean.models.encoder import EncoderOutput
+from wean.models.model import EncoderDecoder
+
+NEG_INF = float("-inf")
+
+
+@dataclass
+class Hypothesis:
+    tokens: list[int]  # without <eos>
+    score: float  # ranking score (length-normalized when alpha > 0)
+    log_prob: float  # sum of log-probabilities, <eos> included
+    attention: torch.Tensor  # (len(tokens) + 1, source length): the <eos> step is the last row
+
+
+def _step(
+    model: EncoderDecoder, previous: torch.Tensor, encoded: EncoderOutput, state: DecoderState
+) -> tuple[torch.Tensor, DecoderState, torch.Tensor]:
+    attentional, state, attention = model.decoder(previous.unsqueeze(1), encoded, state)
+    log_probs = torch.log_softmax(model.output_layer(attentional.squeeze(1)).float(), dim=-1)
+    log_probs[:, PAD_ID] = NEG_INF
+    log_probs[:, BOS_ID] = NEG_INF
+    return log_probs, state, attention.squeeze(1)
+
+
+def _constrain(log_probs: torch.Tensor, step: int, min_length: int, max_length: int) -> None:
+    if step < min_length:
+        log_probs[:, EOS_ID] = NEG_INF
+    if step == max_length - 1:  # the last step may only end the hypothesis
+        eos = log_probs[:, EOS_ID].clone()
+        log_probs.fill_(NEG_INF)
+        log_probs[:, EOS_ID] = torch.where(torch.isinf(eos), torch.zeros_like(eos), eos)
+
+
+def block_repeated_ngrams(log_probs: torch.Tensor, history: torch.Tensor, n: int) -> None:
+    """Forbid, in place, every token that would repeat an n-gram already in ``history`` (rows,
+    steps). ``history`` holds the generated tokens so far, without <bos>."""
+    rows, steps = history.shape
+    if n <= 0 or steps < n - 1:
+        return
+    vocabulary = log_probs.size(1)
+    if n == 1:
+        banned = history
+    else:
+        if steps < n:
+            return
+        grams = history.unfold(1, n, 1)  # (rows, steps - n + 1, n)
+        suffix = history[:, steps - n + 1 :]  # the last n - 1 tokens
+        match = (grams[:, :, :-1] == suffix.unsqueeze(1)).all(-1)
+        banned = grams[:, :, -1].masked_fill(~match, vocabulary)  # unmatched -> a spare column
+    extended = torch.cat([log_probs, log_probs.new_zeros(rows, 1)], dim=1)
+    extended.scatter_(1, banned, NEG_INF)
+    log_probs.copy_(extended[:, :vocabulary])
+
+
+@torch.no_grad()
+def greedy_search(
+    model: EncoderDecoder, source: torch.Tensor, lengths: torch.Tensor, max_length: int = 100, min_length: int = 1
+) -> list[Hypothesis]:
+    """The most probable next word at every step, for a whole batch at once."""
+    encoded = model.encode(source, lengths)
+    state = model.decoder.init_state(encoded)
+    batch = source.size(0)
+    previous = torch.full((batch,), BOS_ID, dtype=torch.long, device=source.device)
+    finished = torch.zeros(batch, dtype=torch.bool, device=source.device)
+    scores = torch.zeros(batch, device=source.device)
+    tokens, attention = [], []
+    for step in range(max_length):
+        log_probs, state, weights = _step(model, previous, encoded, state)
+        _constrain(log_probs, step, min_length, max_length)
+        best_scores, best = log_probs.max(dim=-1)
+        best = best.masked_fill(finished, PAD_ID)
+        scores += best_scores.masked_fill(finished, 0.0)
+        tokens.append(best)
+        attention.append(weights)
+        finished |= best == EOS_ID
+        if finished.all():
+            break
+        previous = best
+    token_matrix, attention_matrix = torch.stack(tokens, 1), torch.stack(attention, 1)
+    results = []
+    for i in range(batch):
+        row = token_matrix[i].tolist()
+        length = row.index(EOS_ID) if EOS_ID in row else len(row)
+        score = float(scores[i])
+        results.append(Hypothesis(row[:length], score, score, attention_matrix[i, : length + 1, : int(lengths[i])]))
+    return results
+
+
+@torch.no_grad()
+def beam_search(
+    model: EncoderDecoder,
+    source: torch.Tensor,
+    lengths: torch.Tensor,
+    beam_size: int = 5,
+    max_length: int = 100,
+    min_length: int = 1,
+    length_penalty: float = 0.0,
+    block_ngram_repeat: int = 0,
+) -> list[Hypothesis]:
+    """The best hypothesis of each sentence (see the module docstring)."""
+    batch, k, device = source.size(0), beam_size, source.device
+    source_length = source.size(1)
+    encoded = model.encode(source, lengths).repeat(k)
+    state = model.decoder.init_state(encoded)
+    offsets = (torch.arange(batch, device=device) * k).unsqueeze(1)
+
+    alive_scores = torch.full((batch, k), NEG_INF, device=device)
+    alive_scores[:, 0] = 0.0  # all beams start identical: expand only the first
+    alive_tokens = torch.zeros(batch, k, 0, dtype=torch.long, device=device)
+    alive_attention = torch.zeros(batch, k, 0, source_length, device=device)
+    finished_rank = torch.full((batch, k), NEG_INF, device=device)
+    finished_raw = torch.full((batch, k), NEG_INF, device=device)
+    finished_tokens = torch.full((batch, k, max_length), PAD_ID, dtype=torch.long, device=device)
+    finished_attention = torch.zeros(batch, k, max_length, source_length, device=device)
+    done = torch.zeros(batch, dtype=torch.bool, device=device)
+    previous = torch.full((batch * k,), BOS_ID, dtype=torch.long, device=device)
+
+    for step in range(max_length):
+        log_probs, state, weights = _step(model, previous, encoded, state)
+        _constrain(log_probs, step, min_length, max_length)
+        if block_ngram_repeat:
+            block_repeated_ngrams(log_probs, alive_tokens.view(batch * k, -1), block_ngram_repeat)
+        vocabulary = log_probs.size(1)
+        candidates = (alive_scores.view(-1, 1) + log_probs).view(batch, k * vocabulary)
+        top_scores, top_ids = candidates.topk(min(2 * k, k * vocabulary), dim=1)
+        parents, words = top_ids // vocabulary, top_ids % vocabulary
+        weights = weights.view(batch, k, source_length)
+
+        # Histories of all 2k candidates: the parent's tokens and attention, then this step.
+        history = torch.cat([alive_tokens.gather(1, _expand(parents, alive_tokens)), words.unsqueeze(-1)], -1)
+        step_attention = weights.gather(1, parents.unsqueeze(-1).expand(-1, -1, source_length)).unsqueeze(2)
+        attention = torch.cat([alive_attention.gather(1, _expand(parents, alive_attention)), step_attention], 2)
+
+        # Candidates ending in <eos> among the best k join the finished buffer.
+        rank_in_step = torch.arange(top_scores.size(1), device=device).unsqueeze(0)
+        ending = (words == EOS_ID) & (rank_in_step < k) & torch.isfinite(top_scores) & ~done.unsqueeze(1)
+        new_rank = torch.where(ending, top_scores / float(step + 1) ** length_penalty, NEG_INF)
+        merged_rank, keep = torch.cat([finished_rank, new_rank], 1).topk(k, dim=1)
+        finished_rank = merged_rank
+        finished_raw = torch.cat([finished_raw, torch.where(ending, top_scores, NEG_INF)], 1).gather(1, keep)
+        padded_history = torch.full((batch, history.size(1), max_length), PAD_ID, dtype=torch.long, device=device)
+        padded_history[:, :, : step + 1] = history
+        finished_tokens = torch.cat([finished_tokens, padded_history], 1).gather(1, _expand(keep, finished_tokens))
+        padded_attention = attention.new_zeros(batch, attention.size(1), max_length, source_length)
+        padded_attention[:, :, : step + 1] = attention
+        finished_attention = torch.cat([finished_attention, padded_attention], 1).gather(
+            1, _expand(keep, finished_attention)
+        )
+
+        # The best k candidates that do not end continue.
+        alive_scores, chosen = torch.where(words == EOS_ID, NEG_INF, top_scores).topk(k, dim=1)
+        alive_tokens = history.gather(1, _expand(chosen, history))
+        alive_attention = attention.gather(1, _expand(chosen, attention))
+        chosen_parents = parents.gather(1, chosen)
+        state = state.select((offsets + chosen_parents).view(-1), same_sources=True)
+        previous = words.gather(1, chosen).view(-1)
+
+        done |= torch.isfinite(finished_rank).sum(1) >= k
+        if length_penalty == 0:
+            done |= finished_rank[:, 0] >= alive_scores[:, 0]
+        if done.all():
+            break
+
+    results = []
+    for i in range(batch):
+        row = finished_tokens[i, 0].tolist()
+        length = row.index(EOS_ID)
+        results.append(
+            Hypothesis(
+                row[:length],
+                float(finished_rank[i, 0]),
+                float(finished_raw[i, 0]),
+                finished_attention[i, 0, : length + 1, : int(lengths[i])],
+            )
+        )
+    return results
+
+
+def _expand(index: torch.Tensor, like: torch.Tensor) -> torch.Tensor:
+    """Broadcast a (batch, n) beam index over the trailing dimensions of ``like``."""
+    return index.view(*index.shape, *([1] * (like.dim() - 2))).expand(-1, -1, *like.shape[2:])

@@ -1,0 +1,316 @@
+"""Training: batches → Adam updates → validation → checkpoints, resumable exactly.
+
+Every ``validate_every`` updates (or at the end of each epoch when it is 0) the model is scored on
+the validation split: teacher-forced loss, and BLEU and SARI of greedy outputs. The
+``selection_metric`` then decides three things: which checkpoints are kept (the best
+``keep_best``; ``model.safetensors`` is always the best one), when the learning rate is halved
+(after ``lr_patience`` validations without improvement) and when training stops (after
+``early_stopping_patience``). Only the validation split is ever scored: there is no way to select
+on a test set here.
+
+A checkpoint holds the weights, the optimizer and scheduler state, the random-number generator,
+the epoch, the position in that epoch's batch order and the validation history, so
+``wean train --resume`` continues with exactly the updates the uninterrupted run would have made.
+"""
+
+from __future__ import annotations
+
+import math
+import shutil
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import torch
+from torch import nn
+
+from wean.checkpoint import WEIGHTS, atomic_write_json, load_checkpoint, save_checkpoint, save_weights
+from wean.config import Config
+from wean.data.corpus import collate, encode_pairs, make_batches, read_parallel
+from wean.data.tokenizers import build_tokenizer
+from wean.data.vocabulary import PAD_ID, Vocabulary
+from wean.errors import WeanError
+from wean.evaluation import EvaluationSettings, evaluate
+from wean.generator import Generator
+from wean.model_dir import Assets, load_assets, save_assets
+from wean.models.model import build_model
+
+HIGHER_IS_BETTER = {"loss": False, "bleu": True, "sari": True}
+
+
+@dataclass
+class TrainingState:
+    epoch: int = 0
+    batches_done: int = 0  # in the current epoch's batch order
+    updates: int = 0
+    tokens: int = 0
+    bad_validations: int = 0
+    best: list = field(default_factory=list)  # [[metric value, updates, checkpoint name]], best first
+    validations: list = field(default_factory=list)
+    losses: list = field(default_factory=list)  # training loss of every update, for tests and curves
+    finished: bool = False
+
+
+def prepare_assets(config: Config) -> Assets:
+    train = read_parallel(config.data.train)
+    tokenizer = build_tokenizer(config.data.tokenizer, train.sources + train.targets)
+    settings = config.data.tokenizer
+    source_tokens = [tokenizer.encode(s) for s in train.sources]
+    target_tokens = [tokenizer.encode(t) for t in train.targets]
+    if settings.shared_vocab:
+        source = target = Vocabulary.build(source_tokens + target_tokens, settings.vocab_size, settings.min_frequency)
+    else:
+        source = Vocabulary.build(source_tokens, settings.vocab_size, settings.min_frequency)
+        target = Vocabulary.build(target_tokens, settings.vocab_size, settings.min_frequency)
+    return Assets(config, tokenizer, source, target)
+
+
+class Trainer:
+    def __init__(self, config: Config, resume: bool = False, log=None):
+        if not config.model_dir:
+            raise WeanError("config: model_dir is empty; say where the model goes (--set model_dir=DIR)")
+        if not config.data.train or not config.data.valid:
+            raise WeanError("config: data.train and data.valid are both needed")
+        self.config = config
+        self.directory = Path(config.model_dir)
+        self.log_file = None
+        self._print = log or (lambda message: print(message, file=sys.stderr))
+        latest = self.directory / "checkpoints" / "latest"
+        if resume and not latest.exists():
+            raise WeanError(f"{self.directory}: nothing to resume (no checkpoints/latest)")
+        if not resume and latest.exists():
+            raise WeanError(
+                f"{self.directory}: already holds a training run; pass --resume to continue it "
+                "or choose another model_dir"
+            )
+        torch.manual_seed(config.training.seed)
+        if resume:
+            assets = load_assets(self.directory)
+            for section in ("data", "model"):
+                if getattr(assets.config, section) != getattr(config, section):
+                    raise WeanError(
+                        f"{self.directory}: the {section} section differs from the run being resumed; "
+                        "only training and generation settings may change on --resume"
+                    )
+            self.assets = Assets(config, assets.tokenizer, assets.source_vocabulary, assets.target_vocabulary)
+        else:
+            self.assets = prepare_assets(config)
+            save_assets(self.directory, self.assets)
+        self.model = build_model(config.model, len(self.assets.source_vocabulary), len(self.assets.target_vocabulary))
+        self.optimizer = torch.optim.Adam(self.model.parameters(), lr=config.training.learning_rate)
+        higher = HIGHER_IS_BETTER[config.training.selection_metric]
+        self.scheduler = torch.optim.lr_scheduler.ReduceLROnPlateau(
+            self.optimizer,
+            mode="max" if higher else "min",
+            factor=0.5,
+            patience=config.training.lr_patience - 1,  # torch waits patience + 1 bad validations
+            min_lr=config.training.min_learning_rate,
+        )
+        self.criterion = nn.CrossEntropyLoss(
+            ignore_index=PAD_ID, reduction="sum", label_smoothing=config.training.label_smoothing
+        )
+        self.train_examples = encode_pairs(
+            read_parallel(config.data.train),
+            self.assets.tokenizer,
+            self.assets.source_vocabulary,
+            self.assets.target_vocabulary,
+            config.data.max_tokens,
+        )
+        self.valid = read_parallel(config.data.valid)
+        if config.training.max_valid_sentences:
+            n = config.training.max_valid_sentences
+            self.valid.sources = self.valid.sources[:n]
+            self.valid.references = [stream[:n] for stream in self.valid.references]
+            self.valid.targets = self.valid.references[0]
+        self.valid_examples = encode_pairs(
+            self.valid, self.assets.tokenizer, self.assets.source_vocabulary, self.assets.target_vocabulary
+        )
+        self.state = TrainingState()
+        if resume:
+            self._restore(latest)
+
+    # --- checkpoints ----------------------------------------------------------------------------
+
+    def _restore(self, latest: Path) -> None:
+        name = latest.read_text().strip()
+        saved = load_checkpoint(self.directory / "checkpoints" / name, self.model)
+        self.optimizer.load_state_dict(saved["optimizer"])
+        self.scheduler.load_state_dict(saved["scheduler"])
+        torch.set_rng_state(saved["rng"])
+        self.state = TrainingState(**saved["trainer"])
+        self.state.finished = False
+        self._print(f"resumed from {name}: epoch {self.state.epoch + 1}, update {self.state.updates}")
+
+    def _save(self, name: str) -> None:
+        checkpoints = self.directory / "checkpoints"
+        state = {
+            "optimizer": self.optimizer.state_dict(),
+            "scheduler": self.scheduler.state_dict(),
+            "rng": torch.get_rng_state(),
+            "trainer": self.state.__dict__,
+        }
+        save_checkpoint(checkpoints / name, self.model, state)
+        (checkpoints / "latest.tmp").write_text(name + "\n")
+        (checkpoints / "latest.tmp").replace(checkpoints / "latest")
+
+    # --- the loop -------------------------------------------------------------------------------
+
+    def _epoch_batches(self, epoch: int) -> list:
+        generator = torch.Generator().manual_seed(self.config.training.seed * 100003 + epoch)
+        settings = self.config.training
+        return make_batches(self.train_examples, settings.batch_size, settings.batch_tokens, generator)
+
+    def _update(self, batch) -> float:
+        self.model.train()
+        logits, _ = self.model(batch.source, batch.source_lengths, batch.target_input)
+        tokens = batch.target_tokens
+        loss = self.criterion(logits.reshape(-1, logits.size(-1)), batch.target_output.reshape(-1)) / tokens
+        self.optimizer.zero_grad(set_to_none=True)
+        loss.backward()
+        if self.config.training.clip_grad_norm > 0:
+            nn.utils.clip_grad_norm_(self.model.parameters(), self.config.training.clip_grad_norm)
+        self.optimizer.step()
+        return loss.item()
+
+    def train(self) -> TrainingState:
+        from torch.utils.tensorboard import SummaryWriter
+        from tqdm import tqdm
+
+        settings = self.config.training
+        self.directory.mkdir(parents=True, exist_ok=True)
+        self.log_file = open(self.directory / "train.log", "a", encoding="utf-8")
+        writer = SummaryWriter(str(self.directory / "tensorboard"))
+        self.log(
+            f"training {self.config.name}: {len(self.train_examples)} pairs, vocabulary "
+            f"{len(self.assets.source_vocabulary)}/{len(self.assets.target_vocabulary)}, "
+            f"{sum(p.numel() for p in self.model.parameters()):,} parameters"
+        )
+        stop = False
+        try:
+            while not stop and self.state.epoch < settings.max_epochs:
+                batches = self._epoch_batches(self.state.epoch)
+                progress = tqdm(
+                    total=len(batches), initial=self.state.batches_done, desc=f"epoch {self.state.epoch + 1}",
+                    disable=None, file=sys.stderr, leave=False,
+                )
+                window_loss, window_tokens, window_start = 0.0, 0, time.perf_counter()
+                while self.state.batches_done < len(batches):
+                    batch = collate(batches[self.state.batches_done])
+                    loss = self._update(batch)
+                    self.state.batches_done += 1
+                    self.state.updates += 1
+                    self.state.tokens += batch.target_tokens
+                    self.state.losses.append(loss)
+                    window_loss += loss * batch.target_tokens
+                    window_tokens += batch.target_tokens
+                    progress.update()
+                    if self.state.updates % settings.log_every == 0:
+                        rate = window_tokens / (time.perf_counter() - window_start)
+                        mean = window_loss / window_tokens
+                        lr = self.optimizer.param_groups[0]["lr"]
+                        progress.set_postfix(loss=f"{mean:.3f}", tok_s=f"{rate:.0f}", lr=f"{lr:.2g}")
+                        self.log(f"update {self.state.updates} loss {mean:.4f} tokens/s {rate:.0f} lr {lr:.3g}",
+                                 quiet=True)
+                        writer.add_scalar("train/loss", mean, self.state.updates)
+                        writer.add_scalar("train/tokens_per_second", rate, self.state.updates)
+                        writer.add_scalar("train/learning_rate", lr, self.state.updates)
+                        window_loss, window_tokens, window_start = 0.0, 0, time.perf_counter()
+                    end_of_epoch = self.state.batches_done == len(batches)
+                    if end_of_epoch:
+                        self.state.epoch += 1
+                        self.state.batches_done = 0
+                    due = (settings.validate_every and self.state.updates % settings.validate_every == 0) or (
+                        not settings.validate_every and end_of_epoch
+                    )
+                    limit = settings.max_updates and self.state.updates >= settings.max_updates
+                    if due:
+                        stop = self._validate(writer)
+                    if limit:
+                        stop = True
+                    if due or limit or stop:
+                        self._save(f"step-{self.state.updates:08d}")
+                        self._prune()
+                    if stop or end_of_epoch:
+                        break
+                progress.close()
+            self.state.finished = True
+            self._save(f"step-{self.state.updates:08d}")
+            self._prune()
+        finally:
+            writer.close()
+            self.log_file.close()
+        return self.state
+
+    def log(self, message: str, quiet: bool = False) -> None:
+        if self.log_file:
+            self.log_file.write(message + "\n")
+            self.log_file.flush()
+        if not quiet:
+            self._print(message)
+
+    # --- validation and selection ----------------------------------------------------------------
+
+    @torch.no_grad()
+    def validation_loss(self) -> float:
+        self.model.eval()
+        total, tokens = 0.0, 0
+        for examples in make_batches(self.valid_examples, self.config.training.batch_size):
+            batch = collate(examples)
+            logits, _ = self.model(batch.source, batch.source_lengths, batch.target_input)
+            total += float(self.criterion(logits.reshape(-1, logits.size(-1)), batch.target_output.reshape(-1)))
+            tokens += batch.target_tokens
+        return total / tokens
+
+    def _validate(self, writer) -> bool:
+        """Score the validation split, update selection state; True when training should stop."""
+        started = time.perf_counter()
+        record = {"updates": self.state.updates, "epoch": self.state.epoch, "loss": self.validation_loss()}
+        record["perplexity"] = math.exp(min(record["loss"], 50))
+        generator = Generator(self.model, self.assets)
+        outputs = [g.text for g in generator.generate(self.valid.sources, beam=1, replace_unk=True)]
+        scores = evaluate(outputs, self.valid.sources, self.valid.references,
+                          EvaluationSettings(metrics=("sari", "bleu"))).scores
+        record.update(bleu=scores["bleu"], sari=scores["sari"], learning_rate=self.optimizer.param_groups[0]["lr"])
+        record["seconds"] = time.perf_counter() - started
+        self.state.validations.append(record)
+        atomic_write_json(self.directory / "validations.json", self.state.validations)
+        for key in ("loss", "bleu", "sari"):
+            writer.add_scalar(f"valid/{key}", record[key], self.state.updates)
+
+        metric = self.config.training.selection_metric
+        value = record[metric]
+        higher = HIGHER_IS_BETTER[metric]
+        improved = not self.state.best or (value > self.state.best[0][0] if higher else value < self.state.best[0][0])
+        name = f"step-{self.state.updates:08d}"
+        self.state.best.append([value, self.state.updates, name])
+        self.state.best.sort(key=lambda entry: -entry[0] if higher else entry[0])
+        if improved:
+            self.state.bad_validations = 0
+            save_weights(self.model, self.directory / WEIGHTS)
+            atomic_write_json(self.directory / "best.json", record)
+        else:
+            self.state.bad_validations += 1
+        self.scheduler.step(value)
+        self.log(
+            f"validation at update {self.state.updates} (epoch {record['epoch']}): loss {record['loss']:.4f} "
+            f"BLEU {record['bleu']:.2f} SARI {record['sari']:.2f}{'  *best*' if improved else ''}"
+        )
+        patience = self.config.training.early_stopping_patience
+        if patience and self.state.bad_validations >= patience:
+            self.log(f"early stopping: no {metric} improvement in {patience} validations")
+            return True
+        return False
+
+    def _prune(self) -> None:
+        """Keep the best ``keep_best`` validated checkpoints and the latest one."""
+        checkpoints = self.directory / "checkpoints"
+        keep = {entry[2] for entry in self.state.best[: self.config.training.keep_best]}
+        keep.add((checkpoints / "latest").read_text().strip())
+        for path in checkpoints.glob("step-*"):
+            if path.is_dir() and path.name not in keep:
+                shutil.rmtree(path)
+
+
+def train(config: Config, resume: bool = False) -> TrainingState:
+    return Trainer(config, resume=resume).train()
