@@ -8,6 +8,7 @@ import json
 import sys
 from pathlib import Path
 
+from wean.checkpoint import atomic_write_text
 from wean.errors import WeanError
 from wean.evaluation import BENCHMARKS, METRICS, EvaluationSettings, data_root, evaluate_files, get_benchmark
 from wean.evaluation.normalize import TOKENIZERS
@@ -108,10 +109,109 @@ def _write_sentence_sari(path: Path, hyp: Path, source: Path | None, references,
             out.write(f"{scores.sari:.4f}\t{scores.add:.4f}\t{scores.keep:.4f}\t{scores.delete:.4f}\n")
 
 
+def _add_train(subparsers) -> None:
+    parser = subparsers.add_parser("train", help="train a model from a YAML config",
+                                   description="Train a model; checkpoints, logs and the selected model "
+                                   "go to the config's model_dir.")
+    parser.add_argument("config", type=Path, help="YAML config (see configs/)")
+    parser.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
+                        help="override a config key, e.g. --set training.max_epochs=3 (repeatable)")
+    parser.add_argument("--resume", action="store_true", help="continue the run in model_dir exactly")
+    parser.set_defaults(run=_run_train)
+
+
+def _run_train(args: argparse.Namespace) -> int:
+    from wean.config import load_config
+    from wean.training import Trainer
+
+    config = load_config(args.config, args.overrides)
+    state = Trainer(config, resume=args.resume).train()
+    best = state.best[0] if state.best else None
+    if best:
+        print(f"{config.model_dir}: best {config.training.selection_metric} {best[0]:.4f} at update {best[1]}")
+    return 0
+
+
+def _add_generate(subparsers) -> None:
+    parser = subparsers.add_parser("generate", help="generate outputs with a trained model",
+                                   description="Read one input per line (a file or stdin), write one output "
+                                   "per line in the same order (a file or stdout).")
+    parser.add_argument("--model", type=Path, required=True, help="model directory written by wean train")
+    parser.add_argument("--input", type=Path, help="input file (default: stdin)")
+    parser.add_argument("--output", type=Path, help="output file (default: stdout)")
+    parser.add_argument("--beam", type=int, help="beam width; 1 is greedy (default: the model's config)")
+    parser.add_argument("--length-penalty", type=float, help="alpha in score / length**alpha; 0 ranks by log-probability")
+    parser.add_argument("--min-length", type=int)
+    parser.add_argument("--max-length", type=int)
+    parser.add_argument("--block-ngram-repeat", type=int, metavar="N", help="never repeat an N-gram (0: off)")
+    parser.add_argument("--no-replace-unk", dest="replace_unk", action="store_false", default=None,
+                        help="keep <unk> instead of copying the most-attended source token")
+    parser.add_argument("--batch-size", type=int)
+    parser.add_argument("--scores", action="store_true", help="prefix every output with its score and a tab")
+    parser.set_defaults(run=_run_generate)
+
+
+def _run_generate(args: argparse.Namespace) -> int:
+    from wean.generator import load
+
+    for name in ("beam", "max_length", "batch_size"):
+        value = getattr(args, name)
+        if value is not None and value < 1:
+            raise WeanError(f"--{name.replace('_', '-')} must be at least 1")
+    generator = load(args.model)  # before reading input: a bad model fails at once
+    sources = read_lines(args.input) if args.input is not None else _read_stdin()
+    for number, line in enumerate(sources, start=1):
+        if not line:
+            print(f"warning: {args.input or 'stdin'}:{number}: empty input, empty output", file=sys.stderr)
+    generations = generator.generate(
+        sources, beam=args.beam, length_penalty=args.length_penalty, min_length=args.min_length,
+        max_length=args.max_length, block_ngram_repeat=args.block_ngram_repeat,
+        replace_unk=args.replace_unk, batch_size=args.batch_size,
+    )
+    text = "".join((f"{g.score:.4f}\t{g.text}" if args.scores else g.text) + "\n" for g in generations)
+    if args.output is not None:
+        atomic_write_text(args.output, text)
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+def _read_stdin() -> list[str]:
+    data = sys.stdin.buffer.read()
+    try:
+        lines = data.decode("utf-8").split("\n")
+    except UnicodeDecodeError as error:
+        line = data.count(b"\n", 0, error.start) + 1
+        raise WeanError(f"stdin:{line}: not valid UTF-8") from None
+    if lines[-1] == "":
+        lines.pop()
+    return [line.strip() for line in lines]
+
+
+def _add_inspect(subparsers) -> None:
+    parser = subparsers.add_parser("inspect", help="parameters per module of a model or config")
+    parser.add_argument("target", type=Path, help="a model directory or a YAML config")
+    parser.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE")
+    parser.add_argument("--source-vocabulary", type=int, help="vocabulary size to assume for a config "
+                        "(default: data.tokenizer.vocab_size + 4 specials)")
+    parser.add_argument("--target-vocabulary", type=int)
+    parser.set_defaults(run=_run_inspect)
+
+
+def _run_inspect(args: argparse.Namespace) -> int:
+    from wean.inspect import inspect_target
+
+    print(inspect_target(args.target, args.overrides, args.source_vocabulary, args.target_vocabulary))
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="wean", description="Simplification and headline generation toolkit.")
     subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    _add_train(subparsers)
+    _add_generate(subparsers)
     _add_evaluate(subparsers)
+    _add_inspect(subparsers)
     return parser
 
 

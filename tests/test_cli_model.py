@@ -1,0 +1,75 @@
+"""``wean train``, ``wean generate`` and ``wean inspect`` as a user runs them."""
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from synthetic import tiny_config, write_corpus
+from wean.cli import main
+
+WEAN = str(Path(sys.executable).with_name("wean"))
+
+
+@pytest.fixture(scope="module")
+def model_dir(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("cli")
+    data = write_corpus(folder / "data", train=400, valid=20)
+    config = tiny_config(data, folder / "model", max_epochs=2)
+    path = folder / "config.yaml"
+    path.write_text(yaml.safe_dump(config.to_dict()))
+    result = subprocess.run([WEAN, "train", str(path), "--set", "training.max_epochs=1"],
+                            capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    assert "best bleu" in result.stdout
+    return folder / "model"
+
+
+def test_generate_from_stdin_and_files_keeps_input_order(model_dir, tmp_path):
+    inputs = ["a b c d e f", "j i h g f e d c b a", "b b c"]
+    result = subprocess.run([WEAN, "generate", "--model", str(model_dir), "--beam", "3", "--scores"],
+                            input="\n".join(inputs) + "\n", capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert len(lines) == 3 and all("\t" in line for line in lines)
+    (tmp_path / "in.txt").write_text("\n".join(reversed(inputs)) + "\n")
+    assert main(["generate", "--model", str(model_dir), "--input", str(tmp_path / "in.txt"),
+                 "--output", str(tmp_path / "out.txt"), "--beam", "3"]) == 0
+    reversed_outputs = (tmp_path / "out.txt").read_text().splitlines()
+    assert reversed_outputs == [line.split("\t", 1)[1] for line in reversed(lines)]
+
+
+def test_inspect_counts_parameters_per_module(model_dir, capsys):
+    assert main(["inspect", str(model_dir)]) == 0
+    out = capsys.readouterr().out
+    for group in ("embeddings", "encoder", "decoder", "attention", "output layer (linear)", "total"):
+        assert group in out
+    assert main(["inspect", "configs/seq2seq-pwkp.yaml"]) == 0
+    out = capsys.readouterr().out
+    # the WEAN paper's Table 5: 12.80M output-layer parameters for Seq2seq at 50,000 words, 256 hidden
+    assert re.search(r"output layer \(linear\) +12,851,028\n", out)  # 256 x 50,004 + 50,004 biases
+
+
+@pytest.mark.parametrize("case", ["missing_model", "corrupt_weights", "bad_beam", "missing_config", "bad_key"])
+def test_bad_input_gives_one_clear_line(model_dir, tmp_path, capsys, case):
+    broken = tmp_path / "broken"
+    if case == "corrupt_weights":
+        import shutil
+
+        shutil.copytree(model_dir, broken)
+        (broken / "model.safetensors").write_bytes(b"\x00garbage")
+    argv, message = {
+        "missing_model": (["generate", "--model", str(tmp_path / "none")], "model directory not found"),
+        "corrupt_weights": (["generate", "--model", str(broken)], "corrupt or incompatible weights"),
+        "bad_beam": (["generate", "--model", str(model_dir), "--beam", "0"], "--beam must be at least 1"),
+        "missing_config": (["train", str(tmp_path / "no.yaml")], "no.yaml: config file not found"),
+        "bad_key": (["train", "configs/demo.yaml", "--set", "training.epochs=3"],
+                    "unknown key training.epochs (did you mean max_epochs?)"),
+    }[case]
+    status = main(argv)
+    err = capsys.readouterr().err
+    assert status == 1
+    assert message in err and err.count("\n") == 1 and "Traceback" not in err

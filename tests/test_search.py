@@ -1,0 +1,113 @@
+import math
+
+import pytest
+import torch
+from torch import nn
+
+from wean.config import ModelConfig
+from wean.data.vocabulary import BOS_ID, EOS_ID
+from wean.models.decoder import DecoderState
+from wean.models.encoder import EncoderOutput
+from wean.models.model import build_model
+from wean.search import beam_search, block_repeated_ngrams, greedy_search
+
+A, B, C = 4, 5, 6  # word ids after the four specials
+
+
+class ScriptedModel(nn.Module):
+    """A stand-in encoder-decoder whose next-word distribution depends only on the previous
+    word, read from a table: enough to construct cases with known best answers."""
+
+    def __init__(self, next_word: dict[int, dict[int, float]], vocabulary: int = 7):
+        super().__init__()
+        table = torch.full((vocabulary, vocabulary), -30.0)
+        for previous, choices in next_word.items():
+            for word, probability in choices.items():
+                table[previous, word] = math.log(probability)
+        self.table = table
+        self.decoder = self
+        self.output_layer = lambda rows: rows
+
+    def encode(self, source, lengths):
+        batch, length = source.shape
+        final = (torch.zeros(1, batch, 1), torch.zeros(1, batch, 1))
+        return EncoderOutput(torch.zeros(batch, length, 1), source != 0, final, torch.zeros(batch, length, 1))
+
+    def init_state(self, encoded):
+        return DecoderState(encoded.final, None, encoded.states)
+
+    def forward(self, previous, encoded, state):
+        weights = encoded.mask.float().unsqueeze(1) / encoded.mask.sum(1, keepdim=True).unsqueeze(1)
+        return self.table[previous[:, -1]].unsqueeze(1), state, weights
+
+
+SOURCE, LENGTHS = torch.tensor([[A, B]]), torch.tensor([2])
+
+
+def test_beam_finds_a_more_probable_output_than_greedy():
+    # Greedy takes A (0.6) and is then stuck with at best 0.4: 0.24 in all.
+    # Beam search also keeps B (0.4), after which <eos> is nearly certain: 0.396.
+    model = ScriptedModel({BOS_ID: {A: 0.6, B: 0.4}, A: {EOS_ID: 0.4, C: 0.3, B: 0.3}, B: {EOS_ID: 0.99, C: 0.01},
+                           C: {EOS_ID: 1.0}})
+    greedy = greedy_search(model, SOURCE, LENGTHS, max_length=5)[0]
+    beam = beam_search(model, SOURCE, LENGTHS, beam_size=2, max_length=5)[0]
+    assert greedy.tokens == [A] and greedy.log_prob == pytest.approx(math.log(0.24), abs=1e-4)
+    assert beam.tokens == [B] and beam.log_prob == pytest.approx(math.log(0.396), abs=1e-4)
+    assert beam.log_prob > greedy.log_prob
+
+
+def test_length_penalty_and_min_length_change_the_winner():
+    # "A <eos>" = 0.5 * 0.5; "B C <eos>" = 0.5 * 0.45 * 1.0: shorter is more probable,
+    # but per token (alpha = 1) the longer one wins.
+    model = ScriptedModel({BOS_ID: {A: 0.5, B: 0.5}, A: {EOS_ID: 0.5, C: 0.5}, B: {C: 0.45, EOS_ID: 0.55},
+                           C: {EOS_ID: 1.0}})
+    plain = beam_search(model, SOURCE, LENGTHS, beam_size=3, max_length=6)[0]
+    normalized = beam_search(model, SOURCE, LENGTHS, beam_size=3, max_length=6, length_penalty=1.0)[0]
+    assert len(plain.tokens) == 1
+    assert len(normalized.tokens) == 2
+    assert normalized.score == pytest.approx(normalized.log_prob / 3)
+    long_enough = beam_search(model, SOURCE, LENGTHS, beam_size=3, max_length=6, min_length=2)[0]
+    assert len(long_enough.tokens) >= 2
+
+
+def test_max_length_ends_every_hypothesis():
+    model = ScriptedModel({BOS_ID: {A: 1.0}, A: {A: 1.0}})
+    result = beam_search(model, SOURCE, LENGTHS, beam_size=3, max_length=4)[0]
+    assert result.tokens == [A, A, A]  # the fourth step may only be <eos>
+    assert greedy_search(model, SOURCE, LENGTHS, max_length=4)[0].tokens == [A, A, A]
+
+
+def test_ngram_blocking():
+    history = torch.tensor([[A, B, A, C, A]])
+    log_probs = torch.zeros(1, 7)
+    block_repeated_ngrams(log_probs, history, 2)
+    # after the last "A", the bigrams "A B" and "A C" already occurred
+    assert torch.isinf(log_probs[0, B]) and torch.isinf(log_probs[0, C])
+    assert not torch.isinf(log_probs[0, A])
+    model = ScriptedModel({BOS_ID: {A: 0.9, B: 0.1}, A: {B: 0.9, EOS_ID: 0.1}, B: {A: 0.9, EOS_ID: 0.1}})
+    free = beam_search(model, SOURCE, LENGTHS, beam_size=2, max_length=8, min_length=6)[0]
+    blocked = beam_search(model, SOURCE, LENGTHS, beam_size=2, max_length=8, min_length=6, block_ngram_repeat=2)[0]
+    assert free.tokens[:4] == [A, B, A, B]
+    bigrams = list(zip(blocked.tokens, blocked.tokens[1:]))
+    assert len(bigrams) == len(set(bigrams))
+
+
+@pytest.mark.parametrize("input_feeding, bidirectional", [(False, False), (True, True)])
+def test_beam_of_width_one_is_greedy_on_a_real_model(input_feeding, bidirectional):
+    torch.manual_seed(3)
+    config = ModelConfig(embedding_size=16)
+    config.encoder.hidden_size, config.encoder.bidirectional = 16, bidirectional
+    config.decoder.hidden_size, config.decoder.input_feeding, config.decoder.bridge = 16, input_feeding, "linear"
+    model = build_model(config, 30, 30).eval()
+    source = torch.randint(4, 30, (6, 9))
+    lengths = torch.tensor([9, 8, 7, 5, 3, 1])
+    source[torch.arange(9) >= lengths.unsqueeze(1)] = 0
+    greedy = greedy_search(model, source, lengths, max_length=12)
+    beam = beam_search(model, source, lengths, beam_size=1, max_length=12)
+    assert [h.tokens for h in beam] == [h.tokens for h in greedy]
+    assert [h.log_prob for h in beam] == pytest.approx([h.log_prob for h in greedy], abs=1e-4)
+    # wider beams never find a worse raw score than greedy
+    wide = beam_search(model, source, lengths, beam_size=4, max_length=12)
+    assert all(w.log_prob >= g.log_prob - 1e-4 for w, g in zip(wide, greedy))
+    # attention rows cover each output token and <eos>, over the real source only
+    assert all(h.attention.shape == (len(h.tokens) + 1, int(n)) for h, n in zip(beam, lengths))
