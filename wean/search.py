@@ -157,18 +157,18 @@ def beam_search(
         # Candidates ending in <eos> among the best k join the finished buffer.
         rank_in_step = torch.arange(top_scores.size(1), device=device).unsqueeze(0)
         ending = (words == EOS_ID) & (rank_in_step < k) & torch.isfinite(top_scores) & ~done.unsqueeze(1)
-        new_rank = torch.where(ending, top_scores / float(step + 1) ** length_penalty, NEG_INF)
-        merged_rank, keep = torch.cat([finished_rank, new_rank], 1).topk(k, dim=1)
-        finished_rank = merged_rank
-        finished_raw = torch.cat([finished_raw, torch.where(ending, top_scores, NEG_INF)], 1).gather(1, keep)
-        padded_history = torch.full((batch, history.size(1), max_length), PAD_ID, dtype=torch.long, device=device)
-        padded_history[:, :, : step + 1] = history
-        finished_tokens = torch.cat([finished_tokens, padded_history], 1).gather(1, _expand(keep, finished_tokens))
-        padded_attention = attention.new_zeros(batch, attention.size(1), max_length, source_length)
-        padded_attention[:, :, : step + 1] = attention
-        finished_attention = torch.cat([finished_attention, padded_attention], 1).gather(
-            1, _expand(keep, finished_attention)
-        )
+        if ending.any():  # most steps end nothing: skip the buffer update
+            new_rank = torch.where(ending, top_scores / float(step + 1) ** length_penalty, NEG_INF)
+            finished_rank, keep = torch.cat([finished_rank, new_rank], 1).topk(k, dim=1)
+            finished_raw = torch.cat([finished_raw, torch.where(ending, top_scores, NEG_INF)], 1).gather(1, keep)
+            padded = torch.full((batch, history.size(1), max_length), PAD_ID, dtype=torch.long, device=device)
+            padded[:, :, : step + 1] = history
+            finished_tokens = torch.cat([finished_tokens, padded], 1).gather(1, _expand(keep, finished_tokens))
+            padded_attention = attention.new_zeros(batch, attention.size(1), max_length, source_length)
+            padded_attention[:, :, : step + 1] = attention
+            finished_attention = torch.cat([finished_attention, padded_attention], 1).gather(
+                1, _expand(keep, finished_attention)
+            )
 
         # The best k candidates that do not end continue.
         alive_scores, chosen = torch.where(words == EOS_ID, NEG_INF, top_scores).topk(k, dim=1)

@@ -1,0 +1,120 @@
+"""Training tokens/s and beam-5 sentences/s of wean's baseline model, each as a ratio against
+the minimal plain-PyTorch implementation in bench/reference_seq2seq.py, measured in the same run
+on the same batches (random weights: speed does not depend on them).
+
+    .venv/bin/python bench/seq2seq_speed.py [--size 256 --layers 2 --vocabulary 50004] [--out DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import sys
+import time
+from pathlib import Path
+
+import torch
+
+sys.path.insert(0, str(Path(__file__).parent))
+from reference_seq2seq import ReferenceSeq2seq  # noqa: E402
+
+from wean.config import ModelConfig  # noqa: E402
+from wean.data.corpus import Example, collate, make_batches  # noqa: E402
+from wean.models.model import build_model  # noqa: E402
+from wean.search import beam_search  # noqa: E402
+
+
+def synthetic_examples(count: int, vocabulary: int, generator: torch.Generator) -> list[Example]:
+    """Random sentences with Kauchak-like lengths (source 10-40 tokens, target a bit shorter)."""
+    examples = []
+    for i in range(count):
+        length = int(torch.randint(10, 41, (1,), generator=generator))
+        source = torch.randint(4, vocabulary, (length,), generator=generator).tolist()
+        target = source[: max(3, length - int(torch.randint(0, 8, (1,), generator=generator)))] + [3]
+        examples.append(Example(i, source, target))
+    return examples
+
+
+def timed(function, repeat: int = 1) -> float:
+    start = time.perf_counter()
+    for _ in range(repeat):
+        function()
+    return (time.perf_counter() - start) / repeat
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--size", type=int, default=256)
+    parser.add_argument("--layers", type=int, default=2)
+    parser.add_argument("--vocabulary", type=int, default=50004)
+    parser.add_argument("--train-batches", type=int, default=6)
+    parser.add_argument("--beam-sentences", type=int, default=24)
+    parser.add_argument("--out", type=Path)
+    args = parser.parse_args()
+    torch.manual_seed(0)
+    generator = torch.Generator().manual_seed(0)
+
+    config = ModelConfig(embedding_size=args.size, dropout=0.0)
+    config.encoder.hidden_size = config.decoder.hidden_size = args.size
+    config.encoder.layers = config.decoder.layers = args.layers
+    ours = build_model(config, args.vocabulary, args.vocabulary)
+    reference = ReferenceSeq2seq(args.vocabulary, args.size, args.layers)
+    examples = synthetic_examples(64 * args.train_batches, args.vocabulary, generator)
+    batches = [collate(b) for b in make_batches(examples, 64, generator=generator)][: args.train_batches]
+    tokens = sum(b.target_tokens for b in batches)
+
+    def train(model, loss_of):
+        optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
+
+        def run():
+            for batch in batches:
+                loss = loss_of(batch)
+                optimizer.zero_grad()
+                loss.backward()
+                optimizer.step()
+
+        return run
+
+    def ours_loss(batch):
+        logits, _ = ours(batch.source, batch.source_lengths, batch.target_input)
+        return torch.nn.functional.cross_entropy(
+            logits.reshape(-1, logits.size(-1)), batch.target_output.reshape(-1), ignore_index=0
+        )
+
+    def reference_loss(batch):
+        return reference.loss(batch.source, batch.target_input, batch.target_output)
+
+    results = {}
+    ours_train = timed(train(ours, ours_loss))
+    reference_train = timed(train(reference, reference_loss))
+    results["train_tokens_per_second"] = {"wean": tokens / ours_train, "reference": tokens / reference_train}
+
+    ours.eval()
+    reference.eval()
+    sentences = synthetic_examples(args.beam_sentences, args.vocabulary, generator)
+    batch = collate(sentences)
+    ours_beam = timed(lambda: beam_search(ours, batch.source, batch.source_lengths, beam_size=5, max_length=50))
+    reference_beam = timed(
+        lambda: [reference.beam_search(torch.tensor([e.source]), 5, 50) for e in sentences]
+    )
+    results["beam5_sentences_per_second"] = {
+        "wean": len(sentences) / ours_beam,
+        "reference": len(sentences) / reference_beam,
+    }
+    for record in results.values():
+        record["ratio"] = record["wean"] / record["reference"]
+    results["setting"] = {
+        "size": args.size, "layers": args.layers, "vocabulary": args.vocabulary, "train_batches": len(batches),
+        "train_tokens": tokens, "beam_sentences": len(sentences), "torch": torch.__version__,
+        "threads": torch.get_num_threads(), "machine": platform.processor() or platform.machine(),
+    }
+    text = json.dumps(results, indent=2)
+    print(text)
+    if args.out:
+        args.out.mkdir(parents=True, exist_ok=True)
+        (args.out / "metrics.json").write_text(text + "\n")
+
+
+if __name__ == "__main__":
+    main()
