@@ -100,7 +100,6 @@ class Batch:
     source_lengths: torch.Tensor  # (batch,)
     target_input: torch.Tensor  # (batch, target length): <bos> y1 ... yJ
     target_output: torch.Tensor  # (batch, target length): y1 ... yJ <eos>
-    indices: list[int]
 
     @property
     def target_tokens(self) -> int:
@@ -121,7 +120,6 @@ def collate(examples: Sequence[Example]) -> Batch:
         source_lengths=torch.tensor([len(e.source) for e in examples]),
         target_input=pad([[BOS_ID] + e.target[:-1] for e in examples]),
         target_output=pad([e.target for e in examples]),
-        indices=[e.index for e in examples],
     )
 
 
