@@ -205,6 +205,26 @@ def _run_inspect(args: argparse.Namespace) -> int:
     return 0
 
 
+def _add_plot(subparsers) -> None:
+    parser = subparsers.add_parser("plot", help="validation curves of training runs as a PNG")
+    parser.add_argument("model_dirs", type=Path, nargs="+", help="model directories written by wean train")
+    parser.add_argument("--metric", default="bleu", help="bleu, sari, loss or perplexity (default: bleu)")
+    parser.add_argument("--labels", help="comma-separated legend labels, one per model directory")
+    parser.add_argument("--out", type=Path, required=True, help="PNG file to write")
+    parser.set_defaults(run=_run_plot)
+
+
+def _run_plot(args: argparse.Namespace) -> int:
+    from wean.plotting import plot_curves
+
+    labels = args.labels.split(",") if args.labels else None
+    if labels and len(labels) != len(args.model_dirs):
+        raise WeanError(f"--labels has {len(labels)} names for {len(args.model_dirs)} model directories")
+    plot_curves(args.model_dirs, args.metric, args.out, labels)
+    print(f"wrote {args.out}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="wean", description="Simplification and headline generation toolkit.")
     subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -212,6 +232,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_generate(subparsers)
     _add_evaluate(subparsers)
     _add_inspect(subparsers)
+    _add_plot(subparsers)
     return parser
 
 

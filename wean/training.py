@@ -190,6 +190,7 @@ class Trainer:
         try:
             while not stop and self.state.epoch < settings.max_epochs:
                 batches = self._epoch_batches(self.state.epoch)
+                self.batches_per_epoch = len(batches)
                 progress = tqdm(
                     total=len(batches), initial=self.state.batches_done, desc=f"epoch {self.state.epoch + 1}",
                     disable=None, file=sys.stderr, leave=False,
@@ -265,7 +266,8 @@ class Trainer:
     def _validate(self, writer) -> bool:
         """Score the validation split, update selection state; True when training should stop."""
         started = time.perf_counter()
-        record = {"updates": self.state.updates, "epoch": self.state.epoch, "loss": self.validation_loss()}
+        epochs = self.state.epoch + self.state.batches_done / self.batches_per_epoch
+        record = {"updates": self.state.updates, "epochs": epochs, "loss": self.validation_loss()}
         record["perplexity"] = math.exp(min(record["loss"], 50))
         generator = Generator(self.model, self.assets)
         outputs = [g.text for g in generator.generate(self.valid.sources, beam=1, replace_unk=True)]
@@ -293,7 +295,7 @@ class Trainer:
             self.state.bad_validations += 1
         self.scheduler.step(value)
         self.log(
-            f"validation at update {self.state.updates} (epoch {record['epoch']}): loss {record['loss']:.4f} "
+            f"validation at update {self.state.updates} (epoch {epochs:.2f}): loss {record['loss']:.4f} "
             f"BLEU {record['bleu']:.2f} SARI {record['sari']:.2f}{'  *best*' if improved else ''}"
         )
         patience = self.config.training.early_stopping_patience

@@ -1,0 +1,30 @@
+import json
+
+import pytest
+
+from wean.cli import main
+from wean.errors import WeanError
+from wean.plotting import plot_curves
+
+
+def fake_run(folder, values):
+    folder.mkdir()
+    records = [{"epochs": i + 1.0, "updates": 10 * (i + 1), "bleu": v, "sari": v / 2, "loss": 5 - v / 10,
+                "perplexity": 2.0} for i, v in enumerate(values)]
+    (folder / "validations.json").write_text(json.dumps(records))
+    return folder
+
+
+def test_curves_of_several_runs_are_written_as_png(tmp_path):
+    runs = [fake_run(tmp_path / "a", [10, 20, 25]), fake_run(tmp_path / "b", [30, 31, 31.5])]
+    out = tmp_path / "figure" / "bleu.png"
+    plot_curves(runs, "bleu", out, labels=["Seq2seq", "WEAN"])
+    assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and out.stat().st_size > 5000
+
+
+def test_plot_errors_are_one_line(tmp_path, capsys):
+    with pytest.raises(WeanError, match="validations.json: not found"):
+        plot_curves([tmp_path], "bleu", tmp_path / "x.png")
+    run = fake_run(tmp_path / "a", [1.0])
+    assert main(["plot", str(run), "--labels", "a,b", "--out", str(tmp_path / "x.png")]) == 1
+    assert "--labels has 2 names for 1 model directories" in capsys.readouterr().err
