@@ -73,3 +73,22 @@ def test_bad_input_gives_one_clear_line(model_dir, tmp_path, capsys, case):
     err = capsys.readouterr().err
     assert status == 1
     assert message in err and err.count("\n") == 1 and "Traceback" not in err
+
+
+@pytest.mark.parametrize(
+    "config, linear, concat, named",
+    [
+        # the WEAN paper's Table 5: 12.80M vs 0.13M (PWKP, EW-SEW) and 2.05M vs 0.52M (LCSTS);
+        # ours add the linear layer's bias and the 4 special tokens to the vocabulary
+        ("configs/wean-pwkp.yaml", "12,851,028", "131,328", r"output layer \(wean general\) +65,792"),
+        ("configs/wean-lcsts.yaml", "2,054,052", "524,800", r"output layer \(wean general\) +262,656"),
+        ("configs/seq2seq-lcsts.yaml", "2,054,052", "524,800", r"output layer \(linear\) +2,054,052"),
+    ],
+)
+def test_inspect_reproduces_the_papers_output_layer_table(capsys, config, linear, concat, named):
+    assert main(["inspect", config, "--compare-output-layers"]) == 0
+    out = capsys.readouterr().out
+    assert re.search(named, out)
+    assert re.search(rf"linear \(Seq2seq\) +{linear}\n", out)
+    assert re.search(rf"wean concat +{concat}\n", out)
+    assert re.search(r"wean dot +0\n", out)

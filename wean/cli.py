@@ -195,13 +195,17 @@ def _add_inspect(subparsers) -> None:
     parser.add_argument("--source-vocabulary", type=int, help="vocabulary size to assume for a config "
                         "(default: data.tokenizer.vocab_size + 4 specials)")
     parser.add_argument("--target-vocabulary", type=int)
+    parser.add_argument("--compare-output-layers", action="store_true",
+                        help="also count the output-layer parameters of the linear layer and of each WEAN "
+                        "score function at these sizes (the WEAN paper's Table 5)")
     parser.set_defaults(run=_run_inspect)
 
 
 def _run_inspect(args: argparse.Namespace) -> int:
     from wean.inspect import inspect_target
 
-    print(inspect_target(args.target, args.overrides, args.source_vocabulary, args.target_vocabulary))
+    print(inspect_target(args.target, args.overrides, args.source_vocabulary, args.target_vocabulary,
+                         args.compare_output_layers))
     return 0
 
 

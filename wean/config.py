@@ -57,7 +57,11 @@ class DecoderConfig:
 
 @dataclass
 class OutputLayerConfig:
-    type: str = "linear"
+    type: str = "linear"  # linear | wean
+    score: str = "general"  # wean only: dot | general | concat (equation 5)
+    bias: bool = True  # wean general: bias on the query projection, as the public code
+    detach_embeddings: bool = False  # wean: no gradient from the output layer into the embeddings
+    candidates: int = 0  # wean: generate only the n most frequent training-source words; 0: all
 
 
 @dataclass
@@ -120,7 +124,8 @@ class Config:
             "model.encoder.type": (self.model.encoder.type, ("lstm",)),
             "model.decoder.attention": (self.model.decoder.attention, ("dot", "general", "concat")),
             "model.decoder.bridge": (self.model.decoder.bridge, ("copy", "linear", "zero")),
-            "model.output_layer.type": (self.model.output_layer.type, ("linear",)),
+            "model.output_layer.type": (self.model.output_layer.type, ("linear", "wean")),
+            "model.output_layer.score": (self.model.output_layer.score, ("dot", "general", "concat")),
             "training.selection_metric": (self.training.selection_metric, ("loss", "bleu", "sari")),
         }
         for key, (value, allowed) in choices.items():
@@ -134,6 +139,12 @@ class Config:
             raise WeanError(
                 f"config: dot attention needs encoder states ({memory_size}) as large as "
                 f"model.decoder.hidden_size ({decoder.hidden_size}); use general or concat"
+            )
+        output = self.model.output_layer
+        if output.type == "wean" and output.score == "dot" and decoder.hidden_size != self.model.embedding_size:
+            raise WeanError(
+                f"config: WEAN dot scores the query ({decoder.hidden_size}) against embeddings "
+                f"({self.model.embedding_size}); make them equal or use score general or concat"
             )
         if decoder.bridge == "copy" and (encoder.layers != decoder.layers or memory_size != decoder.hidden_size):
             raise WeanError(

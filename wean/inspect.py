@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 from pathlib import Path
 
 from torch import nn
@@ -41,7 +42,31 @@ def describe(model: nn.Module, title: str, output_layer: str) -> str:
     return "\n".join(lines)
 
 
-def inspect_target(target: Path, overrides: list[str], source_size: int | None, target_size: int | None) -> str:
+def output_layer_table(config, target_size: int) -> str:
+    """Output-layer parameters of the linear layer and of WEAN's score functions at this
+    config's sizes: the WEAN paper's Table 5. Shared embeddings are not output-layer parameters."""
+    hidden = config.model.decoder.hidden_size
+    variants = [("linear (Seq2seq)", "linear", "general", True)]
+    if hidden == config.model.embedding_size:
+        variants.append(("wean dot", "wean", "dot", False))
+    variants += [
+        ("wean general", "wean", "general", False),
+        ("wean general + bias (public code)", "wean", "general", True),
+        ("wean concat", "wean", "concat", False),
+    ]
+    lines = [f"output layer parameters at vocabulary {target_size:,}, hidden {hidden}, embedding "
+             f"{config.model.embedding_size}:"]
+    for label, kind, score, bias in variants:
+        variant = copy.deepcopy(config.model)
+        variant.output_layer.type, variant.output_layer.score, variant.output_layer.bias = kind, score, bias
+        model = build_model(variant, target_size, target_size)
+        lines.append(f"  {label:<36} {parameter_groups(model)['output layer']:>12,}")
+    return "\n".join(lines)
+
+
+def inspect_target(
+    target: Path, overrides: list[str], source_size: int | None, target_size: int | None, compare: bool = False
+) -> str:
     if target.is_dir():
         from wean.model_dir import load_assets
 
@@ -55,4 +80,7 @@ def inspect_target(target: Path, overrides: list[str], source_size: int | None, 
         target_size = target_size or (source_size if config.data.tokenizer.shared_vocab else default)
     model = build_model(config.model, source_size, target_size)
     title = f"{config.name}: vocabulary {source_size:,} (source) / {target_size:,} (target)"
-    return describe(model, title, config.model.output_layer.type)
+    output = config.model.output_layer
+    name = f"wean {output.score}" if output.type == "wean" else output.type
+    report = describe(model, title, name)
+    return report + "\n" + output_layer_table(config, target_size) if compare else report

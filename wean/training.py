@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 import shutil
+from collections import Counter
 import sys
 import time
 from dataclasses import dataclass, field
@@ -29,7 +30,7 @@ from wean.checkpoint import WEIGHTS, atomic_write_json, load_checkpoint, save_ch
 from wean.config import Config
 from wean.data.corpus import collate, encode_pairs, make_batches, read_parallel
 from wean.data.tokenizers import build_tokenizer
-from wean.data.vocabulary import PAD_ID, Vocabulary
+from wean.data.vocabulary import EOS_ID, PAD_ID, UNK_ID, Vocabulary
 from wean.errors import WeanError
 from wean.evaluation import EvaluationSettings, evaluate
 from wean.generator import Generator
@@ -98,6 +99,8 @@ class Trainer:
             self.assets = prepare_assets(config)
             save_assets(self.directory, self.assets)
         self.model = build_model(config.model, len(self.assets.source_vocabulary), len(self.assets.target_vocabulary))
+        if config.model.output_layer.candidates and not resume:  # on resume they come with the weights
+            self.model.output_layer.set_candidates(self._candidate_ids(config.model.output_layer.candidates))
         self.optimizer = torch.optim.Adam(self.model.parameters(), lr=config.training.learning_rate)
         higher = HIGHER_IS_BETTER[config.training.selection_metric]
         self.scheduler = torch.optim.lr_scheduler.ReduceLROnPlateau(
@@ -129,6 +132,16 @@ class Trainer:
         self.state = TrainingState()
         if resume:
             self._restore(latest)
+
+    def _candidate_ids(self, count: int) -> list[int]:
+        """WEAN's candidate words (section 2.4): the ``count`` most frequent words of the training
+        sources that the target vocabulary has, plus <unk> and <eos>."""
+        counts = Counter(
+            token for source in read_parallel(self.config.data.train).sources for token in self.assets.tokenizer.encode(source)
+        )
+        vocabulary = self.assets.target_vocabulary
+        ranked = [t for t, _ in sorted(counts.items(), key=lambda item: (-item[1], item[0])) if t in vocabulary.stoi]
+        return [UNK_ID, EOS_ID] + [vocabulary.stoi[t] for t in ranked[:count]]
 
     # --- checkpoints ----------------------------------------------------------------------------
 
@@ -165,7 +178,8 @@ class Trainer:
         self.model.train()
         logits, _ = self.model(batch.source, batch.source_lengths, batch.target_input)
         tokens = batch.target_tokens
-        loss = self.criterion(logits.reshape(-1, logits.size(-1)), batch.target_output.reshape(-1)) / tokens
+        targets = self.model.loss_targets(batch.target_output)
+        loss = self.criterion(logits.reshape(-1, logits.size(-1)), targets.reshape(-1)) / tokens
         self.optimizer.zero_grad(set_to_none=True)
         loss.backward()
         if self.config.training.clip_grad_norm > 0:
@@ -259,7 +273,8 @@ class Trainer:
         for examples in make_batches(self.valid_examples, self.config.training.batch_size):
             batch = collate(examples)
             logits, _ = self.model(batch.source, batch.source_lengths, batch.target_input)
-            total += float(self.criterion(logits.reshape(-1, logits.size(-1)), batch.target_output.reshape(-1)))
+            targets = self.model.loss_targets(batch.target_output)
+            total += float(self.criterion(logits.reshape(-1, logits.size(-1)), targets.reshape(-1)))
             tokens += batch.target_tokens
         return total / tokens
 

@@ -14,7 +14,7 @@ from wean.config import ModelConfig
 from wean.data.vocabulary import PAD_ID
 from wean.models.decoder import LSTMDecoder
 from wean.models.encoder import EncoderOutput, LSTMEncoder
-from wean.models.output_layer import LinearOutput
+from wean.models.output_layer import LinearOutput, WeanOutput
 
 
 class EncoderDecoder(nn.Module):
@@ -26,6 +26,11 @@ class EncoderDecoder(nn.Module):
 
     def encode(self, source: torch.Tensor, lengths: torch.Tensor) -> EncoderOutput:
         return self.encoder(source, lengths)
+
+    def loss_targets(self, targets: torch.Tensor) -> torch.Tensor:
+        """The targets the loss compares with: the output layer may not generate every word."""
+        map_targets = getattr(self.output_layer, "map_targets", None)
+        return map_targets(targets) if map_targets else targets
 
     def forward(
         self, source: torch.Tensor, lengths: torch.Tensor, target_input: torch.Tensor
@@ -46,10 +51,16 @@ def build_model(config: ModelConfig, source_vocabulary_size: int, target_vocabul
         target_embedding = nn.Embedding(target_vocabulary_size, config.embedding_size, padding_idx=PAD_ID)
     encoder = LSTMEncoder(source_embedding, config.encoder, config.dropout)
     decoder = LSTMDecoder(target_embedding, config.decoder, encoder.output_size, config.dropout)
-    output_layer = LinearOutput(config.decoder.hidden_size, target_vocabulary_size)
+    output = config.output_layer
+    if output.type == "wean":
+        output_layer = WeanOutput(
+            target_embedding, config.decoder.hidden_size, output.score, output.bias, output.detach_embeddings
+        )
+    else:
+        output_layer = LinearOutput(config.decoder.hidden_size, target_vocabulary_size)
     model = EncoderDecoder(encoder, decoder, output_layer)
     if config.init_range > 0:
-        for parameter in model.parameters():
+        for parameter in model.parameters():  # each tied parameter once
             nn.init.uniform_(parameter, -config.init_range, config.init_range)
         with torch.no_grad():
             source_embedding.weight[PAD_ID].zero_()

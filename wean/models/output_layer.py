@@ -1,13 +1,38 @@
 """Output layers: from the decoder's attentional state to scores over the target vocabulary.
 
-Every output layer maps (batch, steps, hidden) to logits (batch, steps, vocabulary); the loss
-and the search apply the (log-)softmax. ``model.output_layer.type`` picks one.
+Every output layer maps queries (..., hidden) to logits (..., vocabulary); the loss and the
+search apply the (log-)softmax. ``model.output_layer.type`` picks one:
+
+``linear``
+    the usual softmax layer, logits = W q + b with its own |V| x H matrix.
+``wean``
+    WEAN (Ma et al., NAACL 2018, section 2.3): the query q_t = tanh(W_c[s_t; c_t]), which is the
+    decoder's attentional state, scores every candidate word by its embedding e_i, equation (5):
+
+        dot      f(q, e_i) = q^T e_i
+        general  f(q, e_i) = q^T W_a e_i          (+ b^T e_i with ``bias``, as the public code)
+        concat   f(q, e_i) = v^T tanh(W_q q + W_e e_i)
+
+    The embeddings are the decoder-input embeddings (shared with the encoder when the vocabulary
+    is), so the output layer adds at most 2 H^2 + H parameters, whatever the vocabulary size.
+    Switches of the public code: ``bias`` on the ``general`` projection; ``detach_embeddings``
+    (its ``dotnot``/``generalnot``) stops the output layer's gradient from reaching the
+    embeddings. ``candidates`` restricts generation to the n most frequent source words
+    (section 2.4); 0 keeps the whole vocabulary, as the public code did.
+
+    The embedding-side terms (W_a E^T and b E^T for ``general``, W_e E^T for ``concat``) do not
+    depend on the query, so in inference they are computed once and reused at every step until
+    the weights change.
 """
 
 from __future__ import annotations
 
 import torch
 from torch import nn
+
+from wean.data.vocabulary import UNK_ID
+
+NEG_INF = float("-inf")
 
 
 class LinearOutput(nn.Module):
@@ -19,3 +44,92 @@ class LinearOutput(nn.Module):
 
     def forward(self, query: torch.Tensor) -> torch.Tensor:
         return self.projection(query)
+
+
+class WeanOutput(nn.Module):
+    def __init__(
+        self,
+        embedding: nn.Embedding,
+        hidden_size: int,
+        score: str = "general",
+        bias: bool = True,
+        detach_embeddings: bool = False,
+        concat_chunk: int = 2048,
+    ):
+        super().__init__()
+        self.embedding = embedding  # shared, not owned: its parameters count as embeddings
+        self.score = score
+        self.detach_embeddings = detach_embeddings
+        self.concat_chunk = concat_chunk
+        embedding_size = embedding.embedding_dim
+        if score == "dot":
+            if hidden_size != embedding_size:
+                raise ValueError(f"WEAN dot needs hidden size {hidden_size} == embedding size {embedding_size}")
+        elif score == "general":
+            self.projection = nn.Linear(hidden_size, embedding_size, bias=bias)  # q -> W q + b
+        elif score == "concat":
+            self.query_projection = nn.Linear(hidden_size, hidden_size, bias=False)
+            self.embedding_projection = nn.Linear(embedding_size, hidden_size, bias=False)
+            self.energy = nn.Linear(hidden_size, 1, bias=False)
+        else:
+            raise ValueError(f"unknown WEAN score {score!r}")
+        # True for words that may be generated; saved with the weights
+        self.register_buffer("candidates", torch.ones(embedding.num_embeddings, dtype=torch.bool))
+        self._cache: tuple | None = None
+
+    def set_candidates(self, word_ids: list[int]) -> None:
+        mask = torch.zeros_like(self.candidates)
+        mask[torch.as_tensor(word_ids, dtype=torch.long)] = True
+        self.candidates.copy_(mask)
+
+    def map_targets(self, targets: torch.Tensor) -> torch.Tensor:
+        """Words that can never be generated are trained as <unk> (padding stays padding)."""
+        if bool(self.candidates.all()):
+            return targets
+        keep = self.candidates[targets] | (targets == 0)
+        return torch.where(keep, targets, torch.full_like(targets, UNK_ID))
+
+    def _embeddings(self) -> torch.Tensor:
+        weight = self.embedding.weight
+        return weight.detach() if self.detach_embeddings else weight
+
+    def _keys(self) -> tuple[torch.Tensor, torch.Tensor | None]:
+        """The query-independent side: (H x V keys, V bias) for dot/general, (V x H) for concat."""
+        embeddings = self._embeddings()
+        if self.score == "dot":
+            return embeddings.t(), None
+        if self.score == "general":
+            keys = self.projection.weight.t() @ embeddings.t()  # W^T E^T: (H, V)
+            bias = None if self.projection.bias is None else embeddings @ self.projection.bias
+            return keys, bias
+        return self.embedding_projection(embeddings), None  # W_e E^T as rows: (V, H)
+
+    def _cached_keys(self):
+        if self.training or torch.is_grad_enabled():
+            return self._keys()
+        version = tuple(p._version for p in [self.embedding.weight, *self.parameters()])
+        if self._cache is None or self._cache[0] != version:
+            self._cache = (version, self._keys())
+        return self._cache[1]
+
+    def forward(self, query: torch.Tensor) -> torch.Tensor:
+        keys, bias = self._cached_keys()
+        if self.score == "concat":
+            logits = self._concat_scores(query, keys)
+        else:
+            logits = query @ keys
+            if bias is not None:
+                logits = logits + bias
+        if not bool(self.candidates.all()):
+            logits = logits.masked_fill(~self.candidates, NEG_INF)
+        return logits
+
+    def _concat_scores(self, query: torch.Tensor, embedding_side: torch.Tensor) -> torch.Tensor:
+        """v^T tanh(W_q q + W_e e) for every query and word, in chunks of words: the full
+        (queries x words x hidden) tensor would not fit in memory for a large vocabulary."""
+        query_side = self.query_projection(query).unsqueeze(-2)  # (..., 1, H)
+        chunks = []
+        for start in range(0, embedding_side.size(0), self.concat_chunk):
+            hidden = torch.tanh(query_side + embedding_side[start : start + self.concat_chunk])
+            chunks.append(self.energy(hidden).squeeze(-1))
+        return torch.cat(chunks, dim=-1)

@@ -1,0 +1,114 @@
+"""The WEAN output layer (Ma et al. 2018, equation 5) against hand-computed cases."""
+
+import pytest
+import torch
+from torch import nn
+
+from synthetic import reverse_pairs, tiny_config, write_corpus
+from wean.config import ModelConfig
+from wean.data.vocabulary import UNK_ID
+from wean.generator import load
+from wean.models.model import build_model
+from wean.models.output_layer import LinearOutput, WeanOutput
+from wean.training import Trainer
+
+E = torch.tensor([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0], [2.0, -1.0]])  # 4 words, 2-d embeddings
+Q = torch.tensor([[1.0, 2.0]])
+
+
+def embedding():
+    layer = nn.Embedding(4, 2)
+    layer.weight.data.copy_(E)
+    return layer
+
+
+def test_dot_is_the_tied_softmax():
+    """WEAN-dot = a linear output layer tied to the embeddings without bias (fairseq's
+    share_all_embeddings, OpenNMT's share_decoder_embeddings)."""
+    shared = embedding()
+    wean = WeanOutput(shared, hidden_size=2, score="dot")
+    tied = LinearOutput(2, 4)
+    tied.projection.weight = shared.weight
+    nn.init.zeros_(tied.projection.bias)
+    query = torch.randn(3, 5, 2)
+    assert torch.equal(wean(query), tied(query))
+    assert torch.allclose(wean(Q), torch.tensor([[1.0, 2.0, 3.0, 0.0]]))  # q . e_i by hand
+
+
+def test_dot_model_equals_a_tied_linear_model():
+    torch.manual_seed(0)
+    config = ModelConfig(embedding_size=8)
+    config.encoder.hidden_size = config.decoder.hidden_size = 8
+    config.output_layer.type, config.output_layer.score = "wean", "dot"
+    model = build_model(config, 20, 20).eval()
+    source, lengths, previous = torch.randint(4, 20, (2, 6)), torch.tensor([6, 6]), torch.randint(4, 20, (2, 4))
+    logits, _ = model(source, lengths, previous)
+    encoded = model.encode(source, lengths)
+    query, _, _ = model.decoder(previous, encoded, model.decoder.init_state(encoded))
+    tied_logits = nn.functional.linear(query, model.decoder.embedding.weight)
+    assert torch.allclose(torch.log_softmax(logits, -1), torch.log_softmax(tied_logits, -1), atol=1e-6)
+
+
+def test_general_by_hand():
+    layer = WeanOutput(embedding(), hidden_size=2, score="general", bias=True)
+    layer.projection.weight.data = torch.tensor([[1.0, 1.0], [0.0, 2.0]])  # W q = [q1 + q2, 2 q2]
+    layer.projection.bias.data = torch.tensor([0.5, -1.0])
+    # W q + b = [3.5, 3.0]; scores = [3.5, 3.0, 6.5, 4.0]
+    assert torch.allclose(layer(Q), torch.tensor([[3.5, 3.0, 6.5, 4.0]]))
+    unbiased = WeanOutput(embedding(), hidden_size=2, score="general", bias=False)
+    unbiased.projection.weight.data = torch.tensor([[1.0, 1.0], [0.0, 2.0]])
+    assert torch.allclose(unbiased(Q), torch.tensor([[3.0, 4.0, 7.0, 2.0]]))
+
+
+def test_concat_by_hand():
+    layer = WeanOutput(embedding(), hidden_size=2, score="concat", concat_chunk=3)  # chunks of 3 words
+    layer.query_projection.weight.data = torch.eye(2)
+    layer.embedding_projection.weight.data = torch.tensor([[1.0, 0.0], [0.0, 0.0]])
+    layer.energy.weight.data = torch.tensor([[1.0, 1.0]])
+    # W_q q + W_e e_i = [1 + e_i1, 2]; score = tanh(1 + e_i1) + tanh(2)
+    expected = torch.tanh(torch.tensor([2.0, 1.0, 2.0, 3.0])) + torch.tanh(torch.tensor(2.0))
+    assert torch.allclose(layer(Q), expected.unsqueeze(0))
+
+
+@pytest.mark.parametrize("score", ["general", "concat"])
+def test_inference_reuses_the_embedding_side_until_weights_change(score):
+    layer = WeanOutput(embedding(), hidden_size=2, score=score).eval()
+    query = torch.randn(4, 2)
+    with torch.no_grad():
+        first = layer(query)
+        cached = layer._cache
+        assert torch.equal(layer(query), first) and layer._cache is cached
+        layer.embedding.weight.add_(1.0)  # as an optimizer step does
+        changed = layer(query)
+    assert layer._cache is not cached
+    with torch.enable_grad():
+        assert torch.allclose(layer(query), changed)
+
+
+def test_candidates_limit_generation_and_training_targets():
+    layer = WeanOutput(embedding(), hidden_size=2, score="dot")
+    layer.set_candidates([UNK_ID, 3])
+    logits = layer(Q)
+    assert torch.isinf(logits[0, 0]) and torch.isinf(logits[0, 2])
+    assert logits[0, 1] == 2.0 and logits[0, 3] == 0.0
+    assert layer.map_targets(torch.tensor([3, 2, 0])).tolist() == [3, UNK_ID, 0]
+
+
+def test_detached_embeddings_get_no_gradient_from_the_output():
+    for detach, expect_gradient in ((False, True), (True, False)):
+        layer = WeanOutput(embedding(), hidden_size=2, score="general", detach_embeddings=detach)
+        layer(Q).sum().backward()
+        has_gradient = layer.embedding.weight.grad is not None and bool(layer.embedding.weight.grad.abs().sum() > 0)
+        assert has_gradient == expect_gradient
+        assert layer.projection.weight.grad is not None
+
+
+def test_wean_model_learns_to_reverse_symbols(tmp_path):
+    data = write_corpus(tmp_path / "data")
+    config = tiny_config(data, tmp_path / "model")
+    config.model.output_layer.type = "wean"
+    config.model.embedding_size = 64  # WEAN scores 64-d queries against these embeddings
+    Trainer(config).train()
+    sources, targets = reverse_pairs(200, seed=7)
+    outputs = [g.text for g in load(tmp_path / "model").generate(sources, beam=1)]
+    assert sum(o == t for o, t in zip(outputs, targets)) / len(targets) >= 0.95
