@@ -94,15 +94,16 @@ class WeanOutput(nn.Module):
         return weight.detach() if self.detach_embeddings else weight
 
     def _keys(self) -> tuple[torch.Tensor, torch.Tensor | None]:
-        """The query-independent side: (H x V keys, V bias) for dot/general, (V x H) for concat."""
+        """The query-independent side: a (V x H) weight and a V bias for dot/general, so that
+        scoring is the same kernel as a linear layer; the (V x H) W_e E^T rows for concat."""
         embeddings = self._embeddings()
         if self.score == "dot":
-            return embeddings.t(), None
+            return embeddings, None
         if self.score == "general":
-            keys = self.projection.weight.t() @ embeddings.t()  # W^T E^T: (H, V)
+            weight = embeddings @ self.projection.weight  # row i: W^T e_i
             bias = None if self.projection.bias is None else embeddings @ self.projection.bias
-            return keys, bias
-        return self.embedding_projection(embeddings), None  # W_e E^T as rows: (V, H)
+            return weight, bias
+        return self.embedding_projection(embeddings), None
 
     def _cached_keys(self):
         if self.training or torch.is_grad_enabled():
@@ -117,9 +118,7 @@ class WeanOutput(nn.Module):
         if self.score == "concat":
             logits = self._concat_scores(query, keys)
         else:
-            logits = query @ keys
-            if bias is not None:
-                logits = logits + bias
+            logits = nn.functional.linear(query, keys, bias)
         if not bool(self.candidates.all()):
             logits = logits.masked_fill(~self.candidates, NEG_INF)
         return logits

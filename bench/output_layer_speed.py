@@ -1,0 +1,74 @@
+"""Decoding speed of WEAN's output layer against the linear layer it replaces: beam-5
+sentences/s of the same model with each output layer, measured in the same run on the same
+sentences, as ratios against the linear layer. Random weights; every model decodes the same
+number of steps (min_length = max_length), so the comparison is per step, not per output length.
+
+    .venv/bin/python bench/output_layer_speed.py [--vocabulary 50004 --size 256] [--out DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+import torch
+
+sys.path.insert(0, str(Path(__file__).parent))
+from seq2seq_speed import synthetic_examples  # noqa: E402
+
+from wean.config import ModelConfig  # noqa: E402
+from wean.data.corpus import collate  # noqa: E402
+from wean.models.model import build_model  # noqa: E402
+from wean.search import beam_search  # noqa: E402
+
+VARIANTS = [("linear", "general"), ("wean", "dot"), ("wean", "general"), ("wean", "concat")]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--size", type=int, default=256)
+    parser.add_argument("--vocabulary", type=int, default=50004)
+    parser.add_argument("--sentences", type=int, default=32)
+    parser.add_argument("--steps", type=int, default=20)
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--out", type=Path)
+    args = parser.parse_args()
+    generator = torch.Generator().manual_seed(0)
+    batch = collate(synthetic_examples(args.sentences, args.vocabulary, generator))
+    results = {}
+    for kind, score in VARIANTS:
+        torch.manual_seed(0)
+        config = ModelConfig(embedding_size=args.size)
+        config.encoder.hidden_size = config.decoder.hidden_size = args.size
+        config.output_layer.type, config.output_layer.score = kind, score
+        model = build_model(config, args.vocabulary, args.vocabulary).eval()
+
+        def decode():
+            beam_search(model, batch.source, batch.source_lengths, beam_size=5,
+                        max_length=args.steps, min_length=args.steps)
+
+        decode()  # warm-up; for WEAN this also fills the cache of the embedding side
+        times = []
+        for _ in range(args.repeat):
+            start = time.perf_counter()
+            decode()
+            times.append(time.perf_counter() - start)
+        results[kind if kind == "linear" else f"wean-{score}"] = {"sentences_per_second": args.sentences / min(times)}
+    base = results["linear"]["sentences_per_second"]
+    for record in results.values():
+        record["ratio_to_linear"] = record["sentences_per_second"] / base
+    results["setting"] = {"size": args.size, "vocabulary": args.vocabulary, "sentences": args.sentences,
+                          "steps": args.steps, "beam": 5, "repeat": args.repeat, "timing": "best of repeats",
+                          "torch": torch.__version__, "threads": torch.get_num_threads()}
+    text = json.dumps(results, indent=2)
+    print(text)
+    if args.out:
+        args.out.mkdir(parents=True, exist_ok=True)
+        (args.out / "metrics.json").write_text(text + "\n")
+
+
+if __name__ == "__main__":
+    main()
