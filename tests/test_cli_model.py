@@ -1,5 +1,6 @@
 """``wean train``, ``wean generate`` and ``wean inspect`` as a user runs them."""
 
+import json
 import re
 import subprocess
 import sys
@@ -92,3 +93,15 @@ def test_inspect_reproduces_the_papers_output_layer_table(capsys, config, linear
     assert re.search(rf"linear \(Seq2seq\) +{linear}\n", out)
     assert re.search(rf"wean concat +{concat}\n", out)
     assert re.search(r"wean dot +0\n", out)
+
+
+def test_wean_test_writes_outputs_and_scores_per_benchmark(model_dir, data_dir, tmp_path, capsys):
+    out = tmp_path / "results"
+    assert main(["test", "--model", str(model_dir), "--benchmark", "wikismall-test", "--system", "tiny",
+                 "--out-dir", str(out), "--data-root", str(data_dir), "--beam", "2"]) == 0
+    assert "tiny on wikismall-test: sari" in capsys.readouterr().out
+    outputs = (out / "tiny.wikismall-test.txt").read_text().splitlines()
+    assert len(outputs) == 100  # one line per source line, in order
+    record = json.loads((out / "metrics.json").read_text())["tiny"]["wikismall-test"]
+    assert record["inputs"]["benchmark"] == "wikismall-test" and record["generation"] == {"beam": 2}
+    assert {"sari", "bleu", "multi_bleu", "fkgl"} <= set(record["scores"])

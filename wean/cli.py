@@ -188,6 +188,40 @@ def _read_stdin() -> list[str]:
     return [line.strip() for line in lines]
 
 
+def _add_test(subparsers) -> None:
+    parser = subparsers.add_parser("test", help="generate for named benchmarks and score the outputs",
+                                   description="For each benchmark: generate for its source, write "
+                                   "OUT_DIR/SYSTEM.BENCHMARK.txt, score it with the benchmark's conventions "
+                                   "and gather the scores in OUT_DIR/metrics.json.")
+    parser.add_argument("--model", type=Path, required=True)
+    parser.add_argument("--benchmark", nargs="+", required=True, help="names from wean evaluate --list-benchmarks")
+    parser.add_argument("--system", help="name of the system in file names (default: the model directory's name)")
+    parser.add_argument("--out-dir", type=Path, required=True)
+    parser.add_argument("--data-root", type=Path)
+    parser.add_argument("--beam", type=int)
+    parser.add_argument("--length-penalty", type=float)
+    parser.add_argument("--max-length", type=int)
+    parser.set_defaults(run=_run_test)
+
+
+def _run_test(args: argparse.Namespace) -> int:
+    from wean.generator import load
+    from wean.scoring import score_on_benchmarks
+
+    for name in args.benchmark:
+        get_benchmark(name)  # fail on a typo before loading anything
+    system = args.system or args.model.resolve().name
+    records = score_on_benchmarks(
+        load(args.model), args.benchmark, system, args.out_dir, args.data_root,
+        beam=args.beam, length_penalty=args.length_penalty, max_length=args.max_length,
+    )
+    for name, record in records.items():
+        scores = ", ".join(f"{k} {v:.2f}" for k, v in record["scores"].items()
+                           if k in ("sari", "bleu", "multi_bleu", "fkgl", "rouge1", "rouge2", "rougeL"))
+        print(f"{system} on {name}: {scores}")
+    return 0
+
+
 def _add_inspect(subparsers) -> None:
     parser = subparsers.add_parser("inspect", help="parameters per module of a model or config")
     parser.add_argument("target", type=Path, help="a model directory or a YAML config")
@@ -235,6 +269,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_train(subparsers)
     _add_generate(subparsers)
     _add_evaluate(subparsers)
+    _add_test(subparsers)
     _add_inspect(subparsers)
     _add_plot(subparsers)
     return parser

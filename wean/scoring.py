@@ -1,0 +1,45 @@
+"""A trained model on named benchmarks: generate for each benchmark's source, write the outputs
+as ``<system>.<benchmark>.txt`` and score them with the benchmark's conventions (``wean test``)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Sequence
+
+from wean.checkpoint import atomic_write_json, atomic_write_text
+from wean.evaluation import EvaluationSettings, data_root, evaluate_files, get_benchmark
+from wean.generator import Generator
+from wean.textio import read_lines
+
+
+def score_on_benchmarks(
+    generator: Generator,
+    benchmarks: Sequence[str],
+    system: str,
+    out_dir: Path,
+    root: Path | None = None,
+    **search,
+) -> dict[str, dict]:
+    """Outputs and scores of ``generator`` on each benchmark; ``metrics.json`` in ``out_dir``
+    gathers the records of every system and benchmark scored there."""
+    root = data_root(root)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    metrics_path = out_dir / "metrics.json"
+    metrics = json.loads(metrics_path.read_text()) if metrics_path.exists() else {}
+    records = {}
+    for name in benchmarks:
+        benchmark = get_benchmark(name)
+        source, references = benchmark.paths(root)
+        outputs = [g.text for g in generator.generate(read_lines(source), **search)]
+        hypothesis = out_dir / f"{system}.{name}.txt"
+        atomic_write_text(hypothesis, "".join(line + "\n" for line in outputs))
+        settings = EvaluationSettings(benchmark.metrics, "default", benchmark.lowercase, benchmark.tokenizer)
+        evaluation = evaluate_files(hypothesis, source, references, settings, benchmark)
+        record = evaluation.to_dict()
+        record["inputs"]["hypothesis"]["path"] = hypothesis.name  # relative: the folder moves
+        record["generation"] = {key: value for key, value in search.items() if value is not None}
+        records[name] = record
+        metrics.setdefault(system, {})[name] = record
+        atomic_write_json(metrics_path, metrics)
+    return records
