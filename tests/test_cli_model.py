@@ -103,5 +103,5 @@ def test_wean_test_writes_outputs_and_scores_per_benchmark(model_dir, data_dir, 
     outputs = (out / "tiny.wikismall-test.txt").read_text().splitlines()
     assert len(outputs) == 100  # one line per source line, in order
     record = json.loads((out / "metrics.json").read_text())["tiny"]["wikismall-test"]
-    assert record["inputs"]["benchmark"] == "wikismall-test" and record["generation"] == {"beam": 2}
+    assert record["inputs"]["benchmark"] == "wikismall-test" and record["generation"] == {"beam": 2, "detokenize": "none"}
     assert {"sari", "bleu", "multi_bleu", "fkgl"} <= set(record["scores"])

@@ -92,3 +92,20 @@ def test_batches_respect_limits_cover_every_example_and_are_reproducible():
     # length bucketing keeps padding low: far less than in shuffled batches of the same size
     padded = sum(max(len(e.source) for e in b) * len(b) for b in batches)
     assert padded < 1.3 * sum(len(e.source) for e in examples)
+
+
+def test_ptb_detokenization():
+    from wean.data.detokenize import ptb_detokenize
+
+    assert ptb_detokenize("He said `` I do n't know '' -LRB- twice -RRB- .") == 'He said "I don\'t know" (twice).'
+    assert ptb_detokenize("it 's the band 's best , they 've said .") == "it's the band's best, they've said."
+
+
+def test_ptb_detokenization_recovers_easse_turkcorpus_sources(data_dir):
+    from wean.data.detokenize import ptb_detokenize
+    from wean.textio import read_lines
+
+    tokenized = read_lines(data_dir / "turkcorpus/lower_tok/test.src")
+    detokenized = read_lines(data_dir / "turkcorpus/case_detok/test.src")
+    same = sum(ptb_detokenize(a) == b.lower() for a, b in zip(tokenized, detokenized))
+    assert same >= 350  # of 359; the rest are names such as "d 'alcantara" and EASSE's own "ca n't"

@@ -148,6 +148,8 @@ def _add_generate(subparsers) -> None:
                         help="keep <unk> instead of copying the most-attended source token")
     parser.add_argument("--batch-size", type=int)
     parser.add_argument("--scores", action="store_true", help="prefix every output with its score and a tab")
+    parser.add_argument("--detokenize", choices=("none", "ptb"), default="none",
+                        help="ptb: undo PTB tokenization (-LRB-, ``, do n't) in the outputs")
     parser.set_defaults(run=_run_generate)
 
 
@@ -168,7 +170,10 @@ def _run_generate(args: argparse.Namespace) -> int:
         max_length=args.max_length, block_ngram_repeat=args.block_ngram_repeat,
         replace_unk=args.replace_unk, batch_size=args.batch_size,
     )
-    text = "".join((f"{g.score:.4f}\t{g.text}" if args.scores else g.text) + "\n" for g in generations)
+    from wean.data.detokenize import detokenize
+
+    texts = [detokenize(g.text, args.detokenize) for g in generations]
+    text = "".join((f"{g.score:.4f}\t{t}" if args.scores else t) + "\n" for g, t in zip(generations, texts))
     if args.output is not None:
         atomic_write_text(args.output, text)
     else:
@@ -201,6 +206,8 @@ def _add_test(subparsers) -> None:
     parser.add_argument("--beam", type=int)
     parser.add_argument("--length-penalty", type=float)
     parser.add_argument("--max-length", type=int)
+    parser.add_argument("--detokenize", choices=("none", "ptb"), default="none",
+                        help="ptb: undo PTB tokenization, for benchmarks with detokenized references")
     parser.set_defaults(run=_run_test)
 
 
@@ -212,7 +219,7 @@ def _run_test(args: argparse.Namespace) -> int:
         get_benchmark(name)  # fail on a typo before loading anything
     system = args.system or args.model.resolve().name
     records = score_on_benchmarks(
-        load(args.model), args.benchmark, system, args.out_dir, args.data_root,
+        load(args.model), args.benchmark, system, args.out_dir, args.data_root, args.detokenize,
         beam=args.beam, length_penalty=args.length_penalty, max_length=args.max_length,
     )
     for name, record in records.items():

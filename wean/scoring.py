@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Sequence
 
 from wean.checkpoint import atomic_write_json, atomic_write_text
+from wean.data.detokenize import detokenize
 from wean.evaluation import EvaluationSettings, data_root, evaluate_files, get_benchmark
 from wean.generator import Generator
 from wean.textio import read_lines
@@ -19,6 +20,7 @@ def score_on_benchmarks(
     system: str,
     out_dir: Path,
     root: Path | None = None,
+    detokenizer: str = "none",
     **search,
 ) -> dict[str, dict]:
     """Outputs and scores of ``generator`` on each benchmark; ``metrics.json`` in ``out_dir``
@@ -31,7 +33,7 @@ def score_on_benchmarks(
     for name in benchmarks:
         benchmark = get_benchmark(name)
         source, references = benchmark.paths(root)
-        outputs = [g.text for g in generator.generate(read_lines(source), **search)]
+        outputs = [detokenize(g.text, detokenizer) for g in generator.generate(read_lines(source), **search)]
         hypothesis = out_dir / f"{system}.{name}.txt"
         atomic_write_text(hypothesis, "".join(line + "\n" for line in outputs))
         settings = EvaluationSettings(benchmark.metrics, "default", benchmark.lowercase, benchmark.tokenizer)
@@ -39,6 +41,7 @@ def score_on_benchmarks(
         record = evaluation.to_dict()
         record["inputs"]["hypothesis"]["path"] = hypothesis.name  # relative: the folder moves
         record["generation"] = {key: value for key, value in search.items() if value is not None}
+        record["generation"]["detokenize"] = detokenizer
         records[name] = record
         metrics.setdefault(system, {})[name] = record
         atomic_write_json(metrics_path, metrics)
