@@ -47,6 +47,8 @@ class EncoderConfig:
 
 @dataclass
 class DecoderConfig:
+    type: str = "luong"  # luong: attend after the LSTM step (s_t); bahdanau: before it (s_{t-1})
+    word_attention: str = "none"  # bahdanau only: none | attention | gates (Wu et al. 2018)
     hidden_size: int = 256
     layers: int = 2
     dropout: float = 0.0
@@ -122,6 +124,8 @@ class Config:
         choices = {
             "data.tokenizer.type": (self.data.tokenizer.type, ("word", "char", "bpe", "unigram")),
             "model.encoder.type": (self.model.encoder.type, ("lstm",)),
+            "model.decoder.type": (self.model.decoder.type, ("luong", "bahdanau")),
+            "model.decoder.word_attention": (self.model.decoder.word_attention, ("none", "attention", "gates")),
             "model.decoder.attention": (self.model.decoder.attention, ("dot", "general", "concat")),
             "model.decoder.bridge": (self.model.decoder.bridge, ("copy", "linear", "zero")),
             "model.output_layer.type": (self.model.output_layer.type, ("linear", "wean")),
@@ -140,6 +144,10 @@ class Config:
                 f"config: dot attention needs encoder states ({memory_size}) as large as "
                 f"model.decoder.hidden_size ({decoder.hidden_size}); use general or concat"
             )
+        if decoder.word_attention != "none" and decoder.type != "bahdanau":
+            raise WeanError("config: model.decoder.word_attention needs model.decoder.type: bahdanau")
+        if decoder.type == "bahdanau" and decoder.input_feeding:
+            raise WeanError("config: input_feeding is for the luong decoder; bahdanau feeds its contexts already")
         output = self.model.output_layer
         if output.type == "wean" and output.score == "dot" and decoder.hidden_size != self.model.embedding_size:
             raise WeanError(

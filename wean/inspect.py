@@ -17,7 +17,7 @@ GROUPS = ("embeddings", "encoder", "decoder", "attention", "output layer")
 def _group(name: str) -> str:
     if name.startswith(("encoder.embedding", "decoder.embedding")):
         return "embeddings"
-    if name.startswith("decoder.attention"):
+    if name.startswith(("decoder.attention", "decoder.word_attention")):
         return "attention"
     if name.startswith("output_layer"):
         return "output layer"

@@ -27,15 +27,20 @@ class DecoderState:
     hidden: tuple[torch.Tensor, torch.Tensor]  # (h, c), each (layers, batch, hidden)
     input_feed: torch.Tensor | None  # (batch, hidden): the previous attentional state
     projected_keys: torch.Tensor  # (batch, source, hidden): computed once per batch
+    projected_word_keys: torch.Tensor | None = None  # the same for word attention over embeddings
 
     def select(self, index: torch.Tensor, same_sources: bool = False) -> "DecoderState":
         """Keep (and reorder) the batch rows in ``index``: how beam search follows its beams.
         With ``same_sources`` every row keeps its source (beams of one sentence), so the
         source-side tensors need no copy."""
+        def source_side(tensor):
+            return tensor if same_sources or tensor is None else tensor.index_select(0, index)
+
         return DecoderState(
             (self.hidden[0].index_select(1, index), self.hidden[1].index_select(1, index)),
             None if self.input_feed is None else self.input_feed.index_select(0, index),
-            self.projected_keys if same_sources else self.projected_keys.index_select(0, index),
+            source_side(self.projected_keys),
+            source_side(self.projected_word_keys),
         )
 
 

@@ -15,10 +15,11 @@ from wean.data.vocabulary import PAD_ID
 from wean.models.decoder import LSTMDecoder
 from wean.models.encoder import EncoderOutput, LSTMEncoder
 from wean.models.output_layer import LinearOutput, WeanOutput
+from wean.models.word_attention import WordAttentionDecoder
 
 
 class EncoderDecoder(nn.Module):
-    def __init__(self, encoder: LSTMEncoder, decoder: LSTMDecoder, output_layer: nn.Module):
+    def __init__(self, encoder: LSTMEncoder, decoder: nn.Module, output_layer: nn.Module):
         super().__init__()
         self.encoder = encoder
         self.decoder = decoder
@@ -50,7 +51,8 @@ def build_model(config: ModelConfig, source_vocabulary_size: int, target_vocabul
     else:
         target_embedding = nn.Embedding(target_vocabulary_size, config.embedding_size, padding_idx=PAD_ID)
     encoder = LSTMEncoder(source_embedding, config.encoder, config.dropout)
-    decoder = LSTMDecoder(target_embedding, config.decoder, encoder.output_size, config.dropout)
+    decoder_class = WordAttentionDecoder if config.decoder.type == "bahdanau" else LSTMDecoder
+    decoder = decoder_class(target_embedding, config.decoder, encoder.output_size, config.dropout)
     output = config.output_layer
     if output.type == "wean":
         output_layer = WeanOutput(
