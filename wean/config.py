@@ -38,16 +38,20 @@ class DataConfig:
 
 @dataclass
 class EncoderConfig:
-    type: str = "lstm"
-    hidden_size: int = 256
-    layers: int = 2
-    bidirectional: bool = False
-    dropout: float = 0.0
+    type: str = "lstm"  # lstm | conv (Gehring et al. 2016)
+    hidden_size: int = 256  # LSTM state size, or CNN-a channels
+    layers: int = 2  # LSTM layers, or CNN-a depth
+    bidirectional: bool = False  # lstm only
+    dropout: float = 0.0  # lstm only: between layers
+    kernel_width: int = 3  # conv only
+    attention_layers: int = 0  # conv only: CNN-c depth; 0: floor(layers / 2) in [1, 5]
+    max_positions: int = 1024  # conv only: longest source with a position embedding
 
 
 @dataclass
 class DecoderConfig:
-    type: str = "luong"  # luong: attend after the LSTM step (s_t); bahdanau: before it (s_{t-1})
+    type: str = "luong"  # luong: attend after the LSTM step (s_t); bahdanau: before it (s_{t-1});
+    # conditional: Gehring et al.'s (query W_d h_{t-1} + b_d + previous word embedding)
     word_attention: str = "none"  # bahdanau only: none | attention | gates (Wu et al. 2018)
     hidden_size: int = 256
     layers: int = 2
@@ -123,8 +127,8 @@ class Config:
     def validate(self) -> "Config":
         choices = {
             "data.tokenizer.type": (self.data.tokenizer.type, ("word", "char", "bpe", "unigram")),
-            "model.encoder.type": (self.model.encoder.type, ("lstm",)),
-            "model.decoder.type": (self.model.decoder.type, ("luong", "bahdanau")),
+            "model.encoder.type": (self.model.encoder.type, ("lstm", "conv")),
+            "model.decoder.type": (self.model.decoder.type, ("luong", "bahdanau", "conditional")),
             "model.decoder.word_attention": (self.model.decoder.word_attention, ("none", "attention", "gates")),
             "model.decoder.attention": (self.model.decoder.attention, ("dot", "general", "concat")),
             "model.decoder.bridge": (self.model.decoder.bridge, ("copy", "linear", "zero")),
@@ -138,7 +142,17 @@ class Config:
         if self.model.share_embeddings and not self.data.tokenizer.shared_vocab:
             raise WeanError("config: model.share_embeddings needs data.tokenizer.shared_vocab: true")
         encoder, decoder = self.model.encoder, self.model.decoder
-        memory_size = encoder.hidden_size * (2 if encoder.bidirectional else 1)
+        if encoder.type == "conv":
+            memory_size = self.model.embedding_size  # CNN-a and CNN-c both end at the embedding size
+            if decoder.bridge != "zero":
+                raise WeanError("config: the conv encoder has no final state; use model.decoder.bridge: zero")
+            if self.data.max_tokens > encoder.max_positions or not self.data.max_tokens:
+                raise WeanError(
+                    f"config: data.max_tokens ({self.data.max_tokens}) must be between 1 and "
+                    f"model.encoder.max_positions ({encoder.max_positions})"
+                )
+        else:
+            memory_size = encoder.hidden_size * (2 if encoder.bidirectional else 1)
         if decoder.attention == "dot" and memory_size != decoder.hidden_size:
             raise WeanError(
                 f"config: dot attention needs encoder states ({memory_size}) as large as "
@@ -146,8 +160,8 @@ class Config:
             )
         if decoder.word_attention != "none" and decoder.type != "bahdanau":
             raise WeanError("config: model.decoder.word_attention needs model.decoder.type: bahdanau")
-        if decoder.type == "bahdanau" and decoder.input_feeding:
-            raise WeanError("config: input_feeding is for the luong decoder; bahdanau feeds its contexts already")
+        if decoder.type != "luong" and decoder.input_feeding:
+            raise WeanError("config: input_feeding is for the luong decoder; the others feed their contexts already")
         output = self.model.output_layer
         if output.type == "wean" and output.score == "dot" and decoder.hidden_size != self.model.embedding_size:
             raise WeanError(

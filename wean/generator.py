@@ -17,6 +17,7 @@ import torch
 from wean.checkpoint import WEIGHTS, load_weights
 from wean.data.corpus import pad
 from wean.data.vocabulary import UNK_ID
+from wean.errors import WeanError
 from wean.model_dir import Assets, load_assets
 from wean.models.model import EncoderDecoder, build_model
 from wean.search import Hypothesis, beam_search, greedy_search
@@ -79,6 +80,13 @@ class Generator:
                 block_ngram_repeat=options.block_ngram_repeat if block_ngram_repeat is None else block_ngram_repeat,
             )
         source_tokens = [self.tokenizer.encode(sentence) for sentence in sentences]
+        limit = getattr(self.model.encoder, "max_positions", None)
+        for number, tokens in enumerate(source_tokens, start=1):
+            if limit and len(tokens) > limit:
+                raise WeanError(
+                    f"input line {number}: {len(tokens)} tokens, more than this model's encoder takes "
+                    f"(max_positions {limit}); it is not truncated"
+                )
         results: list[Generation | None] = [None] * len(sentences)
         order = sorted((i for i, tokens in enumerate(source_tokens) if tokens), key=lambda i: len(source_tokens[i]))
         for i, tokens in enumerate(source_tokens):

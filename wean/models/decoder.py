@@ -68,7 +68,7 @@ class LSTMDecoder(nn.Module):
         feed = None
         if self.input_feeding:
             feed = encoder_output.states.new_zeros(encoder_output.states.size(0), self.hidden_size)
-        return DecoderState(hidden, feed, self.attention.project_keys(encoder_output.states))
+        return DecoderState(hidden, feed, self.attention.project_keys(encoder_output.attention_keys))
 
     def forward(
         self, previous: torch.Tensor, encoder_output: EncoderOutput, state: DecoderState

@@ -13,10 +13,15 @@ from wean.config import EncoderConfig
 
 @dataclass
 class EncoderOutput:
-    states: torch.Tensor  # (batch, source, memory size): what attention reads
+    states: torch.Tensor  # (batch, source, memory size): the values attention averages
     mask: torch.Tensor  # (batch, source), True on real tokens
     final: tuple[torch.Tensor, torch.Tensor]  # (h, c), each (layers, batch, memory size)
     embedded: torch.Tensor  # (batch, source, embedding): the source word embeddings
+    keys: torch.Tensor | None = None  # what attention compares with, where not the states (CNN-a)
+
+    @property
+    def attention_keys(self) -> torch.Tensor:
+        return self.states if self.keys is None else self.keys
 
     def repeat(self, times: int) -> "EncoderOutput":
         """Each sentence ``times`` times in a row (for beam search)."""
@@ -25,6 +30,7 @@ class EncoderOutput:
             self.mask.repeat_interleave(times, 0),
             tuple(s.repeat_interleave(times, 1) for s in self.final),
             self.embedded.repeat_interleave(times, 0),
+            None if self.keys is None else self.keys.repeat_interleave(times, 0),
         )
 
 

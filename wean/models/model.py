@@ -15,11 +15,16 @@ from wean.data.vocabulary import PAD_ID
 from wean.models.decoder import LSTMDecoder
 from wean.models.encoder import EncoderOutput, LSTMEncoder
 from wean.models.output_layer import LinearOutput, WeanOutput
+from wean.models.conditional_decoder import ConditionalLSTMDecoder
+from wean.models.conv_encoder import ConvEncoder
 from wean.models.word_attention import WordAttentionDecoder
+
+DECODERS = {"luong": LSTMDecoder, "bahdanau": WordAttentionDecoder, "conditional": ConditionalLSTMDecoder}
+ENCODERS = {"lstm": LSTMEncoder, "conv": ConvEncoder}
 
 
 class EncoderDecoder(nn.Module):
-    def __init__(self, encoder: LSTMEncoder, decoder: nn.Module, output_layer: nn.Module):
+    def __init__(self, encoder: nn.Module, decoder: nn.Module, output_layer: nn.Module):
         super().__init__()
         self.encoder = encoder
         self.decoder = decoder
@@ -50,9 +55,8 @@ def build_model(config: ModelConfig, source_vocabulary_size: int, target_vocabul
         target_embedding = source_embedding
     else:
         target_embedding = nn.Embedding(target_vocabulary_size, config.embedding_size, padding_idx=PAD_ID)
-    encoder = LSTMEncoder(source_embedding, config.encoder, config.dropout)
-    decoder_class = WordAttentionDecoder if config.decoder.type == "bahdanau" else LSTMDecoder
-    decoder = decoder_class(target_embedding, config.decoder, encoder.output_size, config.dropout)
+    encoder = ENCODERS[config.encoder.type](source_embedding, config.encoder, config.dropout)
+    decoder = DECODERS[config.decoder.type](target_embedding, config.decoder, encoder.output_size, config.dropout)
     output = config.output_layer
     if output.type == "wean":
         output_layer = WeanOutput(

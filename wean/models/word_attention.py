@@ -81,7 +81,7 @@ class WordAttentionDecoder(nn.Module):
         word_keys = None
         if self.variant != "none":
             word_keys = self.word_attention.project_keys(self.dropout(encoder_output.embedded))
-        return DecoderState(hidden, None, self.attention.project_keys(encoder_output.states), word_keys)
+        return DecoderState(hidden, None, self.attention.project_keys(encoder_output.attention_keys), word_keys)
 
     def forward(
         self, previous: torch.Tensor, encoder_output: EncoderOutput, state: DecoderState

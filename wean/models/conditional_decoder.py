@@ -1,0 +1,61 @@
+"""The decoder of Gehring et al.'s convolutional encoder model: an LSTM whose input at every step
+is the previous word's embedding g_i and a context computed from the previous state.
+
+    d_i = W_d h_{i-1} + b_d + g_i            (h_{i-1}: the first layer's previous output)
+    a_i = softmax_j d_i^T z_j                (z: the encoder's attention keys, CNN-a)
+    c_i = sum_j a_ij z'_j                    (z': the encoder's values, CNN-c)
+    h_i = LSTM([g_i; c_i], state_{i-1})      (the query of the output layer: top layer's h_i)
+
+Where the keys are not embedding-sized (an LSTM encoder), the dot product becomes d_i^T W z_j.
+The state starts from zeros with the convolutional encoder (``bridge: zero``).
+"""
+
+from __future__ import annotations
+
+import torch
+from torch import nn
+
+from wean.config import DecoderConfig
+from wean.models.attention import LuongAttention
+from wean.models.bridge import Bridge
+from wean.models.decoder import DecoderState
+from wean.models.encoder import EncoderOutput
+
+
+class ConditionalLSTMDecoder(nn.Module):
+    def __init__(self, embedding: nn.Embedding, config: DecoderConfig, memory_size: int, dropout: float = 0.0):
+        super().__init__()
+        embedding_size = embedding.embedding_dim
+        self.embedding = embedding
+        self.hidden_size = config.hidden_size
+        self.bridge = Bridge(config.bridge, memory_size, config.hidden_size, config.layers)
+        self.state_to_query = nn.Linear(config.hidden_size, embedding_size)  # W_d, b_d
+        self.attention = LuongAttention(embedding_size, memory_size, "dot" if memory_size == embedding_size else "general")
+        self.rnn = nn.LSTM(
+            embedding_size + memory_size,
+            config.hidden_size,
+            num_layers=config.layers,
+            dropout=config.dropout if config.layers > 1 else 0.0,
+            batch_first=True,
+        )
+        self.dropout = nn.Dropout(dropout)
+
+    def init_state(self, encoder_output: EncoderOutput) -> DecoderState:
+        return DecoderState(
+            self.bridge(encoder_output.final), None, self.attention.project_keys(encoder_output.attention_keys)
+        )
+
+    def forward(
+        self, previous: torch.Tensor, encoder_output: EncoderOutput, state: DecoderState
+    ) -> tuple[torch.Tensor, DecoderState, torch.Tensor]:
+        embedded = self.dropout(self.embedding(previous))
+        hidden = state.hidden
+        outputs, attention = [], []
+        for t in range(previous.size(1)):
+            g = embedded[:, t : t + 1]
+            d = self.state_to_query(hidden[0][0].unsqueeze(1)) + g
+            context, weights = self.attention(d, state.projected_keys, encoder_output.states, encoder_output.mask)
+            output, hidden = self.rnn(torch.cat([g, context], dim=-1), hidden)
+            outputs.append(self.dropout(output))
+            attention.append(weights)
+        return torch.cat(outputs, 1), DecoderState(hidden, None, state.projected_keys), torch.cat(attention, 1)

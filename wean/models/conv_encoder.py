@@ -1,0 +1,89 @@
+"""The convolutional encoder of Gehring et al. (2016, "A Convolutional Encoder Model for Neural
+Machine Translation"), as applied to simplification by Manne and Azov
+(``shared/papers/convolutional-encoder-simplification.txt``).
+
+    e_j  = w_j + l_j                       word embedding + learned position embedding
+    z_j  = CNN-a(e)_j                      attention keys
+    z'_j = CNN-c(e)_j                      attention values (the paper's "conditional input")
+
+Both CNNs are stacks of residual blocks, block(x) = tanh(conv(x) + x), with "same" padding (the
+sentence keeps its length) and no pooling, as in fairseq-lua's ``conv_model.lua``
+(``shared/research/anchors.md`` 1c): CNN-a works at ``hidden_size`` channels between a linear
+up-projection from and a down-projection to the embedding size, and its last convolution has no
+residual; CNN-c has ``attention_layers`` blocks at the embedding size, by default
+floor(layers / 2) clamped to [1, 5] (15 -> 5 as in the paper). Padding is zeroed before every
+convolution so that it never leaks into real positions. fairseq-lua scales the convolutions'
+gradients by 1/sqrt(fan-in) for SGD; with Adam, which normalizes each parameter's step, that
+scaling has no effect and is left out.
+
+The encoder has no recurrent final state: decoders start from zeros (``bridge: zero``).
+Sources longer than ``max_positions`` have no position embedding and are refused, never cut.
+"""
+
+from __future__ import annotations
+
+import torch
+from torch import nn
+
+from wean.config import EncoderConfig
+from wean.models.encoder import EncoderOutput
+
+
+def default_attention_layers(layers: int) -> int:
+    return min(5, max(1, layers // 2))
+
+
+class ConvBlock(nn.Module):
+    def __init__(self, channels: int, kernel_width: int, residual: bool = True):
+        super().__init__()
+        if kernel_width % 2 == 0:
+            raise ValueError("kernel_width must be odd so that 'same' padding keeps the length")
+        self.conv = nn.Conv1d(channels, channels, kernel_width, padding=kernel_width // 2)
+        self.residual = residual
+
+    def forward(self, x: torch.Tensor, keep: torch.Tensor) -> torch.Tensor:
+        """x (batch, channels, length); keep (batch, 1, length) is 1 on real tokens."""
+        y = self.conv(x * keep)
+        return torch.tanh(y + x if self.residual else y)
+
+
+class ConvEncoder(nn.Module):
+    def __init__(self, embedding: nn.Embedding, config: EncoderConfig, embedding_dropout: float = 0.0):
+        super().__init__()
+        size = embedding.embedding_dim
+        self.embedding = embedding
+        self.max_positions = config.max_positions
+        self.positions = nn.Embedding(config.max_positions, size)
+        self.dropout = nn.Dropout(embedding_dropout)
+        self.up = nn.Linear(size, config.hidden_size) if config.hidden_size != size else nn.Identity()
+        self.down = nn.Linear(config.hidden_size, size) if config.hidden_size != size else nn.Identity()
+        self.attention_cnn = nn.ModuleList(
+            ConvBlock(config.hidden_size, config.kernel_width, residual=i < config.layers - 1)
+            for i in range(config.layers)
+        )
+        value_layers = config.attention_layers or default_attention_layers(config.layers)
+        self.value_cnn = nn.ModuleList(ConvBlock(size, config.kernel_width) for _ in range(value_layers))
+        self.output_size = size
+
+    def forward(self, source: torch.Tensor, lengths: torch.Tensor) -> EncoderOutput:
+        batch, length = source.shape
+        if length > self.max_positions:
+            raise ValueError(f"a source of {length} tokens is longer than max_positions {self.max_positions}")
+        mask = torch.arange(length, device=source.device).unsqueeze(0) < lengths.to(source.device).unsqueeze(1)
+        words = self.embedding(source)
+        positions = self.positions(torch.arange(length, device=source.device)).unsqueeze(0)
+        embedded = self.dropout(words + positions)
+        keep = mask.unsqueeze(1).to(embedded.dtype)  # (batch, 1, length)
+
+        keys = self.up(embedded).transpose(1, 2)
+        for block in self.attention_cnn:
+            keys = block(keys, keep)
+        keys = self.down(keys.transpose(1, 2))
+
+        values = embedded.transpose(1, 2)
+        for block in self.value_cnn:
+            values = block(values, keep)
+        values = values.transpose(1, 2)
+
+        empty = values.new_zeros(1, batch, self.output_size)
+        return EncoderOutput(values, mask, (empty, empty), words, keys=keys)
