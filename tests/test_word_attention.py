@@ -73,3 +73,22 @@ def test_gated_word_attention_model_learns_to_reverse_symbols(tmp_path):
     sources, targets = reverse_pairs(200, seed=7)
     outputs = [g.text for g in load(tmp_path / "model").generate(sources, beam=1)]
     assert sum(o == t for o, t in zip(outputs, targets)) / len(targets) >= 0.95
+
+
+def test_attention_figures_of_a_word_attention_model(tmp_path, capsys):
+    from wean.cli import main
+
+    data = write_corpus(tmp_path / "data", train=40, valid=5)
+    config = tiny_config(data, tmp_path / "model", max_updates=2)
+    config.model.decoder.type, config.model.decoder.word_attention = "bahdanau", "gates"
+    Trainer(config).train()
+    maps = load(tmp_path / "model").attention_maps("a b c d e", "e d c b a")
+    assert maps.target_tokens == ["e", "d", "c", "b", "a", "<eos>"] and maps.hidden.shape == (6, 5)
+    o = maps.gates.unsqueeze(1)
+    assert torch.allclose(maps.gated, o * maps.hidden + (1 - o) * maps.word)
+    assert torch.allclose(maps.gated.sum(1), torch.ones(6), atol=1e-5)
+    out = tmp_path / "figures"
+    assert main(["attention", "--model", str(tmp_path / "model"), "--source", "a b c d e", "--out-dir", str(out)]) == 0
+    names = sorted(p.name for p in out.iterdir())
+    assert names == ["attention.png", "gated_attention.png", "gates.png", "word_attention.png"]
+    assert all(p.read_bytes()[:4] == b"\x89PNG" for p in out.iterdir())

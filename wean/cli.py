@@ -270,6 +270,28 @@ def _run_plot(args: argparse.Namespace) -> int:
     return 0
 
 
+def _add_attention(subparsers) -> None:
+    parser = subparsers.add_parser("attention", help="attention maps of one sentence pair as PNGs",
+                                   description="Write attention.png (and, for word attention models, "
+                                   "word_attention.png, gated_attention.png and gates.png) for a source and "
+                                   "a target (teacher-forced) or the model's own greedy output.")
+    parser.add_argument("--model", type=Path, required=True)
+    parser.add_argument("--source", required=True, help="the input sentence")
+    parser.add_argument("--target", help="the output to explain (default: the model's greedy output)")
+    parser.add_argument("--out-dir", type=Path, required=True)
+    parser.set_defaults(run=_run_attention)
+
+
+def _run_attention(args: argparse.Namespace) -> int:
+    from wean.generator import load
+    from wean.plotting import plot_attention_maps
+
+    maps = load(args.model).attention_maps(args.source, args.target)
+    for path in plot_attention_maps(maps, args.out_dir):
+        print(f"wrote {path}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="wean", description="Simplification and headline generation toolkit.")
     subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -279,6 +301,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_test(subparsers)
     _add_inspect(subparsers)
     _add_plot(subparsers)
+    _add_attention(subparsers)
     return parser
 
 

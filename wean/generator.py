@@ -16,11 +16,30 @@ import torch
 
 from wean.checkpoint import WEIGHTS, load_weights
 from wean.data.corpus import pad
-from wean.data.vocabulary import UNK_ID
+from wean.data.vocabulary import BOS_ID, EOS, UNK_ID
 from wean.errors import WeanError
 from wean.model_dir import Assets, load_assets
 from wean.models.model import EncoderDecoder, build_model
 from wean.search import Hypothesis, beam_search, greedy_search
+
+
+@dataclass
+class AttentionMaps:
+    """What the decoder attended to while producing ``target_tokens`` (the last is <eos>)."""
+
+    source_tokens: list[str]
+    target_tokens: list[str]
+    hidden: torch.Tensor  # (target, source): attention over encoder states
+    word: torch.Tensor | None  # (target, source): word attention over source embeddings
+    gates: torch.Tensor | None  # (target,): the mean contextual gate o_i
+
+    @property
+    def gated(self) -> torch.Tensor | None:
+        """o_i a_ij + (1 - o_i) b_ij: the paper's Figure 2."""
+        if self.gates is None or self.word is None:
+            return None
+        o = self.gates.unsqueeze(1)
+        return o * self.hidden + (1 - o) * self.word
 
 
 @dataclass
@@ -103,6 +122,31 @@ class Generator:
             for i, hypothesis in zip(chunk, hypotheses):
                 results[i] = self._finish(sentences[i], source_tokens[i], hypothesis, replace_unk)
         return results
+
+    @torch.no_grad()
+    def attention_maps(self, source: str, target: str | None = None) -> AttentionMaps:
+        """Attention while the model reads ``source`` and writes ``target`` (teacher-forced), or,
+        without a target, its own greedy output."""
+        source_tokens = self.tokenizer.encode(source)
+        if not source_tokens:
+            raise WeanError("attention maps need a non-empty source")
+        if target is None:
+            target = self.generate([source], beam=1)[0].text
+        target_tokens = self.tokenizer.encode(target)
+        source_ids = torch.tensor([self.assets.source_vocabulary.encode(source_tokens)])
+        target_ids = self.assets.target_vocabulary.encode(target_tokens, add_eos=True)
+        previous = torch.tensor([[BOS_ID] + target_ids[:-1]])
+        decoder = self.model.decoder
+        encoded = self.model.encode(source_ids, torch.tensor([len(source_tokens)]))
+        decoder.keep_maps = True
+        try:
+            _, _, hidden = decoder(previous, encoded, decoder.init_state(encoded))
+            maps = getattr(decoder, "maps", {})
+        finally:
+            decoder.keep_maps = False
+        word = torch.cat(maps["word"], 1)[0] if maps.get("word") else None
+        gates = torch.cat(maps["gate"], 1)[0] if maps.get("gate") else None
+        return AttentionMaps(source_tokens, target_tokens + [EOS], hidden[0], word, gates)
 
     def _finish(self, sentence: str, source_tokens: list[str], hypothesis: Hypothesis, replace_unk: bool) -> Generation:
         vocabulary = self.assets.target_vocabulary

@@ -1,4 +1,4 @@
-"""Figures: validation curves of one or more training runs."""
+"""Figures: validation curves of training runs, and attention maps of one sentence pair."""
 
 from __future__ import annotations
 
@@ -21,13 +21,67 @@ def read_validations(model_dir: Path) -> list[dict]:
         raise WeanError(f"{path}: corrupt ({error})") from None
 
 
-def plot_curves(model_dirs: Sequence[Path], metric: str, out: Path, labels: Sequence[str] | None = None) -> None:
-    """One line per run: ``metric`` on the validation split against training epochs."""
+def _pyplot():
     import matplotlib
 
     matplotlib.use("Agg")  # files only, no display needed
     import matplotlib.pyplot as plt
 
+    return plt
+
+
+def plot_heatmap(matrix, rows: Sequence[str], columns: Sequence[str], title: str, out: Path) -> None:
+    """A (target x source) attention matrix, target words down, source words across."""
+    plt = _pyplot()
+    width, height = max(4, 0.35 * len(columns) + 2), max(3, 0.35 * len(rows) + 1.5)
+    figure, axes = plt.subplots(figsize=(width, height))
+    image = axes.imshow(matrix, cmap="Blues", vmin=0, vmax=1, aspect="auto")
+    axes.set_xticks(range(len(columns)), columns, rotation=90)
+    axes.set_yticks(range(len(rows)), rows)
+    axes.set_title(title)
+    figure.colorbar(image, ax=axes, fraction=0.04)
+    figure.tight_layout()
+    out.parent.mkdir(parents=True, exist_ok=True)
+    figure.savefig(out, dpi=120)
+    plt.close(figure)
+
+
+def plot_gate_strip(values, words: Sequence[str], title: str, out: Path) -> None:
+    """One cell per target word: how much the decoder relied on the word context (1 - o_i)."""
+    plt = _pyplot()
+    figure, axes = plt.subplots(figsize=(max(4, 0.45 * len(words) + 1.5), 1.8))
+    image = axes.imshow([list(values)], cmap="Blues", vmin=0, vmax=1, aspect="auto")
+    axes.set_xticks(range(len(words)), words, rotation=90)
+    axes.set_yticks([])
+    axes.set_title(title)
+    figure.colorbar(image, ax=axes, fraction=0.04)
+    figure.tight_layout()
+    out.parent.mkdir(parents=True, exist_ok=True)
+    figure.savefig(out, dpi=120)
+    plt.close(figure)
+
+
+def plot_attention_maps(maps, out_dir: Path) -> list[Path]:
+    """The attention PNGs a model has: a, and with word attention b, o a + (1 - o) b and 1 - o."""
+    written = []
+    figures = [("attention.png", maps.hidden, "attention over encoder states (a)")]
+    if maps.word is not None:
+        figures.append(("word_attention.png", maps.word, "word attention over source embeddings (b)"))
+    if maps.gated is not None:
+        figures.append(("gated_attention.png", maps.gated, "gated attention o a + (1 - o) b"))
+    for name, matrix, title in figures:
+        plot_heatmap(matrix.numpy(), maps.target_tokens, maps.source_tokens, title, out_dir / name)
+        written.append(out_dir / name)
+    if maps.gates is not None:
+        plot_gate_strip((1 - maps.gates).numpy(), maps.target_tokens, "reliance on word context (1 - o)",
+                        out_dir / "gates.png")
+        written.append(out_dir / "gates.png")
+    return written
+
+
+def plot_curves(model_dirs: Sequence[Path], metric: str, out: Path, labels: Sequence[str] | None = None) -> None:
+    """One line per run: ``metric`` on the validation split against training epochs."""
+    plt = _pyplot()
     if metric not in CURVE_METRICS:
         raise WeanError(f"unknown metric {metric!r}; choose from {', '.join(CURVE_METRICS)}")
     figure, axes = plt.subplots(figsize=(6, 4))
