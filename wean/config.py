@@ -46,6 +46,7 @@ class EncoderConfig:
     kernel_width: int = 3  # conv only
     attention_layers: int = 0  # conv only: CNN-c depth; 0: floor(layers / 2) in [1, 5]
     max_positions: int = 1024  # conv only: longest source with a position embedding
+    selective_gate: bool = False  # SEASS's gate on the encoder states (Zhou et al. 2017)
 
 
 @dataclass

@@ -11,7 +11,7 @@ from wean.config import load_config
 from wean.data.vocabulary import SPECIALS
 from wean.models.model import build_model
 
-GROUPS = ("embeddings", "encoder", "decoder", "attention", "output layer")
+GROUPS = ("embeddings", "encoder", "selective gate", "decoder", "attention", "output layer")
 
 
 def _group(name: str) -> str:
@@ -21,6 +21,8 @@ def _group(name: str) -> str:
         return "attention"
     if name.startswith("output_layer"):
         return "output layer"
+    if name.startswith("selective_gate"):
+        return "selective gate"
     return name.split(".")[0]
 
 

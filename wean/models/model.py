@@ -15,6 +15,7 @@ from wean.data.vocabulary import PAD_ID
 from wean.models.decoder import LSTMDecoder
 from wean.models.encoder import EncoderOutput, LSTMEncoder
 from wean.models.output_layer import LinearOutput, WeanOutput
+from wean.models.selective_gate import SelectiveGate
 from wean.models.conditional_decoder import ConditionalLSTMDecoder
 from wean.models.conv_encoder import ConvEncoder
 from wean.models.word_attention import WordAttentionDecoder
@@ -24,14 +25,18 @@ ENCODERS = {"lstm": LSTMEncoder, "conv": ConvEncoder}
 
 
 class EncoderDecoder(nn.Module):
-    def __init__(self, encoder: nn.Module, decoder: nn.Module, output_layer: nn.Module):
+    def __init__(
+        self, encoder: nn.Module, decoder: nn.Module, output_layer: nn.Module, selective_gate: nn.Module | None = None
+    ):
         super().__init__()
         self.encoder = encoder
+        self.selective_gate = selective_gate
         self.decoder = decoder
         self.output_layer = output_layer
 
     def encode(self, source: torch.Tensor, lengths: torch.Tensor) -> EncoderOutput:
-        return self.encoder(source, lengths)
+        encoded = self.encoder(source, lengths)
+        return self.selective_gate(encoded) if self.selective_gate is not None else encoded
 
     def loss_targets(self, targets: torch.Tensor) -> torch.Tensor:
         """The targets the loss compares with: the output layer may not generate every word."""
@@ -64,7 +69,10 @@ def build_model(config: ModelConfig, source_vocabulary_size: int, target_vocabul
         )
     else:
         output_layer = LinearOutput(config.decoder.hidden_size, target_vocabulary_size)
-    model = EncoderDecoder(encoder, decoder, output_layer)
+    gate = None
+    if config.encoder.selective_gate:
+        gate = SelectiveGate(encoder.output_size, sentence_from_final_state=config.encoder.type == "lstm")
+    model = EncoderDecoder(encoder, decoder, output_layer, gate)
     if config.init_range > 0:
         for parameter in model.parameters():  # each tied parameter once
             nn.init.uniform_(parameter, -config.init_range, config.init_range)
