@@ -42,7 +42,7 @@ class ReferenceSeq2seq(nn.Module):
             step_logits, hidden = self.step(target_in[:, t], hidden, states, mask)
             logits.append(step_logits)
         logits = torch.stack(logits, 1)
-        return nn.functional.cross_entropy(logits.reshape(-1, logits.size(-1)), target_out.reshape(-1), ignore_index=0)
+        return nn.functional.cross_entropy(logits.reshape(-1, logits.size(-1)), target_out.reshape(-1), ignore_index=-100)
 
     @torch.no_grad()
     def beam_search(self, source, beam: int, max_length: int, bos: int = 2, eos: int = 3):

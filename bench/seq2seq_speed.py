@@ -79,7 +79,7 @@ def main() -> None:
     def ours_loss(batch):
         logits, _ = ours(batch.source, batch.source_lengths, batch.target_input)
         return torch.nn.functional.cross_entropy(
-            logits.reshape(-1, logits.size(-1)), batch.target_output.reshape(-1), ignore_index=0
+            logits.reshape(-1, logits.size(-1)), batch.target_output.reshape(-1), ignore_index=-100
         )
 
     def reference_loss(batch):

@@ -89,9 +89,10 @@ def test_candidates_limit_generation_and_training_targets():
     layer = WeanOutput(embedding(), hidden_size=2, score="dot")
     layer.set_candidates([UNK_ID, 3])
     logits = layer(Q)
-    assert torch.isinf(logits[0, 0]) and torch.isinf(logits[0, 2])
+    assert torch.isinf(logits[0, 2])  # not a candidate: never generated
     assert logits[0, 1] == 2.0 and logits[0, 3] == 0.0
-    assert layer.map_targets(torch.tensor([3, 2, 0])).tolist() == [3, UNK_ID, 0]
+    assert logits[0, 0] == 1.0  # <pad> stays a class (SPM trains it; search never emits it)
+    assert layer.map_targets(torch.tensor([3, 2, 0, -100])).tolist() == [3, UNK_ID, 0, -100]
 
 
 def test_detached_embeddings_get_no_gradient_from_the_output():

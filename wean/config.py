@@ -72,6 +72,12 @@ class OutputLayerConfig:
 
 
 @dataclass
+class SPMConfig:
+    enabled: bool = False  # the source-side prediction module (Kiyono et al. 2018), training only
+    c: float = 10.0  # C of equation (9): the bag-of-words loss is divided by it
+
+
+@dataclass
 class ModelConfig:
     embedding_size: int = 256
     share_embeddings: bool = True  # encoder and decoder use one embedding table
@@ -80,6 +86,7 @@ class ModelConfig:
     encoder: EncoderConfig = field(default_factory=EncoderConfig)
     decoder: DecoderConfig = field(default_factory=DecoderConfig)
     output_layer: OutputLayerConfig = field(default_factory=OutputLayerConfig)
+    spm: SPMConfig = field(default_factory=SPMConfig)
 
 
 @dataclass

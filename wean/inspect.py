@@ -11,7 +11,7 @@ from wean.config import load_config
 from wean.data.vocabulary import SPECIALS
 from wean.models.model import build_model
 
-GROUPS = ("embeddings", "encoder", "selective gate", "decoder", "attention", "output layer")
+GROUPS = ("embeddings", "encoder", "selective gate", "decoder", "attention", "output layer", "spm (training only)")
 
 
 def _group(name: str) -> str:
@@ -23,6 +23,8 @@ def _group(name: str) -> str:
         return "output layer"
     if name.startswith("selective_gate"):
         return "selective gate"
+    if name.startswith("spm"):
+        return "spm (training only)"
     return name.split(".")[0]
 
 

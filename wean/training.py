@@ -28,9 +28,9 @@ from torch import nn
 
 from wean.checkpoint import WEIGHTS, atomic_write_json, load_checkpoint, save_checkpoint, save_weights
 from wean.config import Config
-from wean.data.corpus import collate, encode_pairs, make_batches, read_parallel
+from wean.data.corpus import IGNORE, collate, encode_pairs, make_batches, read_parallel
 from wean.data.tokenizers import build_tokenizer
-from wean.data.vocabulary import EOS_ID, PAD_ID, UNK_ID, Vocabulary
+from wean.data.vocabulary import EOS_ID, UNK_ID, Vocabulary
 from wean.errors import WeanError
 from wean.evaluation import EvaluationSettings, evaluate
 from wean.generator import Generator
@@ -111,7 +111,7 @@ class Trainer:
             min_lr=config.training.min_learning_rate,
         )
         self.criterion = nn.CrossEntropyLoss(
-            ignore_index=PAD_ID, reduction="sum", label_smoothing=config.training.label_smoothing
+            ignore_index=IGNORE, reduction="sum", label_smoothing=config.training.label_smoothing
         )
         self.train_examples = encode_pairs(
             read_parallel(config.data.train),
@@ -174,18 +174,29 @@ class Trainer:
         settings = self.config.training
         return make_batches(self.train_examples, settings.batch_size, settings.batch_tokens, generator)
 
-    def _update(self, batch) -> float:
-        self.model.train()
-        logits, _ = self.model(batch.source, batch.source_lengths, batch.target_input)
-        tokens = batch.target_tokens
+    def _loss_sum(self, batch, with_spm: bool) -> torch.Tensor:
+        """Cross-entropy summed over the target tokens, plus SPM's bag-of-words loss if asked."""
+        queries, _ = self.model.teacher_forced(batch.source, batch.source_lengths, batch.target_input)
+        logits = self.model.output_layer(queries)
         targets = self.model.loss_targets(batch.target_output)
-        loss = self.criterion(logits.reshape(-1, logits.size(-1)), targets.reshape(-1)) / tokens
+        loss = self.criterion(logits.reshape(-1, logits.size(-1)), targets.reshape(-1))
+        if with_spm:
+            loss = loss + self.model.spm.loss(queries, batch.source, batch.source_lengths)
+        return loss
+
+    def _update(self, examples) -> tuple[float, int]:
+        """One Adam step on a batch; returns the loss per target token and the token count."""
+        self.model.train()
+        with_spm = self.model.spm is not None
+        batch = collate(examples, extend_to_source=with_spm)
+        tokens = batch.target_tokens
+        loss = self._loss_sum(batch, with_spm) / tokens
         self.optimizer.zero_grad(set_to_none=True)
         loss.backward()
         if self.config.training.clip_grad_norm > 0:
             nn.utils.clip_grad_norm_(self.model.parameters(), self.config.training.clip_grad_norm)
         self.optimizer.step()
-        return loss.item()
+        return loss.item(), tokens
 
     def train(self) -> TrainingState:
         from torch.utils.tensorboard import SummaryWriter
@@ -211,14 +222,13 @@ class Trainer:
                 )
                 window_loss, window_tokens, window_start = 0.0, 0, time.perf_counter()
                 while self.state.batches_done < len(batches):
-                    batch = collate(batches[self.state.batches_done])
-                    loss = self._update(batch)
+                    loss, tokens = self._update(batches[self.state.batches_done])
                     self.state.batches_done += 1
                     self.state.updates += 1
-                    self.state.tokens += batch.target_tokens
+                    self.state.tokens += tokens
                     self.state.losses.append(loss)
-                    window_loss += loss * batch.target_tokens
-                    window_tokens += batch.target_tokens
+                    window_loss += loss * tokens
+                    window_tokens += tokens
                     progress.update()
                     if self.state.updates % settings.log_every == 0:
                         rate = window_tokens / (time.perf_counter() - window_start)
@@ -268,13 +278,13 @@ class Trainer:
 
     @torch.no_grad()
     def validation_loss(self) -> float:
+        """Cross-entropy per target token of the validation pairs (Y, never Y': comparable
+        across models with and without SPM)."""
         self.model.eval()
         total, tokens = 0.0, 0
         for examples in make_batches(self.valid_examples, self.config.training.batch_size):
             batch = collate(examples)
-            logits, _ = self.model(batch.source, batch.source_lengths, batch.target_input)
-            targets = self.model.loss_targets(batch.target_output)
-            total += float(self.criterion(logits.reshape(-1, logits.size(-1)), targets.reshape(-1)))
+            total += float(self._loss_sum(batch, with_spm=False))
             tokens += batch.target_tokens
         return total / tokens
 

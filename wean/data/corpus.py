@@ -94,32 +94,42 @@ def encode_pairs(
     return examples
 
 
+IGNORE = -100  # target positions no loss is computed for: the padding of shorter sentences
+
+
 @dataclass
 class Batch:
-    source: torch.Tensor  # (batch, source length), padded
+    source: torch.Tensor  # (batch, source length), padded with <pad>
     source_lengths: torch.Tensor  # (batch,)
-    target_input: torch.Tensor  # (batch, target length): <bos> y1 ... yJ
-    target_output: torch.Tensor  # (batch, target length): y1 ... yJ <eos>
+    target_input: torch.Tensor  # (batch, target length): <bos> y1 ... yJ, padded with <pad>
+    target_output: torch.Tensor  # (batch, target length): y1 ... yJ <eos>, padded with IGNORE
 
     @property
     def target_tokens(self) -> int:
-        return int((self.target_output != PAD_ID).sum())
+        return int((self.target_output != IGNORE).sum())
 
 
-def pad(sequences: Sequence[Sequence[int]]) -> torch.Tensor:
+def pad(sequences: Sequence[Sequence[int]], value: int = PAD_ID) -> torch.Tensor:
     width = max(len(s) for s in sequences)
-    out = torch.full((len(sequences), width), PAD_ID, dtype=torch.long)
+    out = torch.full((len(sequences), width), value, dtype=torch.long)
     for row, sequence in enumerate(sequences):
         out[row, : len(sequence)] = torch.as_tensor(sequence, dtype=torch.long)
     return out
 
 
-def collate(examples: Sequence[Example]) -> Batch:
+def collate(examples: Sequence[Example], extend_to_source: bool = False) -> Batch:
+    """Pad a batch. With ``extend_to_source`` (the source-side prediction module), each target is
+    continued with <pad> up to its source length, <pad> being then a class the decoder learns to
+    output (Kiyono et al. 2018, Y'); a target not shorter than its source is left as it is."""
+    targets = []
+    for example in examples:
+        extension = max(0, len(example.source) - len(example.target)) if extend_to_source else 0
+        targets.append(list(example.target) + [PAD_ID] * extension)
     return Batch(
         source=pad([e.source for e in examples]),
         source_lengths=torch.tensor([len(e.source) for e in examples]),
-        target_input=pad([[BOS_ID] + e.target[:-1] for e in examples]),
-        target_output=pad([e.target for e in examples]),
+        target_input=pad([[BOS_ID] + target[:-1] for target in targets]),
+        target_output=pad(targets, value=IGNORE),
     )
 
 

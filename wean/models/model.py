@@ -16,6 +16,7 @@ from wean.models.decoder import LSTMDecoder
 from wean.models.encoder import EncoderOutput, LSTMEncoder
 from wean.models.output_layer import LinearOutput, WeanOutput
 from wean.models.selective_gate import SelectiveGate
+from wean.models.spm import SourcePredictionModule
 from wean.models.conditional_decoder import ConditionalLSTMDecoder
 from wean.models.conv_encoder import ConvEncoder
 from wean.models.word_attention import WordAttentionDecoder
@@ -26,13 +27,19 @@ ENCODERS = {"lstm": LSTMEncoder, "conv": ConvEncoder}
 
 class EncoderDecoder(nn.Module):
     def __init__(
-        self, encoder: nn.Module, decoder: nn.Module, output_layer: nn.Module, selective_gate: nn.Module | None = None
+        self,
+        encoder: nn.Module,
+        decoder: nn.Module,
+        output_layer: nn.Module,
+        selective_gate: nn.Module | None = None,
+        spm: SourcePredictionModule | None = None,
     ):
         super().__init__()
         self.encoder = encoder
         self.selective_gate = selective_gate
         self.decoder = decoder
         self.output_layer = output_layer
+        self.spm = spm  # training only
 
     def encode(self, source: torch.Tensor, lengths: torch.Tensor) -> EncoderOutput:
         encoded = self.encoder(source, lengths)
@@ -43,12 +50,20 @@ class EncoderDecoder(nn.Module):
         map_targets = getattr(self.output_layer, "map_targets", None)
         return map_targets(targets) if map_targets else targets
 
+    def teacher_forced(
+        self, source: torch.Tensor, lengths: torch.Tensor, target_input: torch.Tensor
+    ) -> tuple[torch.Tensor, torch.Tensor]:
+        """The decoder's attentional states (batch, target, hidden), the output layer's queries,
+        and the attention (batch, target, source) given the true previous words."""
+        encoded = self.encode(source, lengths)
+        attentional, _, attention = self.decoder(target_input, encoded, self.decoder.init_state(encoded))
+        return attentional, attention
+
     def forward(
         self, source: torch.Tensor, lengths: torch.Tensor, target_input: torch.Tensor
     ) -> tuple[torch.Tensor, torch.Tensor]:
         """Teacher-forced logits (batch, target, vocabulary) and attention (batch, target, source)."""
-        encoded = self.encode(source, lengths)
-        attentional, _, attention = self.decoder(target_input, encoded, self.decoder.init_state(encoded))
+        attentional, attention = self.teacher_forced(source, lengths, target_input)
         return self.output_layer(attentional), attention
 
 
@@ -72,7 +87,10 @@ def build_model(config: ModelConfig, source_vocabulary_size: int, target_vocabul
     gate = None
     if config.encoder.selective_gate:
         gate = SelectiveGate(encoder.output_size, sentence_from_final_state=config.encoder.type == "lstm")
-    model = EncoderDecoder(encoder, decoder, output_layer, gate)
+    spm = None
+    if config.spm.enabled:
+        spm = SourcePredictionModule(config.decoder.hidden_size, source_vocabulary_size, config.spm.c)
+    model = EncoderDecoder(encoder, decoder, output_layer, gate, spm)
     if config.init_range > 0:
         for parameter in model.parameters():  # each tied parameter once
             nn.init.uniform_(parameter, -config.init_range, config.init_range)

@@ -30,7 +30,7 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from wean.data.vocabulary import UNK_ID
+from wean.data.vocabulary import PAD_ID, UNK_ID
 
 NEG_INF = float("-inf")
 
@@ -78,15 +78,18 @@ class WeanOutput(nn.Module):
         self._cache: tuple | None = None
 
     def set_candidates(self, word_ids: list[int]) -> None:
+        """Only these words (and <pad>, a training class of SPM that search never emits) may be
+        generated."""
         mask = torch.zeros_like(self.candidates)
-        mask[torch.as_tensor(word_ids, dtype=torch.long)] = True
+        mask[torch.as_tensor(word_ids + [PAD_ID], dtype=torch.long)] = True
         self.candidates.copy_(mask)
 
     def map_targets(self, targets: torch.Tensor) -> torch.Tensor:
-        """Words that can never be generated are trained as <unk> (padding stays padding)."""
+        """Words that can never be generated are trained as <unk>; ignored positions (negative)
+        stay ignored."""
         if bool(self.candidates.all()):
             return targets
-        keep = self.candidates[targets] | (targets == 0)
+        keep = (targets < 0) | self.candidates[targets.clamp(min=0)]
         return torch.where(keep, targets, torch.full_like(targets, UNK_ID))
 
     def _embeddings(self) -> torch.Tensor:
