@@ -292,6 +292,25 @@ def _run_attention(args: argparse.Namespace) -> int:
     return 0
 
 
+def _add_prepare(subparsers) -> None:
+    parser = subparsers.add_parser("prepare", help="build training splits from the benchmark data",
+                                   description="gigaword: train10k + validation samples without duplicates "
+                                   "and without test1951/valid1k sources; lcsts: PART III score < 3 for "
+                                   "training, >= 3 for testing. See wean/data/prepare.py.")
+    parser.add_argument("corpus", choices=("gigaword", "lcsts"))
+    parser.add_argument("--out", type=Path, required=True, help="folder for <split>.src / <split>.dst")
+    parser.add_argument("--data-root", type=Path)
+    parser.set_defaults(run=_run_prepare)
+
+
+def _run_prepare(args: argparse.Namespace) -> int:
+    from wean.data.prepare import prepare
+
+    counts = prepare(args.corpus, data_root(args.data_root), args.out)
+    print(", ".join(f"{name} {count}" for name, count in counts.items()))
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="wean", description="Simplification and headline generation toolkit.")
     subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -302,6 +321,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_inspect(subparsers)
     _add_plot(subparsers)
     _add_attention(subparsers)
+    _add_prepare(subparsers)
     return parser
 
 
