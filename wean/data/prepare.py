@@ -7,8 +7,9 @@ gigaword
     validation files write rare words as ``<unk>``, the test set as ``UNK``: the training and
     selection files are rewritten with ``UNK`` so that both are one token. valid: ``valid1k``.
 lcsts
-    LCSTS PART III only (PART I is not available): train on the pairs with human score < 3,
-    select on a held-out tenth of them, test on the 725 pairs with score >= 3 (``lcsts-test``).
+    LCSTS PART III only (PART I is not available): train on the pairs with human score < 3
+    whose text is not also a test text, select on a held-out tenth of them, test on the 725
+    pairs with score >= 3 (``lcsts-test``).
 
 The files go to ``out_dir`` as ``<split>.src`` / ``<split>.dst``, with a ``README.txt`` of counts.
 """
@@ -74,15 +75,18 @@ def prepare_lcsts(root: Path, out_dir: Path, seed: int = 1) -> dict[str, int]:
     check_same_length([(root / "part3.src", pairs), (root / "part3.label", labels)])
     if any(label not in {"1", "2", "3", "4", "5"} for label in labels):
         raise WeanError(f"{root / 'part3.label'}: expected human scores 1-5 on every line")
-    low = [pair for pair, label in zip(pairs, labels) if int(label) < 3]
     test = [pair for pair, label in zip(pairs, labels) if int(label) >= 3]
+    test_sources = {source for source, _ in test}
+    low = [pair for pair, label in zip(pairs, labels) if int(label) < 3]
+    overlap = sum(1 for source, _ in low if source in test_sources)
+    low = [pair for pair in low if pair[0] not in test_sources]  # the same post scored twice
     random.Random(seed).shuffle(low)
     cut = max(1, len(low) // 10)
     out_dir.mkdir(parents=True, exist_ok=True)
     _write(out_dir, "train", low[cut:])
     _write(out_dir, "valid", low[:cut])
     _write(out_dir, "test", test)
-    return {"train": len(low) - cut, "valid": cut, "test": len(test)}
+    return {"train": len(low) - cut, "valid": cut, "test": len(test), "overlap": overlap}
 
 
 PREPARERS = {"gigaword": prepare_gigaword, "lcsts": prepare_lcsts}
