@@ -32,6 +32,7 @@ class AttentionMaps:
     hidden: torch.Tensor  # (target, source): attention over encoder states
     word: torch.Tensor | None  # (target, source): word attention over source embeddings
     gates: torch.Tensor | None  # (target,): the mean contextual gate o_i
+    source_prediction: torch.Tensor | None = None  # (target, source): SPM's q_j of each source token
 
     @property
     def gated(self) -> torch.Tensor | None:
@@ -140,13 +141,14 @@ class Generator:
         encoded = self.model.encode(source_ids, torch.tensor([len(source_tokens)]))
         decoder.keep_maps = True
         try:
-            _, _, hidden = decoder(previous, encoded, decoder.init_state(encoded))
+            queries, _, hidden = decoder(previous, encoded, decoder.init_state(encoded))
             maps = getattr(decoder, "maps", {})
         finally:
             decoder.keep_maps = False
         word = torch.cat(maps["word"], 1)[0] if maps.get("word") else None
         gates = torch.cat(maps["gate"], 1)[0] if maps.get("gate") else None
-        return AttentionMaps(source_tokens, target_tokens + [EOS], hidden[0], word, gates)
+        spm = self.model.spm.alignment(queries, source_ids)[0] if self.model.spm is not None else None
+        return AttentionMaps(source_tokens, target_tokens + [EOS], hidden[0], word, gates, spm)
 
     def _finish(self, sentence: str, source_tokens: list[str], hypothesis: Hypothesis, replace_unk: bool) -> Generation:
         vocabulary = self.assets.target_vocabulary

@@ -72,11 +72,35 @@ def plot_attention_maps(maps, out_dir: Path) -> list[Path]:
     for name, matrix, title in figures:
         plot_heatmap(matrix.numpy(), maps.target_tokens, maps.source_tokens, title, out_dir / name)
         written.append(out_dir / name)
+    if maps.source_prediction is not None:
+        plot_heatmap(maps.source_prediction.numpy(), maps.target_tokens, maps.source_tokens,
+                     "source-side prediction: q_j of each source token", out_dir / "spm_alignment.png")
+        written.append(out_dir / "spm_alignment.png")
     if maps.gates is not None:
         plot_gate_strip((1 - maps.gates).numpy(), maps.target_tokens, "reliance on word context (1 - o)",
                         out_dir / "gates.png")
         written.append(out_dir / "gates.png")
     return written
+
+
+def plot_odd_generation(summaries: dict[str, dict], out: Path) -> None:
+    """Kiyono et al.'s Figure 2: per system, outputs with repeated tokens and outputs shorter
+    than the reference (``wean.evaluation.stats.OddGeneration.summary`` of each system)."""
+    plt = _pyplot()
+    names = list(summaries)
+    figure, axes = plt.subplots(1, 2, figsize=(max(6, 1.6 * len(names) + 3), 3.5))
+    panels = [("outputs_with_repeats", "(a) outputs with repeated tokens"),
+              ("outputs_shorter_than_reference", "(b) outputs shorter than the reference")]
+    for ax, (key, title) in zip(axes, panels):
+        values = [summaries[name][key] for name in names]
+        bars = ax.bar(names, values, color="tab:blue")
+        ax.bar_label(bars)
+        ax.set_title(title)
+        ax.set_ylabel("outputs")
+    figure.tight_layout()
+    out.parent.mkdir(parents=True, exist_ok=True)
+    figure.savefig(out, dpi=120)
+    plt.close(figure)
 
 
 def plot_curves(model_dirs: Sequence[Path], metric: str, out: Path, labels: Sequence[str] | None = None) -> None:

@@ -25,7 +25,7 @@ from wean.evaluation.stats import copy_statistics, odd_generation
 from wean.textio import check_same_length, empty_line_numbers, read_lines
 
 METRICS = ("sari", "bleu", "multi-bleu", "fkgl", "rouge", "stats")
-_NEEDS_SOURCE = {"sari", "stats"}
+_NEEDS_SOURCE = {"sari"}
 _NEEDS_REFERENCES = {"sari", "bleu", "multi-bleu", "rouge"}
 _SHORT_KEYS = {"lowercase": "case", "tokenizer": "tok", "references": "nrefs"}
 
@@ -112,8 +112,11 @@ def evaluate(
     reference_streams = list(reference_streams or [])
     missing = [m for m in settings.metrics if m in _NEEDS_SOURCE and sources is None]
     missing += [m for m in settings.metrics if m in _NEEDS_REFERENCES and not reference_streams]
+    if "stats" in settings.metrics and sources is None and not reference_streams:
+        missing.append("stats")
     if missing:
-        needs = "a source file" if missing[0] in _NEEDS_SOURCE and sources is None else "references"
+        needs = {"stats": "a source file or references"}.get(missing[0])
+        needs = needs or ("a source file" if missing[0] in _NEEDS_SOURCE and sources is None else "references")
         raise WeanError(f"metric {missing[0]!r} needs {needs}")
     if not outputs:
         raise WeanError("nothing to evaluate: there are no outputs")
