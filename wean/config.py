@@ -100,7 +100,7 @@ class TrainingConfig:
     max_epochs: int = 50
     max_updates: int = 0  # 0: no limit
     validate_every: int = 0  # updates; 0: at the end of every epoch
-    selection_metric: str = "loss"  # loss | bleu | sari: chooses checkpoints, LR and stopping
+    selection_metric: str = "loss"  # loss | bleu | sari | rouge2: chooses checkpoints, LR and stopping
     lr_patience: int = 1  # validations without improvement before the learning rate is halved
     min_learning_rate: float = 1e-5
     early_stopping_patience: int = 5  # validations without improvement before training stops
@@ -142,7 +142,7 @@ class Config:
             "model.decoder.bridge": (self.model.decoder.bridge, ("copy", "linear", "zero")),
             "model.output_layer.type": (self.model.output_layer.type, ("linear", "wean")),
             "model.output_layer.score": (self.model.output_layer.score, ("dot", "general", "concat")),
-            "training.selection_metric": (self.training.selection_metric, ("loss", "bleu", "sari")),
+            "training.selection_metric": (self.training.selection_metric, ("loss", "bleu", "sari", "rouge2")),
         }
         for key, (value, allowed) in choices.items():
             if value not in allowed:

@@ -8,7 +8,7 @@ from typing import Sequence
 
 from wean.errors import WeanError
 
-CURVE_METRICS = ("bleu", "sari", "loss", "perplexity")
+CURVE_METRICS = ("bleu", "sari", "rouge2", "loss", "perplexity")
 
 
 def read_validations(model_dir: Path) -> list[dict]:

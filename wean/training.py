@@ -1,7 +1,7 @@
 """Training: batches → Adam updates → validation → checkpoints, resumable exactly.
 
 Every ``validate_every`` updates (or at the end of each epoch when it is 0) the model is scored on
-the validation split: teacher-forced loss, and BLEU and SARI of greedy outputs. The
+the validation split: teacher-forced loss, and BLEU, SARI and ROUGE-2 of greedy outputs. The
 ``selection_metric`` then decides three things: which checkpoints are kept (the best
 ``keep_best``; ``model.safetensors`` is always the best one), when the learning rate is halved
 (after ``lr_patience`` validations without improvement) and when training stops (after
@@ -37,7 +37,7 @@ from wean.generator import Generator
 from wean.model_dir import Assets, load_assets, save_assets
 from wean.models.model import build_model
 
-HIGHER_IS_BETTER = {"loss": False, "bleu": True, "sari": True}
+HIGHER_IS_BETTER = {"loss": False, "bleu": True, "sari": True, "rouge2": True}
 
 
 @dataclass
@@ -296,13 +296,15 @@ class Trainer:
         record["perplexity"] = math.exp(min(record["loss"], 50))
         generator = Generator(self.model, self.assets)
         outputs = [g.text for g in generator.generate(self.valid.sources, beam=1, replace_unk=True)]
-        scores = evaluate(outputs, self.valid.sources, self.valid.references,
-                          EvaluationSettings(metrics=("sari", "bleu"))).scores
-        record.update(bleu=scores["bleu"], sari=scores["sari"], learning_rate=self.optimizer.param_groups[0]["lr"])
+        characters = self.config.data.tokenizer.type == "char"  # Chinese: character-level scores
+        settings = EvaluationSettings(metrics=("sari", "bleu", "rouge"), tokenizer="char" if characters else "13a")
+        scores = evaluate(outputs, self.valid.sources, self.valid.references, settings).scores
+        record.update(bleu=scores["bleu"], sari=scores["sari"], rouge2=scores["rouge2"],
+                      learning_rate=self.optimizer.param_groups[0]["lr"])
         record["seconds"] = time.perf_counter() - started
         self.state.validations.append(record)
         atomic_write_json(self.directory / "validations.json", self.state.validations)
-        for key in ("loss", "bleu", "sari"):
+        for key in ("loss", "bleu", "sari", "rouge2"):
             writer.add_scalar(f"valid/{key}", record[key], self.state.updates)
 
         metric = self.config.training.selection_metric
@@ -321,7 +323,8 @@ class Trainer:
         self.scheduler.step(value)
         self.log(
             f"validation at update {self.state.updates} (epoch {epochs:.2f}): loss {record['loss']:.4f} "
-            f"BLEU {record['bleu']:.2f} SARI {record['sari']:.2f}{'  *best*' if improved else ''}"
+            f"BLEU {record['bleu']:.2f} SARI {record['sari']:.2f} ROUGE-2 {record['rouge2']:.2f}"
+            f"{'  *best*' if improved else ''}"
         )
         patience = self.config.training.early_stopping_patience
         if patience and self.state.bad_validations >= patience:
