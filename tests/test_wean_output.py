@@ -113,3 +113,21 @@ def test_wean_model_learns_to_reverse_symbols(tmp_path):
     sources, targets = reverse_pairs(200, seed=7)
     outputs = [g.text for g in load(tmp_path / "model").generate(sources, beam=1)]
     assert sum(o == t for o, t in zip(outputs, targets)) / len(targets) >= 0.95
+
+
+def test_candidate_words_are_the_most_frequent_source_words_and_are_saved(tmp_path):
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / "train.src").write_text("a a a b b c\na a b d\n")
+    (data / "train.dst").write_text("e a\nb e\n")  # "e" is only ever a target word
+    (data / "valid.src").write_text("a b\n")
+    (data / "valid.dst").write_text("a\n")
+    config = tiny_config(data, tmp_path / "model", max_updates=1)
+    config.model.output_layer.type, config.model.output_layer.candidates = "wean", 2
+    config.model.embedding_size = 64
+    Trainer(config).train()
+    model = load(tmp_path / "model")
+    vocabulary = model.assets.target_vocabulary
+    allowed = {vocabulary.itos[i] for i in model.model.output_layer.candidates.nonzero().flatten().tolist()}
+    assert allowed == {"a", "b", "<unk>", "<eos>", "<pad>"}  # the 2 most frequent source words
+    assert all(set(g.tokens) <= {"a", "b", "<unk>"} for g in model.generate(["a b c d"], beam=2, replace_unk=False))

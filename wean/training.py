@@ -28,7 +28,7 @@ from torch import nn
 
 from wean.checkpoint import WEIGHTS, atomic_write_json, load_checkpoint, save_checkpoint, save_weights
 from wean.config import Config
-from wean.data.corpus import IGNORE, collate, encode_pairs, make_batches, read_parallel
+from wean.data.corpus import IGNORE, ParallelText, collate, encode_pairs, make_batches, read_parallel
 from wean.data.tokenizers import build_tokenizer
 from wean.data.vocabulary import EOS_ID, UNK_ID, Vocabulary
 from wean.errors import WeanError
@@ -53,8 +53,8 @@ class TrainingState:
     finished: bool = False
 
 
-def prepare_assets(config: Config) -> Assets:
-    train = read_parallel(config.data.train)
+def prepare_assets(config: Config, train: ParallelText) -> Assets:
+    """Tokenizer and vocabularies learned from the training pairs."""
     tokenizer = build_tokenizer(config.data.tokenizer, train.sources + train.targets)
     settings = config.data.tokenizer
     source_tokens = [tokenizer.encode(s) for s in train.sources]
@@ -86,6 +86,7 @@ class Trainer:
                 "or choose another model_dir"
             )
         torch.manual_seed(config.training.seed)
+        train = read_parallel(config.data.train)
         if resume:
             assets = load_assets(self.directory)
             for section in ("data", "model"):
@@ -96,11 +97,11 @@ class Trainer:
                     )
             self.assets = Assets(config, assets.tokenizer, assets.source_vocabulary, assets.target_vocabulary)
         else:
-            self.assets = prepare_assets(config)
+            self.assets = prepare_assets(config, train)
             save_assets(self.directory, self.assets)
         self.model = build_model(config.model, len(self.assets.source_vocabulary), len(self.assets.target_vocabulary))
         if config.model.output_layer.candidates and not resume:  # on resume they come with the weights
-            self.model.output_layer.set_candidates(self._candidate_ids(config.model.output_layer.candidates))
+            self.model.output_layer.set_candidates(self._candidate_ids(train, config.model.output_layer.candidates))
         self.optimizer = torch.optim.Adam(self.model.parameters(), lr=config.training.learning_rate)
         higher = HIGHER_IS_BETTER[config.training.selection_metric]
         self.scheduler = torch.optim.lr_scheduler.ReduceLROnPlateau(
@@ -114,7 +115,7 @@ class Trainer:
             ignore_index=IGNORE, reduction="sum", label_smoothing=config.training.label_smoothing
         )
         self.train_examples = encode_pairs(
-            read_parallel(config.data.train),
+            train,
             self.assets.tokenizer,
             self.assets.source_vocabulary,
             self.assets.target_vocabulary,
@@ -133,11 +134,11 @@ class Trainer:
         if resume:
             self._restore(latest)
 
-    def _candidate_ids(self, count: int) -> list[int]:
+    def _candidate_ids(self, train: ParallelText, count: int) -> list[int]:
         """WEAN's candidate words (section 2.4): the ``count`` most frequent words of the training
         sources that the target vocabulary has, plus <unk> and <eos>."""
         counts = Counter(
-            token for source in read_parallel(self.config.data.train).sources for token in self.assets.tokenizer.encode(source)
+            token for source in train.sources for token in self.assets.tokenizer.encode(source)
         )
         vocabulary = self.assets.target_vocabulary
         ranked = [t for t, _ in sorted(counts.items(), key=lambda item: (-item[1], item[0])) if t in vocabulary.stoi]
