@@ -1,6 +1,7 @@
 """Decoding speed of WEAN's output layer against the linear layer it replaces: beam-5
-sentences/s of the same model with each output layer, measured in the same run on the same
-sentences, as ratios against the linear layer. Random weights; every model decodes the same
+sentences/s of the same model with each output layer, and the time of the output layer alone for
+one beam step, measured in the same run on the same sentences (interleaved repeats, best of each),
+as ratios against the linear layer. Random weights; every model decodes the same
 number of steps (min_length = max_length), so the comparison is per step, not per output length.
 
     .venv/bin/python bench/output_layer_speed.py [--vocabulary 50004 --size 256] [--out DIR]
@@ -38,30 +39,44 @@ def main() -> None:
     args = parser.parse_args()
     generator = torch.Generator().manual_seed(0)
     batch = collate(synthetic_examples(args.sentences, args.vocabulary, generator))
-    results = {}
+    models = {}
     for kind, score in VARIANTS:
         torch.manual_seed(0)
         config = ModelConfig(embedding_size=args.size)
         config.encoder.hidden_size = config.decoder.hidden_size = args.size
         config.output_layer.type, config.output_layer.score = kind, score
-        model = build_model(config, args.vocabulary, args.vocabulary).eval()
+        models[kind if kind == "linear" else f"wean-{score}"] = build_model(config, args.vocabulary, args.vocabulary).eval()
 
-        def decode():
-            beam_search(model, batch.source, batch.source_lengths, beam_size=5,
-                        max_length=args.steps, min_length=args.steps)
+    def decode(model):
+        beam_search(model, batch.source, batch.source_lengths, beam_size=5, max_length=args.steps, min_length=args.steps)
 
-        decode()  # warm-up; for WEAN this also fills the cache of the embedding side
-        times = []
-        for _ in range(args.repeat):
+    queries = torch.randn(args.sentences * 5, args.size)  # one beam step's queries
+    times = {name: [] for name in models}
+    layer_times = {name: [] for name in models}
+    for model in models.values():
+        decode(model)  # warm-up; for WEAN this also fills the cache of the embedding side
+    for _ in range(args.repeat):  # interleaved, so that drift in machine speed hits every variant
+        for name, model in models.items():
             start = time.perf_counter()
-            decode()
-            times.append(time.perf_counter() - start)
-        results[kind if kind == "linear" else f"wean-{score}"] = {"sentences_per_second": args.sentences / min(times)}
-    base = results["linear"]["sentences_per_second"]
+            decode(model)
+            times[name].append(time.perf_counter() - start)
+            with torch.no_grad():
+                start = time.perf_counter()
+                model.output_layer(queries)
+                layer_times[name].append(time.perf_counter() - start)
+    results = {
+        name: {
+            "sentences_per_second": args.sentences / min(times[name]),
+            "output_layer_ms_per_step": 1000 * min(layer_times[name]),
+        }
+        for name in models
+    }
+    base = results["linear"]
     for record in results.values():
-        record["ratio_to_linear"] = record["sentences_per_second"] / base
+        record["ratio_to_linear"] = record["sentences_per_second"] / base["sentences_per_second"]
+        record["output_layer_time_ratio_to_linear"] = record["output_layer_ms_per_step"] / base["output_layer_ms_per_step"]
     results["setting"] = {"size": args.size, "vocabulary": args.vocabulary, "sentences": args.sentences,
-                          "steps": args.steps, "beam": 5, "repeat": args.repeat, "timing": "best of repeats",
+                          "steps": args.steps, "beam": 5, "repeat": args.repeat, "timing": "best of interleaved repeats",
                           "torch": torch.__version__, "threads": torch.get_num_threads()}
     text = json.dumps(results, indent=2)
     print(text)
