@@ -250,6 +250,16 @@ def _run_inspect(args: argparse.Namespace) -> int:
     return 0
 
 
+def _labels(text: str | None, count: int, what: str) -> list[str] | None:
+    """The comma-separated --labels, one per input, or None when not given."""
+    if not text:
+        return None
+    labels = text.split(",")
+    if len(labels) != count:
+        raise WeanError(f"--labels has {len(labels)} names for {count} {what}")
+    return labels
+
+
 def _add_plot(subparsers) -> None:
     parser = subparsers.add_parser("plot", help="validation curves of training runs as a PNG")
     parser.add_argument("model_dirs", type=Path, nargs="+", help="model directories written by wean train")
@@ -262,9 +272,7 @@ def _add_plot(subparsers) -> None:
 def _run_plot(args: argparse.Namespace) -> int:
     from wean.plotting import plot_curves
 
-    labels = args.labels.split(",") if args.labels else None
-    if labels and len(labels) != len(args.model_dirs):
-        raise WeanError(f"--labels has {len(labels)} names for {len(args.model_dirs)} model directories")
+    labels = _labels(args.labels, len(args.model_dirs), "model directories")
     plot_curves(args.model_dirs, args.metric, args.out, labels)
     print(f"wrote {args.out}")
     return 0
@@ -315,9 +323,7 @@ def _run_odd_generation(args: argparse.Namespace) -> int:
     if not references:
         raise WeanError("no references: give --refs FILE [FILE ...] or --benchmark NAME")
     tokenizer = args.tokenize or tokenizer
-    labels = args.labels.split(",") if args.labels else [p.stem for p in args.hyp]
-    if len(labels) != len(args.hyp):
-        raise WeanError(f"--labels has {len(labels)} names for {len(args.hyp)} output files")
+    labels = _labels(args.labels, len(args.hyp), "output files") or [p.stem for p in args.hyp]
     settings = EvaluationSettings(metrics=("stats",), lowercase=lowercase, tokenizer=tokenizer)
     summaries = {}
     for label, path in zip(labels, args.hyp):

@@ -30,6 +30,13 @@ def _pyplot():
     return plt
 
 
+def _save(figure, out: Path) -> None:
+    figure.tight_layout()
+    out.parent.mkdir(parents=True, exist_ok=True)
+    figure.savefig(out, dpi=120)
+    _pyplot().close(figure)
+
+
 def plot_heatmap(matrix, rows: Sequence[str], columns: Sequence[str], title: str, out: Path) -> None:
     """A (target x source) attention matrix, target words down, source words across."""
     plt = _pyplot()
@@ -40,10 +47,7 @@ def plot_heatmap(matrix, rows: Sequence[str], columns: Sequence[str], title: str
     axes.set_yticks(range(len(rows)), rows)
     axes.set_title(title)
     figure.colorbar(image, ax=axes, fraction=0.04)
-    figure.tight_layout()
-    out.parent.mkdir(parents=True, exist_ok=True)
-    figure.savefig(out, dpi=120)
-    plt.close(figure)
+    _save(figure, out)
 
 
 def plot_gate_strip(values, words: Sequence[str], title: str, out: Path) -> None:
@@ -55,10 +59,7 @@ def plot_gate_strip(values, words: Sequence[str], title: str, out: Path) -> None
     axes.set_yticks([])
     axes.set_title(title)
     figure.colorbar(image, ax=axes, fraction=0.04)
-    figure.tight_layout()
-    out.parent.mkdir(parents=True, exist_ok=True)
-    figure.savefig(out, dpi=120)
-    plt.close(figure)
+    _save(figure, out)
 
 
 def plot_attention_maps(maps, out_dir: Path) -> list[Path]:
@@ -97,10 +98,7 @@ def plot_odd_generation(summaries: dict[str, dict], out: Path) -> None:
         ax.bar_label(bars)
         ax.set_title(title)
         ax.set_ylabel("outputs")
-    figure.tight_layout()
-    out.parent.mkdir(parents=True, exist_ok=True)
-    figure.savefig(out, dpi=120)
-    plt.close(figure)
+    _save(figure, out)
 
 
 def plot_curves(model_dirs: Sequence[Path], metric: str, out: Path, labels: Sequence[str] | None = None) -> None:
@@ -117,7 +115,4 @@ def plot_curves(model_dirs: Sequence[Path], metric: str, out: Path, labels: Sequ
     axes.set_ylabel(f"validation {metric.upper() if metric != 'perplexity' else metric}")
     axes.grid(alpha=0.3)
     axes.legend()
-    figure.tight_layout()
-    out.parent.mkdir(parents=True, exist_ok=True)
-    figure.savefig(out, dpi=120)
-    plt.close(figure)
+    _save(figure, out)
