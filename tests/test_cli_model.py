@@ -105,3 +105,55 @@ def test_wean_test_writes_outputs_and_scores_per_benchmark(model_dir, data_dir, 
     record = json.loads((out / "metrics.json").read_text())["tiny"]["wikismall-test"]
     assert record["inputs"]["benchmark"] == "wikismall-test" and record["generation"] == {"beam": 2, "detokenize": "none"}
     assert {"sari", "bleu", "multi_bleu", "fkgl"} <= set(record["scores"])
+
+
+def test_export_fp16_halves_the_weights_and_keeps_the_outputs(model_dir, tmp_path, capsys):
+    from wean.generator import load
+
+    out = tmp_path / "shipped"
+    assert main(["export", str(model_dir), str(out), "--fp16", "--set", "generation.beam=2"]) == 0
+    assert (out / "model.safetensors").stat().st_size < 0.55 * (model_dir / "model.safetensors").stat().st_size
+    assert not (out / "checkpoints").exists()
+    shipped, original = load(out), load(model_dir)
+    assert shipped.config.generation.beam == 2
+    inputs = ["a b c d e f", "j i h g f e d c b a", "b b c d"]
+    ours, theirs = shipped.generate(inputs), original.generate(inputs, beam=2)
+    assert [g.text for g in ours] == [g.text for g in theirs]
+    assert [g.score for g in ours] == pytest.approx([g.score for g in theirs], abs=0.05)
+    capsys.readouterr()
+    assert main(["export", str(model_dir), str(tmp_path / "other"), "--set", "model.dropout=0"]) == 1
+    assert "only generation.* settings" in capsys.readouterr().err
+
+
+def test_plain_text_in_and_out(model_dir, tmp_path):
+    """A PTB-tokenized, lowercasing model reads plain text and writes it back cased and detokenized."""
+    from wean.generator import load
+
+    generator = load(model_dir)
+    generator.config.data.tokenizer.corpus_tokenization = "ptb"
+    generator.config.data.tokenizer.lowercase = True
+    assert generator.to_model_text('It isn\'t "cheap" (at all).') == "It is n't `` cheap '' -LRB- at all -RRB- ."
+    source = "Paris, the capital of France, is (very) large."
+    assert generator.to_plain_text("paris is -lrb- very -rrb- large in france .", source) == \
+        "Paris is (very) large in France."
+    assert generator.to_plain_text("it is large .", source) == "It is large."
+    generated = generator.generate(["a b c"], plain_text=True)[0]
+    assert generated.source == "a b c" and generated.text[:1].isupper()
+
+
+def test_simplify_without_a_shipped_model_says_so(monkeypatch, tmp_path, capsys):
+    import wean.pretrained
+
+    monkeypatch.setattr(wean.pretrained, "SIMPLIFIER", tmp_path / "absent")
+    assert main(["simplify", "A sentence."]) == 1
+    assert "the pretrained simplifier is missing" in capsys.readouterr().err
+
+
+def test_simplify_reads_arguments_or_stdin(model_dir, monkeypatch, capsys):
+    import io
+
+    assert main(["simplify", "--model", str(model_dir), "a b c d", "e f g"]) == 0
+    from_arguments = capsys.readouterr().out.splitlines()
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(b"a b c d\ne f g\n")))
+    assert main(["simplify", "--model", str(model_dir)]) == 0
+    assert capsys.readouterr().out.splitlines() == from_arguments and len(from_arguments) == 2

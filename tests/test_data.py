@@ -95,14 +95,33 @@ def test_batches_respect_limits_cover_every_example_and_are_reproducible():
 
 
 def test_ptb_detokenization():
-    from wean.data.detokenize import ptb_detokenize
+    from wean.data.ptb import ptb_detokenize
 
     assert ptb_detokenize("He said `` I do n't know '' -LRB- twice -RRB- .") == 'He said "I don\'t know" (twice).'
     assert ptb_detokenize("it 's the band 's best , they 've said .") == "it's the band's best, they've said."
 
 
+def test_ptb_tokenization_matches_the_corpora_and_round_trips():
+    from wean.data.ptb import ptb_detokenize, ptb_tokenize
+
+    text = 'He said "I don\'t know" (twice), and left. It was 1945. The U.S. army came.'
+    tokens = ptb_tokenize(text)
+    assert tokens == ("He said `` I do n't know '' -LRB- twice -RRB- , and left . It was 1945 . "
+                      "The U.S. army came .")
+    assert ptb_detokenize(tokens) == text
+
+
+def test_ptb_tokenization_reproduces_tokenized_corpus_lines(data_dir):
+    from wean.data.ptb import ptb_detokenize, ptb_tokenize
+    from wean.textio import read_lines
+
+    lines = read_lines(data_dir / "kauchak_v2/train.src")[:300]
+    same = sum(ptb_tokenize(ptb_detokenize(line)) == line for line in lines)
+    assert same >= 285  # what the plain-text round trip cannot recover is rare (odd quotes, mojibake)
+
+
 def test_ptb_detokenization_recovers_easse_turkcorpus_sources(data_dir):
-    from wean.data.detokenize import ptb_detokenize
+    from wean.data.ptb import ptb_detokenize
     from wean.textio import read_lines
 
     tokenized = read_lines(data_dir / "turkcorpus/lower_tok/test.src")

@@ -132,13 +132,7 @@ def _run_train(args: argparse.Namespace) -> int:
     return 0
 
 
-def _add_generate(subparsers) -> None:
-    parser = subparsers.add_parser("generate", help="generate outputs with a trained model",
-                                   description="Read one input per line (a file or stdin), write one output "
-                                   "per line in the same order (a file or stdout).")
-    parser.add_argument("--model", type=Path, required=True, help="model directory written by wean train")
-    parser.add_argument("--input", type=Path, help="input file (default: stdin)")
-    parser.add_argument("--output", type=Path, help="output file (default: stdout)")
+def _add_generation_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--beam", type=int, help="beam width; 1 is greedy (default: the model's config)")
     parser.add_argument("--length-penalty", type=float, help="alpha in score / length**alpha; 0 ranks by log-probability")
     parser.add_argument("--min-length", type=int)
@@ -148,9 +142,64 @@ def _add_generate(subparsers) -> None:
                         help="keep <unk> instead of copying the most-attended source token")
     parser.add_argument("--batch-size", type=int)
     parser.add_argument("--scores", action="store_true", help="prefix every output with its score and a tab")
+
+
+def _add_generate(subparsers) -> None:
+    parser = subparsers.add_parser("generate", help="generate outputs with a trained model",
+                                   description="Read one input per line (a file or stdin), write one output "
+                                   "per line in the same order (a file or stdout).")
+    parser.add_argument("--model", type=Path, required=True, help="model directory written by wean train")
+    parser.add_argument("--input", type=Path, help="input file (default: stdin)")
+    parser.add_argument("--output", type=Path, help="output file (default: stdout)")
+    _add_generation_options(parser)
+    parser.add_argument("--plain-text", action=argparse.BooleanOptionalAction, default=None,
+                        help="inputs are untokenized text and outputs are text for people "
+                        "(default: the model's generation.plain_text)")
     parser.add_argument("--detokenize", choices=("none", "ptb"), default="none",
                         help="ptb: undo PTB tokenization (-LRB-, ``, do n't) in the outputs")
     parser.set_defaults(run=_run_generate)
+
+
+def _add_simplify(subparsers) -> None:
+    parser = subparsers.add_parser("simplify", help="simplify plain English with the shipped model (or --model)",
+                                   description="Simplify the sentences given as arguments, or one per line "
+                                   "of stdin. Plain untokenized text goes in and comes out.")
+    parser.add_argument("text", nargs="*", help="sentences to simplify (default: read stdin)")
+    parser.add_argument("--model", type=Path, help="model directory (default: the pretrained simplifier)")
+    _add_generation_options(parser)
+    parser.set_defaults(run=_run_generate, input=None, output=None, plain_text=True, detokenize="none")
+
+
+def _add_serve(subparsers) -> None:
+    from wean.server.limits import Limits
+
+    from dataclasses import fields
+
+    parser = subparsers.add_parser("serve", help="serve a model over HTTP, with a web page at /",
+                                   description="POST /v1/generate, GET /health, OpenAPI docs at /docs and "
+                                   "a page at / to try the model. Concurrent requests share batches.")
+    parser.add_argument("--model", type=Path, help="model directory (default: the pretrained simplifier)")
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=8000)
+    for limit in fields(Limits):
+        parser.add_argument(f"--{limit.name.replace('_', '-')}", type=type(limit.default), default=limit.default,
+                            metavar="N", help=f"{limit.metadata['help']} (default: {limit.default})")
+    parser.set_defaults(run=_run_serve)
+
+
+def _run_serve(args: argparse.Namespace) -> int:
+    from dataclasses import fields
+
+    from wean.generator import load
+    from wean.server.app import serve
+    from wean.server.limits import Limits
+
+    limits = Limits(**{f.name: getattr(args, f.name) for f in fields(Limits)})
+    for name, value in vars(limits).items():
+        if value <= 0:
+            raise WeanError(f"--{name.replace('_', '-')} must be positive")
+    serve(load(args.model), args.host, args.port, limits)
+    return 0
 
 
 def _run_generate(args: argparse.Namespace) -> int:
@@ -161,16 +210,19 @@ def _run_generate(args: argparse.Namespace) -> int:
         if value is not None and value < 1:
             raise WeanError(f"--{name.replace('_', '-')} must be at least 1")
     generator = load(args.model)  # before reading input: a bad model fails at once
-    sources = read_lines(args.input) if args.input is not None else _read_stdin()
+    if getattr(args, "text", None):
+        sources = [" ".join(text.split()) for text in args.text]
+    else:
+        sources = read_lines(args.input) if args.input is not None else _read_stdin()
     for number, line in enumerate(sources, start=1):
         if not line:
             print(f"warning: {args.input or 'stdin'}:{number}: empty input, empty output", file=sys.stderr)
     generations = generator.generate(
         sources, beam=args.beam, length_penalty=args.length_penalty, min_length=args.min_length,
         max_length=args.max_length, block_ngram_repeat=args.block_ngram_repeat,
-        replace_unk=args.replace_unk, batch_size=args.batch_size,
+        replace_unk=args.replace_unk, batch_size=args.batch_size, plain_text=args.plain_text,
     )
-    from wean.data.detokenize import detokenize
+    from wean.data.ptb import detokenize
 
     texts = [detokenize(g.text, args.detokenize) for g in generations]
     text = "".join((f"{g.score:.4f}\t{t}" if args.scores else t) + "\n" for g, t in zip(generations, texts))
@@ -360,10 +412,30 @@ def _run_prepare(args: argparse.Namespace) -> int:
     return 0
 
 
+def _add_export(subparsers) -> None:
+    parser = subparsers.add_parser("export", help="a trained model as a directory to ship (fp16, no checkpoints)")
+    parser.add_argument("model", type=Path, help="model directory written by wean train")
+    parser.add_argument("out", type=Path, help="new model directory")
+    parser.add_argument("--fp16", action="store_true", help="store the weights in half precision (half the size)")
+    parser.add_argument("--set", dest="overrides", action="append", default=[], metavar="generation.KEY=VALUE",
+                        help="change a generation setting, e.g. generation.plain_text=true")
+    parser.set_defaults(run=_run_export)
+
+
+def _run_export(args: argparse.Namespace) -> int:
+    from wean.export import export_model
+
+    size = export_model(args.model, args.out, args.fp16, args.overrides)
+    print(f"{args.out}: weights {size / 2**20:.1f} MiB")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="wean", description="Simplification and headline generation toolkit.")
     subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     _add_train(subparsers)
+    _add_simplify(subparsers)
+    _add_serve(subparsers)
     _add_generate(subparsers)
     _add_evaluate(subparsers)
     _add_test(subparsers)
@@ -372,6 +444,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_attention(subparsers)
     _add_prepare(subparsers)
     _add_odd_generation(subparsers)
+    _add_export(subparsers)
     return parser
 
 

@@ -26,6 +26,10 @@ class TokenizerConfig:
     vocab_size: int = 50000  # most frequent types kept (word/char), or sentencepiece pieces
     min_frequency: int = 1
     shared_vocab: bool = True
+    # How the corpus text was tokenized before wean saw it. ptb (Penn Treebank: -LRB-, ``, do n't):
+    # plain text is PTB-tokenized on its way into the model and outputs detokenized on the way out
+    # (wean simplify, wean serve, generate(plain_text=True)); none: text goes in as it is.
+    corpus_tokenization: str = "none"
 
 
 @dataclass
@@ -118,6 +122,9 @@ class GenerationConfig:
     block_ngram_repeat: int = 0
     replace_unk: bool = True
     batch_size: int = 32
+    # generate() takes untokenized text and returns text for people unless told otherwise (see
+    # data.tokenizer.corpus_tokenization); false for research models, whose outputs are scored
+    plain_text: bool = False
 
 
 @dataclass
@@ -135,6 +142,7 @@ class Config:
     def validate(self) -> "Config":
         choices = {
             "data.tokenizer.type": (self.data.tokenizer.type, ("word", "char", "bpe", "unigram")),
+            "data.tokenizer.corpus_tokenization": (self.data.tokenizer.corpus_tokenization, ("none", "ptb")),
             "model.encoder.type": (self.model.encoder.type, ("lstm", "conv")),
             "model.decoder.type": (self.model.decoder.type, ("luong", "bahdanau", "conditional")),
             "model.decoder.word_attention": (self.model.decoder.word_attention, ("none", "attention", "gates")),

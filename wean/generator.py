@@ -16,6 +16,7 @@ import torch
 
 from wean.checkpoint import WEIGHTS, load_weights
 from wean.data.corpus import pad
+from wean.data.ptb import ptb_detokenize, ptb_tokenize
 from wean.data.vocabulary import BOS_ID, EOS, UNK_ID
 from wean.errors import WeanError
 from wean.model_dir import Assets, load_assets
@@ -82,10 +83,13 @@ class Generator:
         block_ngram_repeat: int | None = None,
         replace_unk: bool | None = None,
         batch_size: int | None = None,
+        plain_text: bool | None = None,
     ) -> list[Generation]:
         """Outputs for ``sentences``, in their order. Options default to the model's
-        ``generation`` config; ``beam=1`` is greedy search."""
+        ``generation`` config; ``beam=1`` is greedy search. With ``plain_text``, sentences are
+        untokenized text and outputs come back as text for people (see :meth:`to_model_text`)."""
         options = self.config.generation
+        plain_text = options.plain_text if plain_text is None else plain_text
         beam = options.beam if beam is None else beam
         batch_size = batch_size or options.batch_size
         replace_unk = options.replace_unk if replace_unk is None else replace_unk
@@ -99,7 +103,8 @@ class Generator:
                 length_penalty=options.length_penalty if length_penalty is None else length_penalty,
                 block_ngram_repeat=options.block_ngram_repeat if block_ngram_repeat is None else block_ngram_repeat,
             )
-        source_tokens = [self.tokenizer.encode(sentence) for sentence in sentences]
+        model_text = [self.to_model_text(s) for s in sentences] if plain_text else list(sentences)
+        source_tokens = [self.tokenizer.encode(sentence) for sentence in model_text]
         limit = getattr(self.model.encoder, "max_positions", None)
         for number, tokens in enumerate(source_tokens, start=1):
             if limit and len(tokens) > limit:
@@ -122,7 +127,31 @@ class Generator:
                 hypotheses = greedy_search(self.model, source, lengths, **search)
             for i, hypothesis in zip(chunk, hypotheses):
                 results[i] = self._finish(sentences[i], source_tokens[i], hypothesis, replace_unk)
+        if plain_text:
+            for generation in results:
+                generation.text = self.to_plain_text(generation.text, generation.source)
         return results
+
+    def to_model_text(self, text: str) -> str:
+        """Plain text in the tokenization of the training corpus."""
+        if self.config.data.tokenizer.corpus_tokenization == "ptb":
+            return ptb_tokenize(text)
+        return text
+
+    def to_plain_text(self, output: str, source: str) -> str:
+        """A model output as text for people: PTB escapes undone, and for a lowercasing model the
+        casing of the source's words restored and the first letter capitalised."""
+        settings = self.config.data.tokenizer
+        if settings.lowercase and output:
+            casing = {}
+            for word in self.to_model_text(source).split()[::-1]:  # the first occurrence wins
+                casing[word.lower()] = word
+            first, *rest = output.split()
+            first = casing.get(first, first)
+            output = " ".join([first[:1].upper() + first[1:]] + [casing.get(word, word) for word in rest])
+        if settings.corpus_tokenization == "ptb":
+            output = ptb_detokenize(output)
+        return output
 
     @torch.no_grad()
     def attention_maps(self, source: str, target: str | None = None) -> AttentionMaps:
@@ -169,6 +198,11 @@ class Generator:
         )
 
 
-def load(directory: str | Path) -> Generator:
-    """A trained model, ready to ``generate``."""
+def load(directory: str | Path | None = None) -> Generator:
+    """A trained model, ready to ``generate``; without a directory, the simplifier shipped with
+    wean (:data:`wean.pretrained.SIMPLIFIER`)."""
+    if directory is None:
+        from wean.pretrained import pretrained_simplifier
+
+        directory = pretrained_simplifier()
     return Generator.from_directory(directory)

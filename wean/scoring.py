@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Sequence
 
 from wean.checkpoint import atomic_write_json, atomic_write_text
-from wean.data.detokenize import detokenize
+from wean.data.ptb import detokenize
 from wean.evaluation import EvaluationSettings, data_root, evaluate_files, get_benchmark
 from wean.generator import Generator
 from wean.textio import read_lines
@@ -33,7 +33,7 @@ def score_on_benchmarks(
     for name in benchmarks:
         benchmark = get_benchmark(name)
         source, references = benchmark.paths(root)
-        outputs = [detokenize(g.text, detokenizer) for g in generator.generate(read_lines(source), **search)]
+        outputs = [detokenize(g.text, detokenizer) for g in generator.generate(read_lines(source), plain_text=False, **search)]
         hypothesis = out_dir / f"{system}.{name}.txt"
         atomic_write_text(hypothesis, "".join(line + "\n" for line in outputs))
         settings = EvaluationSettings(benchmark.metrics, "default", benchmark.lowercase, benchmark.tokenizer)

@@ -296,7 +296,7 @@ class Trainer:
         record = {"updates": self.state.updates, "epochs": epochs, "loss": self.validation_loss()}
         record["perplexity"] = math.exp(min(record["loss"], 50))
         generator = Generator(self.model, self.assets)
-        outputs = [g.text for g in generator.generate(self.valid.sources, beam=1, replace_unk=True)]
+        outputs = [g.text for g in generator.generate(self.valid.sources, beam=1, replace_unk=True, plain_text=False)]
         characters = self.config.data.tokenizer.type == "char"  # Chinese: character-level scores
         settings = EvaluationSettings(metrics=("sari", "bleu", "rouge"), tokenizer="char" if characters else "13a")
         scores = evaluate(outputs, self.valid.sources, self.valid.references, settings).scores

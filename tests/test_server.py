@@ -1,0 +1,192 @@
+"""``wean serve`` over real HTTP on loopback: outputs, dynamic batching, limits and bad requests,
+the operator's log, and the web page in a real headless Chromium."""
+
+import json
+import logging
+import os
+import shutil
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import httpx
+import pytest
+import uvicorn
+
+from synthetic import tiny_config, write_corpus
+from wean.generator import load
+from wean.server.app import create_app
+from wean.server.limits import Limits
+from wean.training import Trainer
+
+CHROMIUM = "/usr/bin/chromium"
+
+
+@pytest.fixture(scope="module")
+def generator(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("serve")
+    data = write_corpus(folder / "data", train=600, valid=20)
+    Trainer(tiny_config(data, folder / "model", max_epochs=3)).train()
+    return load(folder / "model")
+
+
+class Server:
+    """uvicorn on a free loopback port, in a thread, for the length of a test module."""
+
+    def __init__(self, app):
+        self.server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning",
+                                                    access_log=False))
+        self.thread = threading.Thread(target=self.server.run, daemon=True)
+
+    def __enter__(self):
+        self.thread.start()
+        deadline = time.monotonic() + 30
+        while not self.server.started:
+            assert time.monotonic() < deadline, "the server did not start"
+            time.sleep(0.02)
+        port = self.server.servers[0].sockets[0].getsockname()[1]
+        self.url = f"http://127.0.0.1:{port}"
+        return self
+
+    def __exit__(self, *exc):
+        self.server.should_exit = True
+        self.thread.join(timeout=30)
+
+
+LIMITS = Limits(max_texts=4, max_chars=60, max_tokens=15, max_beam=4, max_output_length=40,
+                max_body_bytes=2000, max_batch_size=16, max_wait_ms=300)
+
+
+@pytest.fixture(scope="module")
+def server(generator):
+    with Server(create_app(generator, LIMITS)) as running:
+        yield running
+
+
+def post(server, body, **kwargs):
+    return httpx.post(f"{server.url}/v1/generate", json=body, timeout=60, **kwargs)
+
+
+def test_health_docs_and_openapi(server):
+    health = httpx.get(f"{server.url}/health").json()
+    assert health["status"] == "ok" and health["model"] == "model"
+    assert "swagger" in httpx.get(f"{server.url}/docs").text.lower()
+    schema = httpx.get(f"{server.url}/openapi.json").json()
+    assert "/v1/generate" in schema["paths"]
+    assert set(schema["components"]["schemas"]["GenerateRequest"]["properties"]) >= {"texts", "beam", "attention"}
+
+
+def test_outputs_are_the_generators(server, generator):
+    texts = ["a b c d e", "j h g f e d c"]
+    response = post(server, {"texts": texts, "beam": 3, "attention": True})
+    assert response.status_code == 200
+    result = response.json()
+    expected = generator.generate(texts, beam=3)
+    assert [o["text"] for o in result["outputs"]] == [g.text for g in expected]
+    for output, generation in zip(result["outputs"], expected):
+        assert output["score"] == pytest.approx(generation.score, abs=1e-4)
+        attention = output["attention"]
+        assert attention["source_tokens"] == texts[result["outputs"].index(output)].split()
+        assert len(attention["weights"]) == len(attention["output_tokens"]) == len(generation.tokens) + 1
+        for row in attention["weights"]:
+            assert len(row) == len(attention["source_tokens"]) and sum(row) == pytest.approx(1, abs=1e-3)
+    assert "attention" not in post(server, {"texts": texts}).json()["outputs"][0]
+    assert result["timings"]["total_ms"] >= result["timings"]["generate_ms"] > 0
+
+
+def test_concurrent_requests_share_a_batch_and_keep_their_outputs(server, generator):
+    requests = [["a b c d e f"], ["b c d e f g h", "c d e f g"], ["j j i i h h"], ["a c e g i"], ["b d f h j a"]]
+    with ThreadPoolExecutor(len(requests)) as pool:
+        responses = list(pool.map(lambda texts: post(server, {"texts": texts, "beam": 2}), requests))
+    assert all(r.status_code == 200 for r in responses)
+    timings = [r.json()["timings"] for r in responses]
+    # all five arrive within the 300 ms a batch waits: at least two requests must have shared one
+    assert max(t["batch_requests"] for t in timings) >= 2
+    assert any(t["batch_texts"] > len(texts) for t, texts in zip(timings, requests))
+    for texts, response in zip(requests, responses):
+        alone = generator.generate(texts, beam=2)
+        assert [o["text"] for o in response.json()["outputs"]] == [g.text for g in alone]
+
+
+def test_requests_with_different_options_never_share_a_batch(server):
+    bodies = [{"texts": ["a b c d e"], "beam": 1}, {"texts": ["a b c d e"], "beam": 3}]
+    with ThreadPoolExecutor(2) as pool:
+        responses = list(pool.map(lambda body: post(server, body), bodies))
+    assert [r.json()["timings"]["batch_requests"] for r in responses] == [1, 1]
+
+
+@pytest.mark.parametrize("body, status, message", [
+    ({"texts": ["a b"] * 5}, 413, "at most 4 per request"),
+    ({"texts": ["a " * 40]}, 413, "characters; at most 60"),
+    ({"texts": ["a b c d e f g h i j a b c d e f"]}, 413, "16 tokens; at most 15"),
+    ({"texts": ["a b", "  "]}, 422, "texts[1] is empty"),
+    ({"texts": []}, 422, "texts:"),
+    ({"texts": ["a b"], "beam": 5}, 422, "beam 5; at most 4"),
+    ({"texts": ["a b"], "beam": 0}, 422, "beam:"),
+    ({"texts": ["a b"], "max_length": 41}, 422, "max_length 41; at most 40"),
+    ({"texts": ["a b"], "temperature": 1}, 422, "temperature: Extra inputs"),
+    ({"texts": "a b"}, 422, "texts:"),
+    ({"text": ["a b"]}, 422, "texts: Field required"),
+])
+def test_bad_requests_get_a_clear_4xx(server, body, status, message):
+    response = post(server, body)
+    assert response.status_code == status
+    error = response.json()["error"]
+    assert message in error and "\n" not in error
+
+
+def test_malformed_and_oversized_bodies(server):
+    broken = httpx.post(f"{server.url}/v1/generate", content=b'{"texts": [', timeout=30,
+                        headers={"content-type": "application/json"})
+    assert broken.status_code == 422 and "JSON" in broken.json()["error"]
+    huge = httpx.post(f"{server.url}/v1/generate", content=json.dumps({"texts": ["a"] * 1000}), timeout=30,
+                      headers={"content-type": "application/json"})
+    assert huge.status_code == 413 and "2000 bytes" in huge.json()["error"]
+    assert httpx.get(f"{server.url}/v1/nothing").status_code == 404
+
+
+def test_one_log_line_per_request_with_latency(server, caplog):
+    with caplog.at_level(logging.INFO, logger="wean.serve"):
+        post(server, {"texts": ["a b c"]})
+        post(server, {"texts": ["a b"], "beam": 9})
+    lines = [r.getMessage() for r in caplog.records if r.name == "wean.serve"]
+    assert any('"POST /v1/generate" 200' in line and " ms (1 texts, batch of 1" in line for line in lines)
+    assert any('"POST /v1/generate" 422' in line and "beam 9; at most 4" in line for line in lines)
+
+
+@pytest.fixture(scope="module")
+def browser():
+    if not Path(CHROMIUM).exists():
+        if os.environ.get("WEAN_REQUIRE_BROWSER"):
+            pytest.fail(f"{CHROMIUM} is missing (Debian package chromium)")
+        pytest.skip(f"{CHROMIUM} is missing: install Debian's chromium package to run the browser test")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        # the flags keep Chromium from reaching for the network this machine does not have
+        launched = playwright.chromium.launch(executable_path=CHROMIUM, args=[
+            "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+            "--disable-component-update", "--disable-sync"])
+        yield launched
+        launched.close()
+
+
+def test_web_page_shows_the_output_and_its_heat_map(server, browser, generator):
+    page = browser.new_page()
+    page.goto(server.url + "/")
+    sentence = "a b c d e f g"
+    page.fill("#source", sentence)
+    page.click("#submit")
+    page.wait_for_function("document.getElementById('output').textContent.length > 0", timeout=30000)
+    expected = generator.generate([sentence])[0]
+    assert page.text_content("#output") == expected.text
+    assert "score" in page.text_content("#meta")
+    assert page.locator("#heatmap tbody tr").count() == len(expected.tokens) + 1
+    assert page.locator("#heatmap tbody tr").first.locator("td").count() == len(sentence.split())
+    # an over-long input shows the server's error instead of an output
+    page.fill("#source", "a " * 40)
+    page.click("#submit")
+    page.wait_for_function("document.getElementById('error').textContent.length > 0", timeout=30000)
+    assert "at most 60" in page.text_content("#error")
+    page.close()

@@ -1,0 +1,31 @@
+"""A trained model directory made into one to ship: the selected weights alone (no checkpoints,
+no logs), optionally in fp16, and generation settings changed for its users. fp16 halves the
+size; the weights are cast back to fp32 when loaded, so inference runs as before."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+from wean.checkpoint import WEIGHTS, load_weights, save_weights
+from wean.config import apply_overrides, config_from_dict
+from wean.errors import WeanError
+from wean.model_dir import load_assets, save_assets
+from wean.models.model import build_model
+
+
+def export_model(source: Path, target: Path, fp16: bool = False, overrides: list[str] | None = None) -> int:
+    """Write ``target`` from the model directory ``source``; returns the weights' size in bytes."""
+    assets = load_assets(source)
+    overrides = overrides or []
+    for override in overrides:
+        if not override.startswith("generation."):
+            raise WeanError(f"--set {override!r}: only generation.* settings can change after training")
+    config = config_from_dict(apply_overrides(assets.config.to_dict(), overrides))
+    model = build_model(config.model, len(assets.source_vocabulary), len(assets.target_vocabulary))
+    load_weights(model, source / WEIGHTS)
+    if target.resolve() == source.resolve():
+        raise WeanError(f"{target}: export needs a new directory, not the model's own")
+    save_assets(target, dataclasses.replace(assets, config=config))
+    save_weights(model.half() if fp16 else model, target / WEIGHTS)
+    return (target / WEIGHTS).stat().st_size

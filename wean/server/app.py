@@ -1,0 +1,177 @@
+"""``wean serve``: a model behind HTTP. FastAPI app, served by uvicorn.
+
+- ``POST /v1/generate``: texts in, outputs with scores and timings out (attention on request);
+  concurrent requests share batches (:mod:`wean.server.batcher`).
+- ``GET /health``: the model's name and the batches run so far.
+- ``GET /``: a page where a person types a sentence and sees its output and attention heat map.
+- ``GET /docs``: the OpenAPI documentation FastAPI writes from the types below.
+
+Errors are JSON ``{"error": "one line"}`` with a 4xx status; every request is logged on one line
+with its latency.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import HTMLResponse, JSONResponse
+from pydantic import BaseModel, ConfigDict, Field
+from starlette.exceptions import HTTPException
+
+from wean.errors import WeanError
+from wean.generator import Generator
+from wean.server.batcher import DynamicBatcher, Options
+from wean.server.limits import Limits
+
+log = logging.getLogger("wean.serve")
+PAGE = Path(__file__).parent / "static" / "index.html"
+
+
+class GenerateRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    texts: list[str] = Field(min_length=1, description="inputs, untokenized for a plain-text model")
+    beam: int | None = Field(None, ge=1, description="beam width; 1 is greedy (default: the model's)")
+    length_penalty: float | None = Field(None, ge=0, le=5, description="alpha in score / length**alpha")
+    min_length: int | None = Field(None, ge=0)
+    max_length: int | None = Field(None, ge=1)
+    block_ngram_repeat: int | None = Field(None, ge=0, description="never repeat an n-gram of this size; 0: off")
+    attention: bool = Field(False, description="also return each output's attention weights")
+
+
+class Attention(BaseModel):
+    source_tokens: list[str]
+    output_tokens: list[str] = Field(description="the model's output tokens, then </s>")
+    weights: list[list[float]] = Field(description="one row per output token: weights over source tokens")
+
+
+class Output(BaseModel):
+    text: str
+    score: float = Field(description="the search's ranking score")
+    log_prob: float = Field(description="sum of the output's token log-probabilities")
+    attention: Attention | None = None
+
+
+class Timings(BaseModel):
+    total_ms: float
+    queue_ms: float = Field(description="waiting for a batch to start")
+    generate_ms: float = Field(description="the batch's model call")
+    batch_texts: int = Field(description="texts in the batch this request ran in")
+    batch_requests: int = Field(description="requests that shared that batch")
+
+
+class GenerateResponse(BaseModel):
+    model: str
+    outputs: list[Output]
+    timings: Timings
+
+
+def _error(request: Request, status: int, message: str) -> JSONResponse:
+    request.state.log_note = f": {message}"  # the operator's log line says why
+    return JSONResponse({"error": message}, status_code=status)
+
+
+def create_app(generator: Generator, limits: Limits | None = None) -> FastAPI:
+    limits = limits or Limits()
+    name = generator.config.name
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI):
+        batcher = DynamicBatcher(generator, limits.max_batch_size, limits.max_wait_ms)
+        batcher.start()
+        app.state.batcher = batcher
+        parameters = sum(p.numel() for p in generator.model.parameters())
+        log.info("model %s: %s parameters, vocabulary %d; batches of up to %d texts, %g ms wait",
+                 name, f"{parameters:,}", len(generator.assets.target_vocabulary),
+                 limits.max_batch_size, limits.max_wait_ms)
+        yield
+        await batcher.stop()
+
+    app = FastAPI(title="wean", version="1", lifespan=lifespan,
+                  description=f"Text generation with the wean model `{name}`.")
+
+    @app.exception_handler(RequestValidationError)
+    async def invalid_request(request: Request, error: RequestValidationError):
+        problems = []
+        for problem in error.errors():
+            where = ".".join(str(part) for part in problem["loc"] if part != "body") or "request body"
+            problems.append(f"{where}: {problem['msg']}")
+        return _error(request, 422, "; ".join(problems))
+
+    @app.exception_handler(HTTPException)
+    async def http_error(request: Request, error: HTTPException):
+        return _error(request, error.status_code, str(error.detail))
+
+    @app.middleware("http")
+    async def limit_and_log(request: Request, call_next):
+        started = time.perf_counter()
+        length = request.headers.get("content-length")
+        if length is not None and (not length.isdigit() or int(length) > limits.max_body_bytes):
+            response = _error(request, 413, f"request body over {limits.max_body_bytes} bytes")
+        else:
+            response = await call_next(request)
+        note = getattr(request.state, "log_note", "")
+        log.info('%s "%s %s" %d %.1f ms%s', request.client.host if request.client else "-", request.method,
+                 request.url.path, response.status_code, (time.perf_counter() - started) * 1000, note)
+        return response
+
+    @app.get("/", response_class=HTMLResponse, include_in_schema=False)
+    async def page():
+        return HTMLResponse(PAGE.read_text(encoding="utf-8"))
+
+    @app.get("/health")
+    async def health(request: Request):
+        return {"status": "ok", "model": name, "batches": request.app.state.batcher.batches}
+
+    @app.post("/v1/generate", response_model=GenerateResponse, response_model_exclude_none=True,
+              responses={413: {"description": "too many or too long texts"}, 422: {"description": "bad request"}})
+    async def generate(body: GenerateRequest, request: Request):
+        started = time.perf_counter()
+        if len(body.texts) > limits.max_texts:
+            return _error(request, 413, f"{len(body.texts)} texts; this server takes at most {limits.max_texts} per request")
+        for number, text in enumerate(body.texts):
+            if not text.strip():
+                return _error(request, 422, f"texts[{number}] is empty")
+            if len(text) > limits.max_chars:
+                return _error(request, 413, f"texts[{number}] has {len(text)} characters; at most {limits.max_chars}")
+            tokens = len(generator.tokenizer.encode(generator.to_model_text(text)))
+            if tokens > limits.max_tokens:
+                return _error(request, 413, f"texts[{number}] has {tokens} tokens; at most {limits.max_tokens}")
+        if body.beam is not None and body.beam > limits.max_beam:
+            return _error(request, 422, f"beam {body.beam}; at most {limits.max_beam}")
+        if body.max_length is not None and body.max_length > limits.max_output_length:
+            return _error(request, 422, f"max_length {body.max_length}; at most {limits.max_output_length}")
+        options = Options(body.beam, body.length_penalty, body.min_length, body.max_length, body.block_ngram_repeat)
+        try:
+            generations, batch = await request.app.state.batcher.generate(body.texts, options)
+        except WeanError as error:
+            return _error(request, 422, str(error))
+        outputs = []
+        for generation in generations:
+            attention = None
+            if body.attention:
+                attention = Attention(
+                    source_tokens=generation.source_tokens,
+                    output_tokens=generation.tokens + ["</s>"],
+                    weights=[[round(float(w), 5) for w in row] for row in generation.attention],
+                )
+            outputs.append(Output(text=generation.text, score=generation.score,
+                                  log_prob=generation.log_prob, attention=attention))
+        request.state.log_note = f" ({len(body.texts)} texts, batch of {batch.texts} from {batch.requests} requests)"
+        timings = Timings(total_ms=(time.perf_counter() - started) * 1000, queue_ms=batch.queue_ms,
+                          generate_ms=batch.generate_ms, batch_texts=batch.texts, batch_requests=batch.requests)
+        return GenerateResponse(model=name, outputs=outputs, timings=timings)
+
+    return app
+
+
+def serve(generator: Generator, host: str, port: int, limits: Limits | None = None) -> None:
+    import uvicorn
+
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    uvicorn.run(create_app(generator, limits), host=host, port=port, access_log=False, log_level="info")

@@ -1,0 +1,126 @@
+"""Dynamic batching: texts of concurrent requests are gathered into one ``generate`` call.
+
+A request waits at most ``max_wait_ms`` for others to join it, and a batch holds at most
+``max_batch_size`` texts (a larger request runs alone). Only requests with the same generation
+options share a batch; the others wait for the next one, in arrival order. One worker thread
+runs the model, so requests never compete for the CPU or GPU inside PyTorch.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections import deque
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+
+from wean.generator import Generation, Generator
+
+
+@dataclass(frozen=True)
+class Options:
+    beam: int | None = None
+    length_penalty: float | None = None
+    min_length: int | None = None
+    max_length: int | None = None
+    block_ngram_repeat: int | None = None
+
+
+@dataclass
+class BatchInfo:
+    texts: int  # texts in the batch this request ran in
+    requests: int  # requests that shared it
+    queue_ms: float  # from arrival to the start of the batch
+    generate_ms: float  # the batch's generate call
+
+
+@dataclass
+class _Job:
+    texts: list[str]
+    options: Options
+    future: asyncio.Future
+    arrived: float = field(default_factory=time.perf_counter)
+
+
+class DynamicBatcher:
+    def __init__(self, generator: Generator, max_batch_size: int = 32, max_wait_ms: float = 10.0):
+        self.generator = generator
+        self.max_batch_size = max_batch_size
+        self.max_wait = max_wait_ms / 1000
+        self._queue: asyncio.Queue[_Job] | None = None
+        self._waiting: deque[_Job] = deque()  # taken from the queue, but for a later batch
+        self._worker: asyncio.Task | None = None
+        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="wean-generate")
+        self.batches = 0
+
+    def start(self) -> None:
+        self._queue = asyncio.Queue()
+        self._worker = asyncio.get_running_loop().create_task(self._run())
+
+    async def stop(self) -> None:
+        if self._worker is not None:
+            self._worker.cancel()
+            try:
+                await self._worker
+            except asyncio.CancelledError:
+                pass
+        self._executor.shutdown(wait=True)
+
+    async def generate(self, texts: list[str], options: Options) -> tuple[list[Generation], BatchInfo]:
+        future = asyncio.get_running_loop().create_future()
+        await self._queue.put(_Job(texts, options, future))
+        return await future
+
+    async def _next_job(self, timeout: float | None) -> _Job | None:
+        if self._waiting:
+            return self._waiting.popleft()
+        try:
+            if timeout is None:
+                return await self._queue.get()
+            return await asyncio.wait_for(self._queue.get(), max(timeout, 0))
+        except asyncio.TimeoutError:
+            return None
+
+    async def _run(self) -> None:
+        loop = asyncio.get_running_loop()
+        while True:
+            first = await self._next_job(None)
+            batch, size = [first], len(first.texts)
+            deadline = time.perf_counter() + self.max_wait
+            postponed = []
+            while size < self.max_batch_size:
+                job = await self._next_job(deadline - time.perf_counter())
+                if job is None:
+                    break
+                if job.options != first.options or size + len(job.texts) > self.max_batch_size:
+                    postponed.append(job)
+                    if size + len(job.texts) > self.max_batch_size:
+                        break
+                    continue
+                batch.append(job)
+                size += len(job.texts)
+            self._waiting.extendleft(reversed(postponed))
+            started = time.perf_counter()
+            texts = [text for job in batch for text in job.texts]
+            try:
+                generations = await loop.run_in_executor(self._executor, self._generate, texts, first.options)
+            except Exception as error:  # every request of the batch learns why
+                for job in batch:
+                    if not job.future.done():
+                        job.future.set_exception(error)
+                continue
+            self.batches += 1
+            generate_ms = (time.perf_counter() - started) * 1000
+            offset = 0
+            for job in batch:
+                info = BatchInfo(size, len(batch), (started - job.arrived) * 1000, generate_ms)
+                if not job.future.done():  # a client that went away has cancelled its future
+                    job.future.set_result((generations[offset : offset + len(job.texts)], info))
+                offset += len(job.texts)
+
+    def _generate(self, texts: list[str], options: Options) -> list[Generation]:
+        return self.generator.generate(
+            texts, beam=options.beam, length_penalty=options.length_penalty, min_length=options.min_length,
+            max_length=options.max_length, block_ngram_repeat=options.block_ngram_repeat,
+            batch_size=self.max_batch_size,
+        )

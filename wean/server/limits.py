@@ -1,0 +1,19 @@
+"""What one ``wean serve`` accepts; each is a command-line option of the same name."""
+
+from dataclasses import dataclass, field
+
+
+def _limit(default, help: str):
+    return field(default=default, metadata={"help": help})
+
+
+@dataclass
+class Limits:
+    max_texts: int = _limit(32, "texts per request")
+    max_chars: int = _limit(1000, "characters per text")
+    max_tokens: int = _limit(200, "model tokens per text, after tokenization")
+    max_beam: int = _limit(10, "beam width a request may ask for")
+    max_output_length: int = _limit(200, "max_length a request may ask for")
+    max_body_bytes: int = _limit(256 * 1024, "bytes per request body")
+    max_batch_size: int = _limit(32, "texts per model call, across concurrent requests")
+    max_wait_ms: float = _limit(10.0, "how long a request waits for others to share its batch")
