@@ -22,6 +22,15 @@ def test_curves_of_several_runs_are_written_as_png(tmp_path):
     assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and out.stat().st_size > 5000
 
 
+def test_convergence_is_the_first_epoch_within_95_percent_of_the_best(tmp_path, capsys):
+    from wean.plotting import convergence, read_validations
+
+    run = fake_run(tmp_path / "a", [10, 28, 29, 30, 29.5])
+    assert convergence(read_validations(run), "bleu") == {"best": 30, "best_epoch": 4.0, "epochs_to_95pct": 3.0}
+    assert main(["plot", str(run), "--labels", "WEAN", "--out", str(tmp_path / "x.png")]) == 0
+    assert "WEAN: best bleu 30.00 at epoch 4.00; 95% of it first at epoch 3.00" in capsys.readouterr().out
+
+
 def test_plot_errors_are_one_line(tmp_path, capsys):
     with pytest.raises(WeanError, match="validations.json: not found"):
         plot_curves([tmp_path], "bleu", tmp_path / "x.png")

@@ -322,11 +322,16 @@ def _add_plot(subparsers) -> None:
 
 
 def _run_plot(args: argparse.Namespace) -> int:
-    from wean.plotting import plot_curves
+    from wean.plotting import convergence, plot_curves, read_validations
 
     labels = _labels(args.labels, len(args.model_dirs), "model directories")
     plot_curves(args.model_dirs, args.metric, args.out, labels)
     print(f"wrote {args.out}")
+    if args.metric in ("bleu", "sari", "rouge2"):
+        for label, directory in zip(labels or [d.name for d in args.model_dirs], args.model_dirs):
+            summary = convergence(read_validations(directory), args.metric)
+            print(f"{label}: best {args.metric} {summary['best']:.2f} at epoch {summary['best_epoch']:.2f}; "
+                  f"95% of it first at epoch {summary['epochs_to_95pct']:.2f}")
     return 0
 
 
