@@ -1,5 +1,5 @@
-# Set-up on a fresh machine: `make demo` (the main job) and `make test` (the test suite).
-# Both create .venv and install wean into it on first use.
+# Set-up on a fresh machine: `make demo` (the main job: the shipped simplifier on sample sentences)
+# and `make test` (the test suite). Both create .venv and install wean into it on first use.
 
 PYTHON ?= python3
 VENV := .venv
@@ -8,7 +8,7 @@ PIP := $(BIN)/pip install --quiet --disable-pip-version-check
 # training pairs for the demo: <prefix>.src and <prefix>.dst
 DEMO_TRAIN ?= ../shared/data/kauchak_v2/train
 
-.PHONY: install demo test clean
+.PHONY: install demo train-demo test clean
 
 $(BIN)/wean: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -18,12 +18,17 @@ $(BIN)/wean: pyproject.toml
 
 install: $(BIN)/wean
 
-# Train a small simplifier (about ten minutes on two CPU cores), then simplify sample sentences,
-# each printed after its model score (sum of log-probabilities).
+# Simplify plain English sample sentences with the pretrained simplifier shipped in wean/pretrained;
+# no data and no training needed.
 demo: install
+	$(BIN)/wean simplify < examples/complex.txt
+
+# Train a small simplifier yourself (about ten minutes on two CPU cores), then simplify the same
+# sentences, each printed after its model score (sum of log-probabilities).
+train-demo: install
 	$(BIN)/wean train configs/demo.yaml --set data.train=$(DEMO_TRAIN) \
 		$$(test -e runs/demo/checkpoints/latest && echo --resume)
-	$(BIN)/wean generate --model runs/demo --input examples/complex.txt --scores
+	$(BIN)/wean generate --model runs/demo --input examples/complex.txt --plain-text --scores
 
 test: install
 	$(BIN)/python -m pytest -q
