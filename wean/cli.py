@@ -171,9 +171,9 @@ def _add_simplify(subparsers) -> None:
 
 
 def _add_serve(subparsers) -> None:
-    from wean.server.limits import Limits
-
     from dataclasses import fields
+
+    from wean.server.limits import Limits
 
     parser = subparsers.add_parser("serve", help="serve a model over HTTP, with a web page at /",
                                    description="POST /v1/generate, GET /health, OpenAPI docs at /docs and "
