@@ -105,6 +105,10 @@ def test_wean_test_writes_outputs_and_scores_per_benchmark(model_dir, data_dir, 
     record = json.loads((out / "metrics.json").read_text())["tiny"]["wikismall-test"]
     assert record["inputs"]["benchmark"] == "wikismall-test" and record["generation"] == {"beam": 2, "detokenize": "none"}
     assert {"sari", "bleu", "multi_bleu", "fkgl"} <= set(record["scores"])
+    assert main(["test", "--model", str(model_dir), "--benchmark", "wikismall-test", "--system", "plain",
+                 "--out-dir", str(out), "--data-root", str(data_dir), "--beam", "2", "--plain-text"]) == 0
+    metrics = json.loads((out / "metrics.json").read_text())
+    assert set(metrics) == {"tiny", "plain"} and metrics["plain"]["wikismall-test"]["generation"]["plain_text"]
 
 
 def test_export_fp16_halves_the_weights_and_keeps_the_outputs(model_dir, tmp_path, capsys):

@@ -260,6 +260,9 @@ def _add_test(subparsers) -> None:
     parser.add_argument("--max-length", type=int)
     parser.add_argument("--detokenize", choices=("none", "ptb"), default="none",
                         help="ptb: undo PTB tokenization, for benchmarks with detokenized references")
+    parser.add_argument("--plain-text", action="store_true",
+                        help="the benchmark's source is plain text: tokenize it as the model's corpus was, "
+                        "and detokenize the outputs (for turkcorpus-test with a PTB-trained model)")
     parser.set_defaults(run=_run_test)
 
 
@@ -272,7 +275,7 @@ def _run_test(args: argparse.Namespace) -> int:
     system = args.system or args.model.resolve().name
     records = score_on_benchmarks(
         load(args.model), args.benchmark, system, args.out_dir, args.data_root, args.detokenize,
-        beam=args.beam, length_penalty=args.length_penalty, max_length=args.max_length,
+        plain_text=args.plain_text, beam=args.beam, length_penalty=args.length_penalty, max_length=args.max_length,
     )
     for name, record in records.items():
         scores = ", ".join(f"{k} {v:.2f}" for k, v in record["scores"].items()

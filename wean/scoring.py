@@ -21,6 +21,7 @@ def score_on_benchmarks(
     out_dir: Path,
     root: Path | None = None,
     detokenizer: str = "none",
+    plain_text: bool = False,
     **search,
 ) -> dict[str, dict]:
     """Outputs and scores of ``generator`` on each benchmark; ``metrics.json`` in ``out_dir``
@@ -33,7 +34,8 @@ def score_on_benchmarks(
     for name in benchmarks:
         benchmark = get_benchmark(name)
         source, references = benchmark.paths(root)
-        outputs = [detokenize(g.text, detokenizer) for g in generator.generate(read_lines(source), plain_text=False, **search)]
+        generations = generator.generate(read_lines(source), plain_text=plain_text, **search)
+        outputs = [detokenize(g.text, detokenizer) for g in generations]
         hypothesis = out_dir / f"{system}.{name}.txt"
         atomic_write_text(hypothesis, "".join(line + "\n" for line in outputs))
         settings = EvaluationSettings(benchmark.metrics, "default", benchmark.lowercase, benchmark.tokenizer)
@@ -42,6 +44,8 @@ def score_on_benchmarks(
         record["inputs"]["hypothesis"]["path"] = hypothesis.name  # relative: the folder moves
         record["generation"] = {key: value for key, value in search.items() if value is not None}
         record["generation"]["detokenize"] = detokenizer
+        if plain_text:
+            record["generation"]["plain_text"] = True
         records[name] = record
         metrics.setdefault(system, {})[name] = record
         atomic_write_json(metrics_path, metrics)
