@@ -72,3 +72,6 @@ def test_resume_refuses_a_changed_model(tmp_path):
     changed.model.embedding_size = 16
     with pytest.raises(WeanError, match="model section differs"):
         Trainer(changed, resume=True)
+    other_metric = tiny_config(data, tmp_path / "model", max_updates=4, selection_metric="loss")
+    with pytest.raises(WeanError, match="selection_metric was 'bleu'; it cannot change"):
+        Trainer(other_metric, resume=True)

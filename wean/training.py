@@ -95,6 +95,12 @@ class Trainer:
                         f"{self.directory}: the {section} section differs from the run being resumed; "
                         "only training and generation settings may change on --resume"
                     )
+            if assets.config.training.selection_metric != config.training.selection_metric:
+                # the kept best values, the plateau scheduler and early stopping all count in the old metric
+                raise WeanError(
+                    f"{self.directory}: training.selection_metric was {assets.config.training.selection_metric!r}; "
+                    "it cannot change on --resume"
+                )
             self.assets = Assets(config, assets.tokenizer, assets.source_vocabulary, assets.target_vocabulary)
         else:
             self.assets = prepare_assets(config, train)
