@@ -1,0 +1,57 @@
+"""The simplifier shipped in wean/pretrained: what a user with no data and no training gets."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from safetensors import safe_open
+
+import wean
+from wean.pretrained import SIMPLIFIER
+
+WEAN = str(Path(sys.executable).with_name("wean"))
+SENTENCE = "The committee, which was established in 1998, is responsible for the administration of the competition."
+
+
+@pytest.fixture(scope="module")
+def simplifier():
+    return wean.load()
+
+
+def test_it_is_small_fp16_and_documented():
+    size = sum(path.stat().st_size for path in SIMPLIFIER.iterdir())
+    assert size <= 20 * 2**20
+    with safe_open(str(SIMPLIFIER / "model.safetensors"), "pt") as weights:
+        tensors = [weights.get_tensor(name) for name in weights.keys()]
+    assert {str(t.dtype) for t in tensors if t.is_floating_point()} == {"torch.float16"}
+    card = (SIMPLIFIER / "MODEL_CARD.md").read_text(encoding="utf-8")
+    for needed in ("kauchak_v2", "TurkCorpus", "WikiSmall", "SARI", "FKGL", "CC BY-SA", "limits"):
+        assert needed in card
+
+
+def test_plain_english_in_plain_english_out(simplifier):
+    output = simplifier.generate([SENTENCE])[0].text
+    assert output and output[0].isupper() and output.endswith(".")
+    assert " ," not in output and " ." not in output  # detokenized, not PTB tokens
+    assert len(output.split()) <= len(SENTENCE.split())
+
+
+def test_wean_simplify_on_the_command_line(simplifier):
+    result = subprocess.run([WEAN, "simplify", SENTENCE], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == simplifier.generate([SENTENCE])[0].text + "\n"
+
+
+def test_it_simplifies_turkcorpus_better_than_copying(simplifier, data_dir):
+    """SARI above the identity baseline's 26.3 on the first 100 TurkCorpus test sentences."""
+    from wean.evaluation import EvaluationSettings, evaluate
+    from wean.textio import read_lines
+
+    folder = data_dir / "turkcorpus/case_detok"
+    sources = read_lines(folder / "test.src")[:100]
+    references = [read_lines(folder / f"test.ref.{i}")[:100] for i in range(8)]
+    outputs = [g.text for g in simplifier.generate(sources, beam=2)]
+    settings = EvaluationSettings(metrics=("sari",))
+    assert evaluate(outputs, sources, references, settings).scores["sari"] > \
+        evaluate(sources, sources, references, settings).scores["sari"] + 3
