@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Seq2seq against WEAN (general) with the WEAN paper's settings, identical seeds and data:
+# kauchak_v2 train, WikiLarge valid for selection, TurkCorpus test and WikiSmall test for scores.
+# Run from the repository root after `make install`. Each training run is resumable: run this
+# script again and it continues where it stopped. RUNS is outside the work tree (checkpoints of a
+# 50k-word model are large and never committed).
+set -euo pipefail
+RUNS=${RUNS:-/root/wean-runs}
+OUT=results/wean
+BUDGET=${BUDGET:-1400}  # updates per model (about 2.9 epochs): what two CPU cores allowed in a session
+for name in seq2seq-pwkp wean-pwkp; do
+    resume=$(test -e "$RUNS/$name/checkpoints/latest" && echo --resume || true)
+    .venv/bin/wean train "configs/$name.yaml" --set model_dir="$RUNS/$name" \
+        --set training.validate_every=200 --set training.max_updates="$BUDGET" $resume
+done
+for name in seq2seq-pwkp wean-pwkp; do
+    system=${name%-pwkp}
+    .venv/bin/wean test --model "$RUNS/$name" --system "$system" --out-dir "$OUT" \
+        --benchmark turkcorpus-test-lower wikismall-test
+done
+.venv/bin/wean plot "$RUNS/seq2seq-pwkp" "$RUNS/wean-pwkp" --labels Seq2seq,WEAN --metric bleu \
+    --out "$OUT/valid-bleu.png" | tee "$OUT/convergence.txt"
+.venv/bin/wean plot "$RUNS/seq2seq-pwkp" "$RUNS/wean-pwkp" --labels Seq2seq,WEAN --metric loss \
+    --out "$OUT/valid-loss.png"
