@@ -4,7 +4,6 @@ the operator's log, and the web page in a real headless Chromium."""
 import json
 import logging
 import os
-import shutil
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
