@@ -75,3 +75,13 @@ def test_resume_refuses_a_changed_model(tmp_path):
     other_metric = tiny_config(data, tmp_path / "model", max_updates=4, selection_metric="loss")
     with pytest.raises(WeanError, match="selection_metric was 'bleu'; it cannot change"):
         Trainer(other_metric, resume=True)
+
+
+def test_resume_accepts_a_new_corpus_tokenization_and_keeps_it(tmp_path):
+    # how the corpus was tokenized only matters to plain text at inference: declaring it later is allowed
+    data = write_corpus(tmp_path / "data", train=50, valid=10)
+    Trainer(tiny_config(data, tmp_path / "model", max_updates=2)).train()
+    declared = tiny_config(data, tmp_path / "model", max_updates=4)
+    declared.data.tokenizer.corpus_tokenization = "ptb"
+    Trainer(declared, resume=True).train()
+    assert load(tmp_path / "model").config.data.tokenizer.corpus_tokenization == "ptb"

@@ -20,7 +20,7 @@ import shutil
 from collections import Counter
 import sys
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import torch
@@ -90,7 +90,7 @@ class Trainer:
         if resume:
             assets = load_assets(self.directory)
             for section in ("data", "model"):
-                if getattr(assets.config, section) != getattr(config, section):
+                if _weights_depend_on(assets.config, section) != _weights_depend_on(config, section):
                     raise WeanError(
                         f"{self.directory}: the {section} section differs from the run being resumed; "
                         "only training and generation settings may change on --resume"
@@ -102,6 +102,7 @@ class Trainer:
                     "it cannot change on --resume"
                 )
             self.assets = Assets(config, assets.tokenizer, assets.source_vocabulary, assets.target_vocabulary)
+            save_assets(self.directory, self.assets)  # the model is used with the settings it finished under
         else:
             self.assets = prepare_assets(config, train)
             save_assets(self.directory, self.assets)
@@ -347,6 +348,15 @@ class Trainer:
         for path in checkpoints.glob("step-*"):
             if path.is_dir() and path.name not in keep:
                 shutil.rmtree(path)
+
+
+def _weights_depend_on(config: Config, section: str):
+    """A config section without the settings that only matter outside training: how the corpus was
+    tokenized is used only to turn plain text into model text and back."""
+    value = getattr(config, section)
+    if section == "data":
+        value = replace(value, tokenizer=replace(value.tokenizer, corpus_tokenization="none"))
+    return value
 
 
 def train(config: Config, resume: bool = False) -> TrainingState:
