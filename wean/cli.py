@@ -318,7 +318,7 @@ def _labels(text: str | None, count: int, what: str) -> list[str] | None:
 def _add_plot(subparsers) -> None:
     parser = subparsers.add_parser("plot", help="validation curves of training runs as a PNG")
     parser.add_argument("model_dirs", type=Path, nargs="+", help="model directories written by wean train")
-    parser.add_argument("--metric", default="bleu", help="bleu, sari, loss or perplexity (default: bleu)")
+    parser.add_argument("--metric", default="bleu", help="bleu, sari, rouge2, loss or perplexity (default: bleu)")
     parser.add_argument("--labels", help="comma-separated legend labels, one per model directory")
     parser.add_argument("--out", type=Path, required=True, help="PNG file to write")
     parser.set_defaults(run=_run_plot)

@@ -1,0 +1,121 @@
+"""Training speed of the convolutional encoder (Gehring et al. 2016) against the LSTM encoder, in
+the two shapes of results/conv-encoder: each whole model (the rows of the table: LSTM encoder +
+RNNsearch decoder, conv encoder + conditional decoder, both from configs/rnnsearch-gigaword.yaml)
+in training tokens/s, and each encoder alone (forward + backward) in source tokens/s, for short
+(Gigaword-like) and long sources. The conv encoder's case is parallelism: its convolutions see
+every position at once where the LSTM steps through the source. Random weights and batches;
+repeats interleaved, best of each, ratios against the LSTM encoder.
+
+    .venv/bin/python bench/encoder_speed.py [--lengths 30 100] [--out DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import time
+from pathlib import Path
+
+import torch
+
+from wean.config import load_config
+from wean.data.corpus import Example, collate
+from wean.models.model import build_model
+
+CONFIG = Path(__file__).parent.parent / "configs" / "rnnsearch-gigaword.yaml"
+CONV = {"type": "conv", "layers": 6, "hidden_size": 256}  # the conv-encoder row of run-gigaword.sh
+
+
+def models(vocabulary: int) -> dict[str, torch.nn.Module]:
+    built = {}
+    for name in ("lstm", "conv"):
+        config = load_config(CONFIG).model
+        config.dropout = 0.0  # speed only; dropout masks would add noise between repeats
+        if name == "conv":
+            for key, value in CONV.items():
+                setattr(config.encoder, key, value)
+            config.decoder.type, config.decoder.bridge = "conditional", "zero"
+        torch.manual_seed(0)
+        built[name] = build_model(config, vocabulary, vocabulary)
+    return built
+
+
+def batch_of(sentences: int, length: int, target_length: int, vocabulary: int, generator: torch.Generator):
+    examples = []
+    for i in range(sentences):
+        source = torch.randint(4, vocabulary, (length,), generator=generator).tolist()
+        target = torch.randint(4, vocabulary, (target_length,), generator=generator).tolist() + [3]
+        examples.append(Example(i, source, target))
+    return collate(examples)
+
+
+def best_time(function, repeat: int) -> float:
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        function()
+        times.append(time.perf_counter() - start)
+    return min(times)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--lengths", type=int, nargs="+", default=[30, 100], help="source lengths")
+    parser.add_argument("--target-length", type=int, default=12)
+    parser.add_argument("--sentences", type=int, default=64)
+    parser.add_argument("--vocabulary", type=int, default=4000)
+    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--out", type=Path)
+    args = parser.parse_args()
+    generator = torch.Generator().manual_seed(0)
+    built = models(args.vocabulary)
+    results: dict[str, dict] = {}
+    for length in args.lengths:
+        batch = batch_of(args.sentences, length, args.target_length, args.vocabulary, generator)
+        optimizers = {name: torch.optim.Adam(model.parameters(), lr=1e-4) for name, model in built.items()}
+
+        def train_step(name):
+            model, optimizer = built[name], optimizers[name]
+            logits, _ = model(batch.source, batch.source_lengths, batch.target_input)
+            loss = torch.nn.functional.cross_entropy(logits.reshape(-1, logits.size(-1)), batch.target_output.reshape(-1))
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+
+        def encoder_step(name):
+            encoded = built[name].encoder(batch.source, batch.source_lengths)
+            keys = encoded.keys.sum() if encoded.keys is not None else 0  # CNN-a; the LSTM has none
+            (encoded.states.sum() + keys).backward()
+            built[name].zero_grad()
+
+        for name in built:  # warm-up
+            train_step(name)
+            encoder_step(name)
+        train, encoder = {name: [] for name in built}, {name: [] for name in built}
+        for _ in range(args.repeat):  # interleaved: drift in machine speed hits both encoders alike
+            for name in built:
+                train[name].append(best_time(lambda: train_step(name), 1))
+                encoder[name].append(best_time(lambda: encoder_step(name), 1))
+        target_tokens = batch.target_tokens
+        source_tokens = args.sentences * length
+        for measure, times, tokens in (("train_target_tokens_per_second", train, target_tokens),
+                                       ("encoder_source_tokens_per_second", encoder, source_tokens)):
+            record = {name: tokens / min(values) for name, values in times.items()}
+            record["conv_over_lstm"] = record["conv"] / record["lstm"]
+            results.setdefault(f"source_length_{length}", {})[measure] = record
+    results["setting"] = {
+        "config": CONFIG.name, "conv_encoder": CONV, "sentences": args.sentences, "target_length": args.target_length,
+        "vocabulary": args.vocabulary, "repeat": args.repeat, "torch": torch.__version__,
+        "threads": torch.get_num_threads(), "machine": platform.processor() or platform.machine(),
+        "parameters": {name: sum(p.numel() for p in model.parameters()) for name, model in built.items()},
+    }
+    text = json.dumps(results, indent=2)
+    print(text)
+    if args.out:
+        args.out.mkdir(parents=True, exist_ok=True)
+        (args.out / "metrics.json").write_text(text + "\n")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# Word attention and contextual gates (Wu et al. 2018) against their RNNsearch base, and the
+# convolutional encoder (Gehring et al. 2016) against the LSTM encoder:
+#   results/word-attention/run.sh gigaword         (configs/rnnsearch-gigaword.yaml)
+#   results/word-attention/run.sh simplification   (configs/rnnsearch-simplification.yaml)
+# Every row is the task's config plus the keys below, so data, seed (1) and budget
+# (training.max_updates) are equal. Run from the repository root after `make install`; each run
+# resumes where it stopped when the script is run again. RUNS holds checkpoints (never committed).
+set -euo pipefail
+TASK=${1:?gigaword or simplification}
+RUNS=${RUNS:-/root/wean-runs}
+CONFIG=configs/rnnsearch-$TASK.yaml
+case $TASK in
+    gigaword)
+        test -e data/gigaword/train.src || .venv/bin/wean prepare gigaword --out data/gigaword
+        TESTS=(--benchmark gigaword-test) ;;
+    simplification)  # EASSE's TurkCorpus test is plain text: PTB-tokenized in, detokenized out
+        TESTS=(--benchmark turkcorpus-test --plain-text) ;;
+    *) echo "unknown task $TASK" >&2; exit 2 ;;
+esac
+BUDGET=$(sed -n 's/^ *max_updates: *\([0-9]*\).*/\1/p' "$CONFIG")
+CONV="--set model.encoder.type=conv --set model.encoder.layers=6 --set model.encoder.hidden_size=256 \
+      --set model.decoder.type=conditional --set model.decoder.bridge=zero"
+declare -A ROWS=(
+    [rnnsearch]=""
+    [word-attention]="--set model.decoder.word_attention=attention"
+    [contextual-gates]="--set model.decoder.word_attention=gates"
+    [conv-encoder]="$CONV"
+)
+for row in rnnsearch word-attention contextual-gates conv-encoder; do
+    dir="$RUNS/$TASK-$row"
+    if ! grep -q "\"updates\": $BUDGET," "$dir/validations.json" 2>/dev/null; then
+        resume=$(test -e "$dir/checkpoints/latest" && echo --resume || true)
+        # shellcheck disable=SC2086
+        .venv/bin/wean train "$CONFIG" --set model_dir="$dir" ${ROWS[$row]} $resume
+    fi
+    case $row in
+        rnnsearch) outs="results/word-attention results/conv-encoder" ;;  # the base of both tables
+        conv-encoder) outs=results/conv-encoder ;;
+        *) outs=results/word-attention ;;
+    esac
+    for out in $outs; do
+        .venv/bin/wean test --model "$dir" --system "$row" --out-dir "$out" "${TESTS[@]}"
+        if [ "$TASK" = simplification ]; then
+            .venv/bin/wean test --model "$dir" --system "$row" --out-dir "$out" --benchmark wikismall-test
+        fi
+    done
+done
+METRIC=$(sed -n 's/^ *selection_metric: *\([a-z0-9]*\).*/\1/p' "$CONFIG")
+for table in word-attention conv-encoder; do
+    if [ $table = word-attention ]; then rows=(rnnsearch word-attention contextual-gates); else rows=(rnnsearch conv-encoder); fi
+    dirs=("${rows[@]/#/$RUNS/$TASK-}")
+    labels=$(IFS=,; echo "${rows[*]}")
+    .venv/bin/wean plot "${dirs[@]}" --labels "$labels" --metric "$METRIC" --out "results/$table/$TASK-valid-$METRIC.png" \
+        | tee "results/$table/$TASK-convergence.txt"
+    .venv/bin/wean plot "${dirs[@]}" --labels "$labels" --metric loss --out "results/$table/$TASK-valid-loss.png"
+done
+# The paper's Figures 2 and 3 for the first test sentence: hidden attention, word attention, their
+# gated mix and the gate strip 1 - o_i, for the model's own greedy output
+case $TASK in
+    gigaword) first=$(head -1 ../shared/data/gigaword/test1951.src) ;;
+    simplification) first=$(head -1 ../shared/data/turkcorpus/case_tok/test.src) ;;
+esac
+.venv/bin/wean attention --model "$RUNS/$TASK-contextual-gates" --source "$first" \
+    --out-dir "results/word-attention/$TASK-figures"
