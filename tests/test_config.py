@@ -1,7 +1,25 @@
+import re
+from pathlib import Path
+
 import pytest
+import torch
 
 from wean.config import load_config
 from wean.errors import WeanError
+from wean.models.model import build_model
+
+CONFIGS = sorted(Path("configs").glob("*.yaml"))
+ROW_KEYS = re.compile(r"--set ([^\s\"]+)")
+
+
+def rows_of(script: Path) -> dict[str, list[str]]:
+    """The --set keys of each row a results script trains (ROWS and CONV in results/*/run.sh)."""
+    text = script.read_text()
+    conv = ROW_KEYS.findall(text.split("CONV=", 1)[1].split("declare", 1)[0])
+    rows = {}
+    for name, keys in re.findall(r"\[([a-z-]+)\]=\"([^\"]*)\"", text):
+        rows[name] = conv if keys == "$CONV" else ROW_KEYS.findall(keys)
+    return rows
 
 
 def config_file(tmp_path, text):
@@ -15,6 +33,28 @@ def test_presets_load_and_overrides_apply():
     assert config.training.max_epochs == 3 and config.model.decoder.attention == "concat"
     assert config.model.encoder.layers == 2 and config.model.dropout == 0.4
     assert config.training.batch_size == 64 and config.data.tokenizer.vocab_size == 50000
+
+
+@pytest.mark.parametrize("path", CONFIGS, ids=[p.stem for p in CONFIGS])
+def test_every_preset_validates_and_builds(path):
+    config = load_config(path)
+    vocabulary = config.data.tokenizer.vocab_size + 4
+    model = build_model(config.model, vocabulary, vocabulary)
+    assert sum(p.numel() for p in model.parameters()) > 0
+
+
+@pytest.mark.parametrize("task", ["gigaword", "simplification"])
+def test_every_row_of_the_word_attention_and_conv_tables_is_a_valid_config(task):
+    rows = rows_of(Path("results/word-attention/run.sh"))
+    assert set(rows) == {"rnnsearch", "word-attention", "contextual-gates", "conv-encoder"}
+    kinds = set()
+    for name, keys in rows.items():
+        config = load_config(f"configs/rnnsearch-{task}.yaml", keys)
+        model = build_model(config.model, 40, 40)
+        logits, _ = model(torch.randint(4, 40, (2, 7)), torch.tensor([7, 5]), torch.randint(4, 40, (2, 4)))
+        assert logits.shape == (2, 4, 40)
+        kinds.add((config.model.encoder.type, config.model.decoder.type, config.model.decoder.word_attention))
+    assert len(kinds) == 4  # the keys really change the model
 
 
 @pytest.mark.parametrize(
