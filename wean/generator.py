@@ -143,8 +143,11 @@ class Generator:
         casing of the source's words restored and the first letter capitalised."""
         settings = self.config.data.tokenizer
         if settings.lowercase and output:
-            casing = {}
-            for word in self.to_model_text(source).split()[::-1]:  # the first occurrence wins
+            first_word, *others = self.to_model_text(source).split() or [""]
+            # the sentence-initial word is capitalised by position, so any later occurrence of it
+            # tells its casing better ("The ... the"); among those the first wins
+            casing = {first_word.lower(): first_word}
+            for word in others[::-1]:
                 casing[word.lower()] = word
             first, *rest = output.split()
             first = casing.get(first, first)
