@@ -13,12 +13,14 @@ ROW_KEYS = re.compile(r"--set ([^\s\"]+)")
 
 
 def rows_of(script: Path) -> dict[str, list[str]]:
-    """The --set keys of each row a results script trains (ROWS and CONV in results/*/run.sh)."""
-    text = script.read_text()
-    conv = ROW_KEYS.findall(text.split("CONV=", 1)[1].split("declare", 1)[0])
+    """The --set keys of each row a results script trains: its ROWS entries, with the shell
+    variables they name (CONV) expanded and the keys every row shares (SCALE) added."""
+    text = script.read_text().replace("$BUDGET", "2000")
+    variables = {name: ROW_KEYS.findall(value) for name, value in re.findall(r'^([A-Z]+)="([^"]*)"', text, re.M)}
+    shared = variables.get("SCALE", [])
     rows = {}
-    for name, keys in re.findall(r"\[([a-z-]+)\]=\"([^\"]*)\"", text):
-        rows[name] = conv if keys == "$CONV" else ROW_KEYS.findall(keys)
+    for name, keys in re.findall(r'\[([a-z-]+)\]="([^"]*)"', text):
+        rows[name] = shared + (variables[keys[1:]] if keys.startswith("$") else ROW_KEYS.findall(keys))
     return rows
 
 
@@ -78,3 +80,14 @@ def test_bad_configs_name_the_key(tmp_path, text, message):
 def test_bad_override(tmp_path):
     with pytest.raises(WeanError, match="expected key=value"):
         load_config(config_file(tmp_path, "name: x\n"), ["training.max_epochs"])
+
+
+def test_every_row_of_the_spm_table_is_a_valid_config():
+    rows = rows_of(Path("results/spm/run.sh"))
+    kinds = set()
+    for name, keys in rows.items():
+        config = load_config("configs/encdec-gigaword.yaml", keys)
+        assert config.model.encoder.layers == 1 and config.training.max_updates == 2000  # the shared scale-down
+        build_model(config.model, 40, 40)
+        kinds.add((config.model.encoder.selective_gate, config.model.spm.enabled))
+    assert set(rows) == {"encdec", "sgate", "spm", "sgate-spm"} and len(kinds) == 4
