@@ -46,6 +46,14 @@ for row in rnnsearch word-attention contextual-gates conv-encoder; do
         fi
     done
 done
+if [ "$TASK" = gigaword ]; then  # reference row: the first 8 words of the article (Rush et al.'s prefix baseline)
+    for out in results/word-attention results/conv-encoder; do
+        awk '{n = NF < 8 ? NF : 8; line = $1; for (i = 2; i <= n; i++) line = line " " $i; print line}' \
+            ../shared/data/gigaword/test1951.src > "$out/prefix-8.gigaword-test.txt"
+        .venv/bin/wean evaluate --hyp "$out/prefix-8.gigaword-test.txt" --benchmark gigaword-test --json \
+            > "$out/prefix-8.gigaword-test.json"
+    done
+fi
 METRIC=$(sed -n 's/^ *selection_metric: *\([a-z0-9]*\).*/\1/p' "$CONFIG")
 for table in word-attention conv-encoder; do
     if [ $table = word-attention ]; then rows=(rnnsearch word-attention contextual-gates); else rows=(rnnsearch conv-encoder); fi
