@@ -17,6 +17,8 @@ for name in seq2seq-pwkp wean-pwkp; do
     system=${name%-pwkp}
     .venv/bin/wean test --model "$RUNS/$name" --system "$system" --out-dir "$OUT" \
         --benchmark turkcorpus-test-lower wikismall-test
+    .venv/bin/wean test --model "$RUNS/$name" --system "$system" --out-dir "$OUT" \
+        --benchmark turkcorpus-test --plain-text  # EASSE's detokenized source, PTB-tokenized on the way in
 done
 .venv/bin/wean plot "$RUNS/seq2seq-pwkp" "$RUNS/wean-pwkp" --labels Seq2seq,WEAN --metric bleu \
     --out "$OUT/valid-bleu.png" | tee "$OUT/convergence.txt"
