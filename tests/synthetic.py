@@ -8,19 +8,27 @@ from pathlib import Path
 from wean.config import config_from_dict
 
 SYMBOLS = list("abcdefghij")
+HANZI = list("天地人日月山水火木金")  # for the character-level pipeline: Chinese is written unsegmented
 
 
-def reverse_pairs(count: int, seed: int, reverse: bool = True) -> tuple[list[str], list[str]]:
+def reverse_pairs(
+    count: int, seed: int, reverse: bool = True, symbols: list[str] = SYMBOLS, separator: str = " "
+) -> tuple[list[str], list[str]]:
     rng = random.Random(seed)
-    sequences = [[rng.choice(SYMBOLS) for _ in range(rng.randint(5, 12))] for _ in range(count)]
-    return [" ".join(s) for s in sequences], [" ".join(reversed(s) if reverse else s) for s in sequences]
+    sequences = [[rng.choice(symbols) for _ in range(rng.randint(5, 12))] for _ in range(count)]
+    return (
+        [separator.join(s) for s in sequences],
+        [separator.join(reversed(s) if reverse else s) for s in sequences],
+    )
 
 
-def write_corpus(folder: Path, train: int = 2000, valid: int = 100, reverse: bool = True) -> Path:
-    """Reverse (or, with ``reverse=False``, copy) 5-12 symbols."""
+def write_corpus(
+    folder: Path, train: int = 2000, valid: int = 100, reverse: bool = True, **symbols
+) -> Path:
+    """Reverse (or, with ``reverse=False``, copy) 5-12 symbols; ``symbols``: see reverse_pairs."""
     folder.mkdir(parents=True, exist_ok=True)
     for split, count, seed in (("train", train, 0), ("valid", valid, 1)):
-        sources, targets = reverse_pairs(count, seed, reverse)
+        sources, targets = reverse_pairs(count, seed, reverse, **symbols)
         (folder / f"{split}.src").write_text("\n".join(sources) + "\n", encoding="utf-8")
         (folder / f"{split}.dst").write_text("\n".join(targets) + "\n", encoding="utf-8")
     return folder
