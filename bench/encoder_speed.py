@@ -41,13 +41,16 @@ def models(vocabulary: int) -> dict[str, torch.nn.Module]:
     return built
 
 
-def batch_of(sentences: int, length: int, target_length: int, vocabulary: int, generator: torch.Generator):
+def batch_of(
+    sentences: int, length: int, target_length: int, vocabulary: int, generator: torch.Generator,
+    extend_to_source: bool = False,
+):
     examples = []
     for i in range(sentences):
         source = torch.randint(4, vocabulary, (length,), generator=generator).tolist()
         target = torch.randint(4, vocabulary, (target_length,), generator=generator).tolist() + [3]
         examples.append(Example(i, source, target))
-    return collate(examples)
+    return collate(examples, extend_to_source)
 
 
 def best_time(function, repeat: int) -> float:

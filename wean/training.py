@@ -182,29 +182,19 @@ class Trainer:
         settings = self.config.training
         return make_batches(self.train_examples, settings.batch_size, settings.batch_tokens, generator)
 
-    def _loss_sum(self, batch, with_spm: bool) -> torch.Tensor:
-        """Cross-entropy summed over the target tokens, plus SPM's bag-of-words loss if asked."""
-        queries, _ = self.model.teacher_forced(batch.source, batch.source_lengths, batch.target_input)
-        logits = self.model.output_layer(queries)
-        targets = self.model.loss_targets(batch.target_output)
-        loss = self.criterion(logits.reshape(-1, logits.size(-1)), targets.reshape(-1))
-        if with_spm:
-            loss = loss + self.model.spm.loss(queries, batch.source, batch.source_lengths)
-        return loss
-
     def _update(self, examples) -> tuple[float, int]:
         """One Adam step on a batch; returns the loss per target token and the token count."""
         self.model.train()
         with_spm = self.model.spm is not None
         batch = collate(examples, extend_to_source=with_spm)
-        tokens = batch.target_tokens
-        loss = self._loss_sum(batch, with_spm) / tokens
+        bf16 = self.config.training.precision == "bf16"
+        loss = loss_sum(self.model, batch, self.criterion, with_spm, bf16) / batch.target_tokens
         self.optimizer.zero_grad(set_to_none=True)
         loss.backward()
         if self.config.training.clip_grad_norm > 0:
             nn.utils.clip_grad_norm_(self.model.parameters(), self.config.training.clip_grad_norm)
         self.optimizer.step()
-        return loss.item(), tokens
+        return loss.item(), batch.target_tokens
 
     def train(self) -> TrainingState:
         from torch.utils.tensorboard import SummaryWriter
@@ -292,7 +282,7 @@ class Trainer:
         total, tokens = 0.0, 0
         for examples in make_batches(self.valid_examples, self.config.training.batch_size):
             batch = collate(examples)
-            total += float(self._loss_sum(batch, with_spm=False))
+            total += float(loss_sum(self.model, batch, self.criterion, with_spm=False))
             tokens += batch.target_tokens
         return total / tokens
 
@@ -348,6 +338,17 @@ class Trainer:
         for path in checkpoints.glob("step-*"):
             if path.is_dir() and path.name not in keep:
                 shutil.rmtree(path)
+
+
+def loss_sum(model, batch, criterion, with_spm: bool, bf16: bool = False) -> torch.Tensor:
+    """Cross-entropy summed over the target tokens, plus SPM's bag-of-words loss if asked.
+    ``bf16``: the forward pass under bfloat16 autocast; the losses are still taken in fp32."""
+    with torch.autocast("cpu", dtype=torch.bfloat16, enabled=bf16):
+        queries, _ = model.teacher_forced(batch.source, batch.source_lengths, batch.target_input)
+        logits = model.output_layer(queries)
+        spm_loss = model.spm.loss(queries, batch.source, batch.source_lengths) if with_spm else 0.0
+    targets = model.loss_targets(batch.target_output)
+    return criterion(logits.float().reshape(-1, logits.size(-1)), targets.reshape(-1)) + spm_loss
 
 
 def _weights_depend_on(config: Config, section: str):

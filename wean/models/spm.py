@@ -40,8 +40,8 @@ class SourcePredictionModule(nn.Module):
     def predicted_bag(self, queries: torch.Tensor, source_lengths: torch.Tensor) -> torch.Tensor:
         """q~: the sum of q_j over the first I steps of each sentence, (batch, source vocabulary)."""
         steps = torch.arange(queries.size(1), device=queries.device).unsqueeze(0)
-        counted = (steps < source_lengths.to(queries.device).unsqueeze(1)).to(queries.dtype)
-        q = torch.softmax(self.head(queries), dim=-1)
+        q = torch.softmax(self.head(queries).float(), dim=-1)  # fp32 under bf16 autocast too
+        counted = (steps < source_lengths.to(queries.device).unsqueeze(1)).to(q.dtype)
         return (q * counted.unsqueeze(-1)).sum(1)
 
     def loss(self, queries: torch.Tensor, source: torch.Tensor, source_lengths: torch.Tensor) -> torch.Tensor:
