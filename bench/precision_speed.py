@@ -1,0 +1,100 @@
+"""Training speed with ``training.precision: bf16`` against fp32, for the model shapes the
+experiments in results/ train: each preset's model on random batches of 64 sentences (lengths
+typical of its data), one training step (forward with the trainer's loss_sum, backward, Adam)
+timed in both precisions, repeats interleaved, best of each. bf16 autocast pays where the
+matrix products are large (a 50,000-word output layer) and the CPU has bfloat16 instructions.
+
+    .venv/bin/python bench/precision_speed.py [--out DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+from pathlib import Path
+
+import torch
+from encoder_speed import batch_of, best_time
+
+from wean.config import load_config
+from wean.data.corpus import IGNORE
+from wean.models.model import build_model
+from wean.training import loss_sum
+
+CONFIGS = Path(__file__).parent.parent / "configs"
+SPM_SCALE = {  # the shared scale-down of results/spm/run.sh
+    "embedding_size": 256, "encoder.hidden_size": 128, "encoder.layers": 1,
+    "decoder.hidden_size": 256, "decoder.layers": 1,
+}
+# name: (preset, model overrides, source length, target length)
+SHAPES = {
+    "seq2seq-pwkp": ("seq2seq-pwkp.yaml", {}, 25, 20),
+    "wean-pwkp": ("wean-pwkp.yaml", {}, 25, 20),
+    "rnnsearch-simplification": ("rnnsearch-simplification.yaml", {}, 30, 24),
+    "rnnsearch-gigaword": ("rnnsearch-gigaword.yaml", {}, 30, 10),
+    "encdec-gigaword+spm (scaled)": ("encdec-gigaword.yaml", {**SPM_SCALE, "spm.enabled": True}, 30, 10),
+}
+
+
+def model_for(preset: str, overrides: dict) -> tuple[torch.nn.Module, int]:
+    config = load_config(CONFIGS / preset)
+    for key, value in overrides.items():
+        target = config.model
+        *path, last = key.split(".")
+        for part in path:
+            target = getattr(target, part)
+        setattr(target, last, value)
+    config.model.dropout = 0.0  # speed only; dropout masks would add noise between repeats
+    vocabulary = config.data.tokenizer.vocab_size + 4
+    torch.manual_seed(0)
+    return build_model(config.model, vocabulary, vocabulary), vocabulary
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--sentences", type=int, default=64)
+    parser.add_argument("--repeat", type=int, default=4)
+    parser.add_argument("--out", type=Path)
+    args = parser.parse_args()
+    generator = torch.Generator().manual_seed(0)
+    criterion = torch.nn.CrossEntropyLoss(ignore_index=IGNORE, reduction="sum")
+    results: dict[str, dict] = {}
+    for name, (preset, overrides, source_length, target_length) in SHAPES.items():
+        model, vocabulary = model_for(preset, overrides)
+        with_spm = model.spm is not None
+        batch = batch_of(args.sentences, source_length, target_length, vocabulary, generator, with_spm)
+        optimizer = torch.optim.Adam(model.parameters(), lr=1e-6)
+
+        def step(bf16: bool) -> None:
+            loss = loss_sum(model, batch, criterion, with_spm, bf16) / batch.target_tokens
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+
+        step(False), step(True)  # warm-up
+        times = {"fp32": [], "bf16": []}
+        for _ in range(args.repeat):  # interleaved: drift in machine speed hits both alike
+            for precision in times:
+                times[precision].append(best_time(lambda: step(precision == "bf16"), 1))
+        record = {p: batch.target_tokens / min(t) for p, t in times.items()}
+        record["bf16_over_fp32"] = record["bf16"] / record["fp32"]
+        record["parameters"] = sum(p.numel() for p in model.parameters())
+        results[name] = record
+        print(f"{name}: fp32 {record['fp32']:.0f} tok/s, bf16 {record['bf16']:.0f} tok/s, "
+              f"ratio {record['bf16_over_fp32']:.2f}", flush=True)
+    results["setting"] = {
+        "sentences": args.sentences, "repeat": args.repeat, "torch": torch.__version__,
+        "threads": torch.get_num_threads(), "machine": platform.processor() or platform.machine(),
+        "measure": "training target tokens per second (forward, backward, Adam step)",
+    }
+    text = json.dumps(results, indent=2)
+    if args.out:
+        args.out.mkdir(parents=True, exist_ok=True)
+        (args.out / "metrics.json").write_text(text + "\n")
+    else:
+        print(text)
+
+
+if __name__ == "__main__":
+    main()
