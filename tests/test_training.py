@@ -113,3 +113,15 @@ def test_bf16_loss_is_the_fp32_loss_to_bf16_precision(tmp_path, spm):
     assert bf16.dtype == torch.float32
     assert float(bf16) != fp32  # bf16 really ran...
     assert abs(float(bf16) - fp32) / fp32 < 0.02  # ...and agrees to its ~3 significant digits
+
+
+def test_resuming_a_run_at_its_update_budget_trains_nothing(tmp_path):
+    data = write_corpus(tmp_path / "data", train=100, valid=10)
+    settings = dict(max_updates=4, validate_every=2, batch_size=16)
+    Trainer(tiny_config(data, tmp_path / "model", **settings)).train()
+    weights = (tmp_path / "model" / "model.safetensors").read_bytes()
+    again = Trainer(tiny_config(data, tmp_path / "model", **settings), resume=True).train()
+    assert again.updates == 4 and len(again.losses) == 4
+    assert (tmp_path / "model" / "model.safetensors").read_bytes() == weights
+    lower = Trainer(tiny_config(data, tmp_path / "model", **{**settings, "max_updates": 2}), resume=True).train()
+    assert lower.updates == 4  # a budget already passed stops at once too

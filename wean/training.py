@@ -211,6 +211,9 @@ class Trainer:
         )
         stop = False
         try:
+            if settings.max_updates and self.state.updates >= settings.max_updates:  # a resumed run at its budget
+                self.log(f"update {self.state.updates} already reaches training.max_updates={settings.max_updates}")
+                return self.state
             while not stop and self.state.epoch < settings.max_epochs:
                 batches = self._epoch_batches(self.state.epoch)
                 self.batches_per_epoch = len(batches)
