@@ -26,9 +26,15 @@ def test_convergence_is_the_first_epoch_within_95_percent_of_the_best(tmp_path, 
     from wean.plotting import convergence, read_validations
 
     run = fake_run(tmp_path / "a", [10, 28, 29, 30, 29.5])
-    assert convergence(read_validations(run), "bleu") == {"best": 30, "best_epoch": 4.0, "epochs_to_95pct": 3.0}
+    assert convergence(read_validations(run), "bleu") == {
+        "best": 30, "best_epoch": 4.0, "epochs_to_95pct": 3.0, "still_improving": False
+    }
     assert main(["plot", str(run), "--labels", "WEAN", "--out", str(tmp_path / "x.png")]) == 0
-    assert "WEAN: best bleu 30.00 at epoch 4.00; 95% of it first at epoch 3.00" in capsys.readouterr().out
+    assert "WEAN: best bleu 30.00 at epoch 4.00; 95% of it first at epoch 3.00\n" in capsys.readouterr().out
+    rising = fake_run(tmp_path / "b", [10, 20, 30])
+    assert convergence(read_validations(rising), "bleu")["still_improving"]
+    assert main(["plot", str(rising), "--labels", "Seq2seq", "--out", str(tmp_path / "y.png")]) == 0
+    assert "(still improving at the last validation: lower bounds)" in capsys.readouterr().out
 
 
 def test_plot_errors_are_one_line(tmp_path, capsys):

@@ -334,7 +334,8 @@ def _run_plot(args: argparse.Namespace) -> int:
         for label, directory in zip(labels or [d.name for d in args.model_dirs], args.model_dirs):
             summary = convergence(read_validations(directory), args.metric)
             print(f"{label}: best {args.metric} {summary['best']:.2f} at epoch {summary['best_epoch']:.2f}; "
-                  f"95% of it first at epoch {summary['epochs_to_95pct']:.2f}")
+                  f"95% of it first at epoch {summary['epochs_to_95pct']:.2f}"
+                  f"{' (still improving at the last validation: lower bounds)' if summary['still_improving'] else ''}")
     return 0
 
 

@@ -103,10 +103,14 @@ def plot_odd_generation(summaries: dict[str, dict], out: Path) -> None:
 
 def convergence(records: list[dict], metric: str, fraction: float = 0.95) -> dict:
     """Where a run's validation ``metric`` (higher is better) peaked, and the first epoch at which
-    it reached ``fraction`` of that peak: the WEAN paper's convergence measure (its Figure 2)."""
+    it reached ``fraction`` of that peak: the WEAN paper's convergence measure (its Figure 2).
+    ``still_improving``: the peak is the last validation, so both epochs are only lower bounds."""
     best = max(records, key=lambda r: r[metric])
     reached = next(r for r in records if r[metric] >= fraction * best[metric])
-    return {"best": best[metric], "best_epoch": best["epochs"], f"epochs_to_{round(fraction * 100)}pct": reached["epochs"]}
+    return {
+        "best": best[metric], "best_epoch": best["epochs"],
+        f"epochs_to_{round(fraction * 100)}pct": reached["epochs"], "still_improving": best is records[-1],
+    }
 
 
 def plot_curves(model_dirs: Sequence[Path], metric: str, out: Path, labels: Sequence[str] | None = None) -> None:
