@@ -1,6 +1,7 @@
 """``wean evaluate`` end to end: real files, the installed command, and every kind of bad input."""
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -154,3 +155,19 @@ def test_installed_console_command(tiny):
     result = subprocess.run([wean, "evaluate", "--hyp", str(tiny / "missing"), "--refs", str(tiny / "ref0")],
                             capture_output=True, text=True, check=False)
     assert result.returncode == 1 and result.stderr.startswith("wean evaluate: error:")
+
+
+def test_closed_pipe_ends_quietly(tiny):
+    """`wean evaluate ... | head -c 10`: the reader is gone before wean writes; no traceback."""
+    beside_python = Path(sys.executable).with_name("wean")
+    wean = str(beside_python) if beside_python.exists() else shutil.which("wean")
+    read_end, write_end = os.pipe()
+    os.close(read_end)  # every write to write_end now fails with EPIPE
+    try:
+        result = subprocess.run([wean, "evaluate", "--hyp", str(tiny / "hyp"), "--refs", str(tiny / "ref0"),
+                                 "--metrics", "bleu", "--json"], stdout=write_end, stderr=subprocess.PIPE,
+                                text=True, check=False)
+    finally:
+        os.close(write_end)
+    assert result.returncode == 141
+    assert result.stderr == ""

@@ -25,6 +25,8 @@ for name in seq2seq-pwkp wean-pwkp; do
         --benchmark turkcorpus-test-lower wikismall-test
     .venv/bin/wean test --model "$RUNS/$name" --system "$system" --out-dir "$OUT" \
         --benchmark turkcorpus-test --plain-text  # EASSE's detokenized source, PTB-tokenized on the way in
+    .venv/bin/wean evaluate --hyp "$OUT/$system.turkcorpus-test.txt" --benchmark turkcorpus-test --metrics bleu \
+        --no-lowercase --json > "$OUT/$system.turkcorpus-test.sacrebleu-default.json"  # sacreBLEU's own default: cased 13a
 done
 .venv/bin/wean plot "$RUNS/seq2seq-pwkp" "$RUNS/wean-pwkp" --labels Seq2seq,WEAN --metric bleu \
     --out "$OUT/valid-bleu.png" | tee "$OUT/convergence.txt"
