@@ -125,3 +125,14 @@ def test_resuming_a_run_at_its_update_budget_trains_nothing(tmp_path):
     assert (tmp_path / "model" / "model.safetensors").read_bytes() == weights
     lower = Trainer(tiny_config(data, tmp_path / "model", **{**settings, "max_updates": 2}), resume=True).train()
     assert lower.updates == 4  # a budget already passed stops at once too
+
+
+def test_resuming_a_run_that_stopped_early_trains_nothing(tmp_path):
+    data = write_corpus(tmp_path / "data", train=100, valid=10)
+    # learning rate 0: the validation loss never improves after the first, so patience 2 ends the run
+    settings = dict(max_updates=40, validate_every=2, batch_size=16, learning_rate=0.0,
+                    selection_metric="loss", early_stopping_patience=2)
+    first = Trainer(tiny_config(data, tmp_path / "model", **settings)).train()
+    assert first.updates == 6  # validations at 2 (best), 4 and 6 (no gain): stopped
+    again = Trainer(tiny_config(data, tmp_path / "model", **settings), resume=True).train()
+    assert again.updates == 6 and len(again.losses) == 6

@@ -214,6 +214,10 @@ class Trainer:
             if settings.max_updates and self.state.updates >= settings.max_updates:  # a resumed run at its budget
                 self.log(f"update {self.state.updates} already reaches training.max_updates={settings.max_updates}")
                 return self.state
+            patience = settings.early_stopping_patience
+            if patience and self.state.bad_validations >= patience:  # a resumed run that stopped early
+                self.log(f"the run stopped early at update {self.state.updates}: nothing left to train")
+                return self.state
             while not stop and self.state.epoch < settings.max_epochs:
                 batches = self._epoch_batches(self.state.epoch)
                 self.batches_per_epoch = len(batches)
