@@ -145,9 +145,13 @@ def test_missing_data_root_is_a_clear_error(capsys, tiny):
     assert status == 1 and "no-such-dir not found" in err
 
 
-def test_installed_console_command(tiny):
+def installed_wean() -> str:
     beside_python = Path(sys.executable).with_name("wean")
-    wean = str(beside_python) if beside_python.exists() else shutil.which("wean")
+    return str(beside_python) if beside_python.exists() else shutil.which("wean")
+
+
+def test_installed_console_command(tiny):
+    wean = installed_wean()
     result = subprocess.run([wean, "evaluate", "--hyp", str(tiny / "hyp"), "--refs", str(tiny / "ref0"),
                              "--metrics", "bleu"], capture_output=True, text=True, check=False)
     assert result.returncode == 0, result.stderr
@@ -159,8 +163,7 @@ def test_installed_console_command(tiny):
 
 def test_closed_pipe_ends_quietly(tiny):
     """`wean evaluate ... | head -c 10`: the reader is gone before wean writes; no traceback."""
-    beside_python = Path(sys.executable).with_name("wean")
-    wean = str(beside_python) if beside_python.exists() else shutil.which("wean")
+    wean = installed_wean()
     read_end, write_end = os.pipe()
     os.close(read_end)  # every write to write_end now fails with EPIPE
     try:

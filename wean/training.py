@@ -214,8 +214,7 @@ class Trainer:
             if settings.max_updates and self.state.updates >= settings.max_updates:  # a resumed run at its budget
                 self.log(f"update {self.state.updates} already reaches training.max_updates={settings.max_updates}")
                 return self.state
-            patience = settings.early_stopping_patience
-            if patience and self.state.bad_validations >= patience:  # a resumed run that stopped early
+            if self._out_of_patience():  # a resumed run that stopped early
                 self.log(f"the run stopped early at update {self.state.updates}: nothing left to train")
                 return self.state
             while not stop and self.state.epoch < settings.max_epochs:
@@ -331,11 +330,15 @@ class Trainer:
             f"BLEU {record['bleu']:.2f} SARI {record['sari']:.2f} ROUGE-2 {record['rouge2']:.2f}"
             f"{'  *best*' if improved else ''}"
         )
-        patience = self.config.training.early_stopping_patience
-        if patience and self.state.bad_validations >= patience:
+        if self._out_of_patience():
+            patience = self.config.training.early_stopping_patience
             self.log(f"early stopping: no {metric} improvement in {patience} validations")
             return True
         return False
+
+    def _out_of_patience(self) -> bool:
+        patience = self.config.training.early_stopping_patience
+        return bool(patience) and self.state.bad_validations >= patience
 
     def _prune(self) -> None:
         """Keep the best ``keep_best`` validated checkpoints and the latest one."""
