@@ -14,7 +14,7 @@ from wean.errors import WeanError
 from wean.evaluation import BENCHMARKS, METRICS, EvaluationSettings, data_root, evaluate_files, get_benchmark
 from wean.evaluation.normalize import TOKENIZERS
 from wean.evaluation.sari import VARIANTS, sentence_sari
-from wean.textio import read_lines
+from wean.textio import check_same_length, read_lines
 
 
 def _add_evaluate(subparsers) -> None:
@@ -25,6 +25,15 @@ def _add_evaluate(subparsers) -> None:
         "named benchmark. Every score is printed with the signature of the settings it used.",
     )
     parser.add_argument("--hyp", type=Path, help="system outputs, one line per source line")
+    _add_scoring_options(parser)
+    parser.add_argument("--json", action="store_true", help="print one JSON record instead of a table")
+    parser.add_argument("--sentence-sari", type=Path, metavar="FILE",
+                        help="also write the SARI of every sentence to FILE (tab-separated: sari add keep del)")
+    parser.add_argument("--list-benchmarks", action="store_true", help="list the named benchmarks and exit")
+    parser.set_defaults(run=_run_evaluate)
+
+
+def _add_scoring_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--src", type=Path, help="source (complex) sentences; needed for SARI and statistics")
     parser.add_argument("--refs", type=Path, nargs="+", default=[], help="reference files, one line per source line")
     parser.add_argument("--benchmark", help="take source and references from a named benchmark (see --list-benchmarks)")
@@ -40,11 +49,6 @@ def _add_evaluate(subparsers) -> None:
     parser.add_argument("--tokenize", choices=TOKENIZERS, default=None,
                         help="13a (sacrebleu), none (already tokenized) or char (Chinese) "
                         "(default: 13a, or the benchmark's convention)")
-    parser.add_argument("--json", action="store_true", help="print one JSON record instead of a table")
-    parser.add_argument("--sentence-sari", type=Path, metavar="FILE",
-                        help="also write the SARI of every sentence to FILE (tab-separated: sari add keep del)")
-    parser.add_argument("--list-benchmarks", action="store_true", help="list the named benchmarks and exit")
-    parser.set_defaults(run=_run_evaluate)
 
 
 def _list_benchmarks() -> str:
@@ -59,12 +63,9 @@ def _list_benchmarks() -> str:
     return "\n".join(lines)
 
 
-def _run_evaluate(args: argparse.Namespace) -> int:
-    if args.list_benchmarks:
-        print(_list_benchmarks())
-        return 0
-    if args.hyp is None:
-        raise WeanError("--hyp FILE is required (or --list-benchmarks)")
+def _scoring_inputs(args: argparse.Namespace, default_metrics: tuple[str, ...] | None = None):
+    """(benchmark or None, source, references, settings) from --benchmark or --src/--refs and the
+    casing, tokenizer and metric options; a benchmark brings its own conventions."""
     benchmark = None
     source, references = args.src, list(args.refs)
     metrics = ("sari", "bleu", "fkgl", "stats") if source is not None else ("bleu", "fkgl")
@@ -77,6 +78,8 @@ def _run_evaluate(args: argparse.Namespace) -> int:
         metrics, lowercase, tokenizer = benchmark.metrics, benchmark.lowercase, benchmark.tokenizer
     elif not references:
         raise WeanError("no references: give --refs FILE [FILE ...] or --benchmark NAME")
+    if default_metrics is not None:
+        metrics = tuple(m for m in metrics if m in default_metrics) or default_metrics
     if args.metrics:
         metrics = tuple(m.strip() for m in args.metrics.split(",") if m.strip())
     settings = EvaluationSettings(
@@ -85,6 +88,66 @@ def _run_evaluate(args: argparse.Namespace) -> int:
         lowercase=lowercase if args.lowercase is None else args.lowercase,
         tokenizer=tokenizer if args.tokenize is None else args.tokenize,
     )
+    return benchmark, source, references, settings
+
+
+def _add_compare(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "compare",
+        help="paired bootstrap test of two systems' outputs (SARI, BLEU)",
+        description="Is system A better than system B on this test set beyond what resampling its "
+        "sentences explains? Prints each score, the difference A - B with its 95 %% bootstrap interval "
+        "and the p-value of the paired bootstrap test (Koehn 2004, as sacreBLEU's --paired-bs).",
+    )
+    parser.add_argument("--hyp", type=Path, nargs=2, required=True, metavar=("A", "B"), help="two output files")
+    _add_scoring_options(parser)
+    parser.add_argument("--samples", type=int, default=1000, help="bootstrap resamples (default 1000)")
+    parser.add_argument("--seed", type=int, default=1, help="seed of the resampling (default 1)")
+    parser.add_argument("--json", action="store_true", help="print JSON records instead of a table")
+    parser.set_defaults(run=_run_compare)
+
+
+def _run_compare(args: argparse.Namespace) -> int:
+    from wean.evaluation.significance import PAIRED_METRICS, paired_bootstrap
+
+    benchmark, source, references, settings = _scoring_inputs(args, default_metrics=PAIRED_METRICS)
+    unknown = [m for m in settings.metrics if m not in PAIRED_METRICS]
+    if unknown:
+        raise WeanError(f"no paired test for metric {unknown[0]!r}; choose from {', '.join(PAIRED_METRICS)}")
+    source_lines = read_lines(source) if source is not None else None
+    reference_streams = [read_lines(path) for path in references]
+    outputs = [read_lines(path) for path in args.hyp]
+    for path, lines in zip(args.hyp, outputs):
+        if not lines:
+            raise WeanError(f"{path}: empty file, no outputs to compare")
+    named = [(Path(source), source_lines)] if source is not None else []
+    named += list(zip(map(Path, references), reference_streams)) + list(zip(args.hyp, outputs))
+    check_same_length(named)
+    results = paired_bootstrap(
+        outputs[0], outputs[1], source_lines, reference_streams, settings.metrics, settings.sari_variant,
+        settings.lowercase, settings.tokenizer, args.samples, args.seed,
+    )
+    if args.json:
+        record = {"a": str(args.hyp[0]), "b": str(args.hyp[1]), "benchmark": benchmark.name if benchmark else None,
+                  "comparisons": [result.as_dict() for result in results]}
+        print(json.dumps(record, indent=2))
+        return 0
+    print(f"A = {args.hyp[0]}\nB = {args.hyp[1]}\n{args.samples} paired bootstrap resamples of "
+          f"{len(outputs[0])} sentences")
+    print(f"{'metric':<10}  {'A':>7}  {'B':>7}  {'A - B':>7}  {'95 % interval':>17}  {'p':>6}")
+    for r in results:
+        interval = f"[{r.low:+.2f}, {r.high:+.2f}]"
+        print(f"{r.metric:<10}  {r.score_a:7.2f}  {r.score_b:7.2f}  {r.difference:+7.2f}  {interval:>17}  {r.p_value:6.3f}")
+    return 0
+
+
+def _run_evaluate(args: argparse.Namespace) -> int:
+    if args.list_benchmarks:
+        print(_list_benchmarks())
+        return 0
+    if args.hyp is None:
+        raise WeanError("--hyp FILE is required (or --list-benchmarks)")
+    benchmark, source, references, settings = _scoring_inputs(args)
     evaluation = evaluate_files(args.hyp, source, references, settings, benchmark)
     if args.sentence_sari:
         _write_sentence_sari(args.sentence_sari, args.hyp, source, references, settings)
@@ -448,6 +511,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_serve(subparsers)
     _add_generate(subparsers)
     _add_evaluate(subparsers)
+    _add_compare(subparsers)
     _add_test(subparsers)
     _add_inspect(subparsers)
     _add_plot(subparsers)

@@ -14,24 +14,39 @@ OUT=results/wean
 # about 0.1 BLEU per validation: what the session's CPU time allowed.
 declare -A SWITCH=([seq2seq-pwkp]=3600 [wean-pwkp]=2000)
 declare -A STOP=([seq2seq-pwkp]=7000 [wean-pwkp]=0)
-for name in seq2seq-pwkp wean-pwkp; do
+# SEED=2 results/wean/run.sh: a second seed of both, under the same stopping rules but in bf16
+# from the first update (to save CPU time); runs, outputs and tables get a -seed2 suffix.
+# MODELS="wean-pwkp" trains (and tests) one model only, so that two seeds can share two cores.
+SEED=${SEED:-1}
+MODELS=${MODELS:-seq2seq-pwkp wean-pwkp}
+suffix=$([ "$SEED" = 1 ] || echo "-seed$SEED")
+for name in $MODELS; do
+    run="$RUNS/$name$suffix"
     for precision in fp32 bf16; do
-        updates=$([ $precision = fp32 ] && echo "${SWITCH[$name]}" || echo "${STOP[$name]}")
-        resume=$(test -e "$RUNS/$name/checkpoints/latest" && echo --resume || true)  # past the budget: stops at once
-        .venv/bin/wean train "configs/$name.yaml" --set model_dir="$RUNS/$name" --set training.validate_every=200 \
-            --set training.precision=$precision --set training.max_updates="$updates" $resume
+        if [ $precision = fp32 ]; then
+            [ "$SEED" = 1 ] || continue
+            updates=${SWITCH[$name]}
+        else
+            updates=${STOP[$name]}
+        fi
+        resume=$(test -e "$run/checkpoints/latest" && echo --resume || true)  # past the budget: stops at once
+        .venv/bin/wean train "configs/$name.yaml" --set model_dir="$run" --set training.validate_every=200 \
+            --set training.seed="$SEED" --set training.precision=$precision --set training.max_updates="$updates" $resume
     done
-done
-for name in seq2seq-pwkp wean-pwkp; do
-    system=${name%-pwkp}
-    .venv/bin/wean test --model "$RUNS/$name" --system "$system" --out-dir "$OUT" \
+    system=${name%-pwkp}$suffix
+    .venv/bin/wean test --model "$run" --system "$system" --out-dir "$OUT" \
         --benchmark turkcorpus-test-lower wikismall-test
-    .venv/bin/wean test --model "$RUNS/$name" --system "$system" --out-dir "$OUT" \
+    .venv/bin/wean test --model "$run" --system "$system" --out-dir "$OUT" \
         --benchmark turkcorpus-test --plain-text  # EASSE's detokenized source, PTB-tokenized on the way in
     .venv/bin/wean evaluate --hyp "$OUT/$system.turkcorpus-test.txt" --benchmark turkcorpus-test --metrics bleu \
         --no-lowercase --json > "$OUT/$system.turkcorpus-test.sacrebleu-default.json"  # sacreBLEU's own default: cased 13a
 done
-.venv/bin/wean plot "$RUNS/seq2seq-pwkp" "$RUNS/wean-pwkp" --labels Seq2seq,WEAN --metric bleu \
-    --out "$OUT/valid-bleu.png" | tee "$OUT/convergence.txt"
-.venv/bin/wean plot "$RUNS/seq2seq-pwkp" "$RUNS/wean-pwkp" --labels Seq2seq,WEAN --metric loss \
-    --out "$OUT/valid-loss.png"
+test -e "$OUT/wean$suffix.wikismall-test.txt" && test -e "$OUT/seq2seq$suffix.wikismall-test.txt" || exit 0
+for benchmark in turkcorpus-test-lower turkcorpus-test wikismall-test; do  # paired bootstrap, 1000 resamples
+    .venv/bin/wean compare --hyp "$OUT/wean$suffix.$benchmark.txt" "$OUT/seq2seq$suffix.$benchmark.txt" \
+        --benchmark "$benchmark"
+done | tee "$OUT/significance$suffix.txt"
+.venv/bin/wean plot "$RUNS/seq2seq-pwkp$suffix" "$RUNS/wean-pwkp$suffix" --labels Seq2seq,WEAN --metric bleu \
+    --out "$OUT/valid-bleu$suffix.png" | tee "$OUT/convergence$suffix.txt"
+.venv/bin/wean plot "$RUNS/seq2seq-pwkp$suffix" "$RUNS/wean-pwkp$suffix" --labels Seq2seq,WEAN --metric loss \
+    --out "$OUT/valid-loss$suffix.png"

@@ -1,0 +1,109 @@
+"""The paired bootstrap test: its counts reproduce the corpus metrics, and it separates a real
+difference from noise."""
+
+import json
+import random
+
+import pytest
+
+from wean.cli import main
+from wean.errors import WeanError
+from wean.evaluation import corpus_sari
+from wean.evaluation.bleu import BleuSettings, corpus_bleu
+from wean.evaluation.significance import paired_bootstrap
+
+WORDS = "the a cat dog sat ran on under mat rug quickly slowly big small house tree left right".split()
+
+
+def corpus(size: int, seed: int = 0):
+    """Sources, two references per source (each a light edit of it) and a copy of reference 0."""
+    rng = random.Random(seed)
+    sources, first, second = [], [], []
+    for _ in range(size):
+        words = [rng.choice(WORDS) for _ in range(rng.randint(6, 12))]
+        sources.append(" ".join(words))
+        first.append(" ".join(w for w in words if rng.random() > 0.3) or words[0])
+        second.append(" ".join(rng.choice(WORDS) if rng.random() < 0.2 else w for w in words))
+    return sources, [first, second]
+
+
+@pytest.mark.parametrize("variant", ["default", "del-precision", "legacy"])
+def test_summed_sari_counts_give_corpus_sari(variant):
+    sources, references = corpus(40)
+    outputs = [" ".join(s.split()[1:]) for s in sources]
+    (result,) = paired_bootstrap(outputs, sources, sources, references, ["sari"], variant, samples=1)
+    assert result.score_a == pytest.approx(corpus_sari(sources, outputs, references, variant).sari, abs=1e-9)
+    assert result.score_b == pytest.approx(corpus_sari(sources, sources, references, variant).sari, abs=1e-9)
+
+
+@pytest.mark.parametrize("metric,style", [("bleu", "sacrebleu"), ("multi-bleu", "multi-bleu")])
+def test_summed_bleu_counts_give_corpus_bleu(metric, style):
+    sources, references = corpus(40)
+    outputs = [" ".join(s.split()[:-1]) for s in sources]
+    (result,) = paired_bootstrap(outputs, sources, None, references, [metric], samples=1)
+    assert result.score_a == pytest.approx(corpus_bleu(outputs, references, BleuSettings(style)), abs=1e-9)
+
+
+def test_a_system_against_itself_is_never_significant():
+    sources, references = corpus(50)
+    for result in paired_bootstrap(sources, list(sources), sources, references, ["sari", "bleu"], samples=200):
+        assert result.difference == 0 and result.low == 0 and result.high == 0
+        assert result.p_value == 1.0
+
+
+def test_a_real_difference_is_significant_and_one_sentence_is_not():
+    sources, references = corpus(200)
+    better = list(references[0])  # one reference copied: far better than the source on both metrics
+    sari, bleu = paired_bootstrap(better, sources, sources, references, ["sari", "bleu"], samples=300)
+    for result in (sari, bleu):
+        assert result.difference > 0 and result.low > 0 and result.p_value < 0.01
+    almost = list(sources)
+    almost[7] = references[0][7]  # one sentence of 200 changed
+    sari, bleu = paired_bootstrap(almost, sources, sources, references, ["sari", "bleu"], samples=300)
+    for result in (sari, bleu):
+        assert result.low <= 0 <= result.high and result.p_value > 0.05
+
+
+def test_the_seed_fixes_the_resamples():
+    sources, references = corpus(60)
+    outputs = [" ".join(s.split()[::2]) for s in sources]
+
+    def run(seed):
+        return paired_bootstrap(outputs, sources, sources, references, ["sari"], samples=100, seed=seed)[0]
+
+    assert run(3) == run(3)
+    assert (run(3).low, run(3).high) != (run(4).low, run(4).high)
+
+
+def test_unsupported_requests_are_clear_errors():
+    sources, references = corpus(5)
+    with pytest.raises(WeanError, match="xu2016"):
+        paired_bootstrap(sources, sources, sources, references, ["sari"], "xu2016")
+    with pytest.raises(WeanError, match="rouge"):
+        paired_bootstrap(sources, sources, sources, references, ["rouge"])
+    with pytest.raises(WeanError, match="outputs B: has 4 lines"):
+        paired_bootstrap(sources, sources[:4], sources, references, ["bleu"])
+
+
+def test_compare_command(tmp_path, capsys):
+    sources, (first, second) = corpus(80)
+    paths = {}
+    for name, lines in {"src": sources, "ref0": first, "ref1": second, "a": first, "b": sources}.items():
+        paths[name] = tmp_path / name
+        paths[name].write_text("\n".join(lines) + "\n", encoding="utf-8")
+    argv = ["compare", "--hyp", str(paths["a"]), str(paths["b"]), "--src", str(paths["src"]),
+            "--refs", str(paths["ref0"]), str(paths["ref1"]), "--samples", "100"]
+    assert main(argv) == 0
+    table = capsys.readouterr().out
+    rows = {line.split()[0]: line.split() for line in table.splitlines()[4:]}
+    assert set(rows) == {"sari", "bleu"} and float(rows["bleu"][3]) > 0
+
+    assert main(argv + ["--json"]) == 0
+    record = json.loads(capsys.readouterr().out)
+    assert [c["metric"] for c in record["comparisons"]] == ["sari", "bleu"]
+    assert record["comparisons"][1]["difference"] == pytest.approx(float(rows["bleu"][3]), abs=0.01)
+
+    paths["b"].write_text("\n".join(sources[:-1]) + "\n", encoding="utf-8")
+    assert main(argv) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"{paths['b']}: has 79 lines" in err

@@ -1,0 +1,138 @@
+"""Paired bootstrap resampling (Koehn, EMNLP 2004): is the score difference between two systems
+on one test set larger than resampling its sentences would produce?
+
+Both corpus BLEU and corpus SARI are functions of per-sentence counts summed over the corpus,
+so one resample is a row selection and a sum, and the whole corpus score is recomputed from the
+sum: the same test as sacreBLEU's ``--paired-bs`` (and Moses'
+``bootstrap-hypothesis-difference-significance.pl``), extended to SARI. BLEU's counts come from
+sacreBLEU itself; SARI's from :class:`~wean.evaluation.sari.SariStatistics`. Tests pin both:
+the counts of the whole test set give exactly :func:`corpus_bleu` and :func:`corpus_sari`.
+
+This measures test-set sampling noise only; a second training seed measures another noise
+source, which this does not replace.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Callable, Sequence
+
+import numpy as np
+
+from wean.errors import WeanError
+from wean.evaluation import bleu
+from wean.evaluation.sari import NGRAM_ORDER, SariStatistics, _OperationCounts, _tokenized
+from wean.textio import check_same_length
+
+PAIRED_METRICS = ("sari", "bleu", "multi-bleu")
+_OPERATIONS = ("add", "keep", "delete")
+_FIELDS = ("correct", "output", "reference")
+
+
+@dataclass(frozen=True)
+class PairedComparison:
+    """System A against system B on one metric: ``difference`` is A - B on the whole test set,
+    [``low``, ``high``] the central 95 % of the resampled differences, ``p_value`` the share of
+    resamples whose difference, centred on their mean, is at least as far from 0 as the observed one."""
+
+    metric: str
+    score_a: float
+    score_b: float
+    difference: float
+    low: float
+    high: float
+    p_value: float
+    samples: int
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+def _sari_statistics(sources, outputs, reference_streams, variant, lowercase, tokenizer) -> np.ndarray:
+    """One row of 36 counts per sentence: operation x (correct, output, reference) x n-gram order."""
+    rows = []
+    for source, output, references in zip(*_tokenized(sources, outputs, reference_streams, variant, lowercase, tokenizer)):
+        statistics = SariStatistics()
+        statistics.update(source, output, references)
+        rows.append([
+            value
+            for operation in _OPERATIONS
+            for name in _FIELDS
+            for value in getattr(getattr(statistics, operation), name)
+        ])
+    return np.asarray(rows, dtype=np.int64)
+
+
+def _sari_from_counts(summed: np.ndarray, deletion: str) -> float:
+    parts = summed.reshape(len(_OPERATIONS), len(_FIELDS), NGRAM_ORDER).tolist()
+    counts = [_OperationCounts(*fields) for fields in parts]
+    return SariStatistics(*counts).scores(deletion=deletion).sari
+
+
+def _scorer(metric: str, sources, reference_streams, sari_variant: str, lowercase: bool, tokenizer: str):
+    """(per-sentence counts of some outputs, corpus score from summed counts) for ``metric``."""
+    if metric == "sari":
+        if sari_variant == "xu2016":
+            raise WeanError("the xu2016 SARI variant is a mean of sentence scores; compare with another variant")
+        if sources is None:
+            raise WeanError("metric 'sari' needs a source file")
+        deletion = "precision" if sari_variant == "del-precision" else "f1"
+
+        def counts(outputs):
+            return _sari_statistics(sources, outputs, reference_streams, sari_variant, lowercase, tokenizer)
+
+        return counts, lambda summed: _sari_from_counts(summed, deletion)
+    if metric in ("bleu", "multi-bleu"):
+        style = "multi-bleu" if metric == "multi-bleu" else "sacrebleu"
+        scorer = bleu._scorer(bleu.BleuSettings(style, lowercase, tokenizer))
+        references = [list(stream) for stream in reference_streams]
+
+        def counts(outputs):
+            return np.asarray(scorer._extract_corpus_statistics(list(outputs), references), dtype=np.int64)
+
+        return counts, lambda summed: scorer._compute_score_from_stats(summed.tolist()).score
+    raise WeanError(f"no paired test for metric {metric!r}; choose from {', '.join(PAIRED_METRICS)}")
+
+
+def _compare(
+    metric: str, counts_a: np.ndarray, counts_b: np.ndarray, score: Callable, samples: int, seed: int
+) -> PairedComparison:
+    score_a, score_b = score(counts_a.sum(0)), score(counts_b.sum(0))
+    rows = np.random.default_rng(seed).integers(0, len(counts_a), size=(samples, len(counts_a)))
+    differences = np.array([score(counts_a[r].sum(0)) - score(counts_b[r].sum(0)) for r in rows])
+    observed = score_a - score_b
+    centred = np.abs(differences - differences.mean())
+    # >= so that a system compared with itself is never "significant" (p = 1)
+    p_value = (np.sum(centred >= abs(observed) - 1e-9) + 1) / (samples + 1)
+    low, high = np.percentile(differences, [2.5, 97.5])
+    return PairedComparison(metric, score_a, score_b, observed, float(low), float(high), float(p_value), samples)
+
+
+def paired_bootstrap(
+    outputs_a: Sequence[str],
+    outputs_b: Sequence[str],
+    sources: Sequence[str] | None,
+    reference_streams: Sequence[Sequence[str]],
+    metrics: Sequence[str] = ("sari", "bleu"),
+    sari_variant: str = "default",
+    lowercase: bool = True,
+    tokenizer: str = "13a",
+    samples: int = 1000,
+    seed: int = 1,
+) -> list[PairedComparison]:
+    """Compare ``outputs_a`` with ``outputs_b`` on each metric; ``reference_streams[k][i]`` is
+    reference k of sentence i. Both systems see the same resampled sentences."""
+    if samples < 1:
+        raise WeanError(f"--samples must be at least 1, not {samples}")
+    if not reference_streams:
+        raise WeanError("a paired test needs references")
+    streams = [("sources", sources)] if sources is not None else []
+    streams += [(f"references {k}", stream) for k, stream in enumerate(reference_streams)]
+    check_same_length(streams + [("outputs A", outputs_a), ("outputs B", outputs_b)])
+    if not outputs_a:
+        raise WeanError("nothing to compare: there are no outputs")
+    results = []
+    for metric in metrics:
+        counts, score = _scorer(metric, sources, reference_streams, sari_variant, lowercase, tokenizer)
+        results.append(_compare(metric, counts(outputs_a), counts(outputs_b), score, samples, seed))
+    return results
