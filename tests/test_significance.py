@@ -79,8 +79,8 @@ def test_unsupported_requests_are_clear_errors():
     sources, references = corpus(5)
     with pytest.raises(WeanError, match="xu2016"):
         paired_bootstrap(sources, sources, sources, references, ["sari"], "xu2016")
-    with pytest.raises(WeanError, match="rouge"):
-        paired_bootstrap(sources, sources, sources, references, ["rouge"])
+    with pytest.raises(WeanError, match="fkgl"):
+        paired_bootstrap(sources, sources, sources, references, ["fkgl"])
     with pytest.raises(WeanError, match="outputs B: has 4 lines"):
         paired_bootstrap(sources, sources[:4], sources, references, ["bleu"])
 
@@ -107,3 +107,15 @@ def test_compare_command(tmp_path, capsys):
     assert main(argv) == 1
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and f"{paths['b']}: has 79 lines" in err
+
+
+def test_rouge_rows_give_corpus_rouge_and_expand_to_three_types():
+    from wean.evaluation.rouge import corpus_rouge
+
+    sources, references = corpus(30)
+    outputs = [" ".join(s.split()[:5]) for s in sources]
+    results = paired_bootstrap(outputs, sources, None, references, ["rouge"], samples=50)
+    expected = corpus_rouge(outputs, references)
+    assert [r.metric for r in results] == ["rouge1", "rouge2", "rougeL"]
+    for result in results:
+        assert result.score_a == pytest.approx(expected[result.metric], abs=1e-9)

@@ -94,7 +94,7 @@ def _scoring_inputs(args: argparse.Namespace, default_metrics: tuple[str, ...] |
 def _add_compare(subparsers) -> None:
     parser = subparsers.add_parser(
         "compare",
-        help="paired bootstrap test of two systems' outputs (SARI, BLEU)",
+        help="paired bootstrap test of two systems' outputs (SARI, BLEU, ROUGE)",
         description="Is system A better than system B on this test set beyond what resampling its "
         "sentences explains? Prints each score, the difference A - B with its 95 %% bootstrap interval "
         "and the p-value of the paired bootstrap test (Koehn 2004, as sacreBLEU's --paired-bs).",

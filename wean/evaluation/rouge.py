@@ -43,6 +43,21 @@ def _scorer(tokenization: str, lowercase: bool) -> rouge_scorer.RougeScorer:
     raise ValueError(f"unknown ROUGE tokenization {tokenization!r}; choose one of {', '.join(TOKENIZATIONS)}")
 
 
+def sentence_rouge(
+    outputs: Sequence[str],
+    reference_streams: Sequence[Sequence[str]],
+    tokenization: str = "words",
+    lowercase: bool = True,
+) -> list[dict[str, float]]:
+    """F1 (0-100) of each ROUGE type for each output, against its best reference."""
+    scorer = _scorer(tokenization, lowercase)
+    per_sentence = []
+    for i, output in enumerate(outputs):
+        scores = scorer.score_multi([stream[i] for stream in reference_streams], output)
+        per_sentence.append({rouge_type: 100.0 * scores[rouge_type].fmeasure for rouge_type in ROUGE_TYPES})
+    return per_sentence
+
+
 def corpus_rouge(
     outputs: Sequence[str],
     reference_streams: Sequence[Sequence[str]],
@@ -52,13 +67,8 @@ def corpus_rouge(
     """Mean F1 (0-100) of each ROUGE type; per sentence the reference with the best F1 counts."""
     if not outputs:
         raise ValueError("ROUGE needs at least one output")
-    scorer = _scorer(tokenization, lowercase)
-    totals = dict.fromkeys(ROUGE_TYPES, 0.0)
-    for i, output in enumerate(outputs):
-        scores = scorer.score_multi([stream[i] for stream in reference_streams], output)
-        for rouge_type in ROUGE_TYPES:
-            totals[rouge_type] += scores[rouge_type].fmeasure
-    return {rouge_type: 100.0 * total / len(outputs) for rouge_type, total in totals.items()}
+    per_sentence = sentence_rouge(outputs, reference_streams, tokenization, lowercase)
+    return {t: sum(scores[t] for scores in per_sentence) / len(outputs) for t in ROUGE_TYPES}
 
 
 def signature(tokenization: str, lowercase: bool, references: int) -> dict:

@@ -1,12 +1,12 @@
 """Paired bootstrap resampling (Koehn, EMNLP 2004): is the score difference between two systems
 on one test set larger than resampling its sentences would produce?
 
-Both corpus BLEU and corpus SARI are functions of per-sentence counts summed over the corpus,
-so one resample is a row selection and a sum, and the whole corpus score is recomputed from the
-sum: the same test as sacreBLEU's ``--paired-bs`` (and Moses'
-``bootstrap-hypothesis-difference-significance.pl``), extended to SARI. BLEU's counts come from
-sacreBLEU itself; SARI's from :class:`~wean.evaluation.sari.SariStatistics`. Tests pin both:
-the counts of the whole test set give exactly :func:`corpus_bleu` and :func:`corpus_sari`.
+Corpus BLEU and corpus SARI are functions of per-sentence counts summed over the corpus, and
+ROUGE F1 is a mean of sentence scores, so one resample is a row selection and a sum, and the
+corpus score is recomputed from the sum: the same test as sacreBLEU's ``--paired-bs`` (and Moses'
+``bootstrap-hypothesis-difference-significance.pl``), extended to SARI and ROUGE. BLEU's counts
+come from sacreBLEU itself, SARI's from :class:`~wean.evaluation.sari.SariStatistics`, ROUGE's
+from rouge-score. Tests pin each: the rows of the whole test set give exactly the corpus score.
 
 This measures test-set sampling noise only; a second training seed measures another noise
 source, which this does not replace.
@@ -20,11 +20,11 @@ from typing import Callable, Sequence
 import numpy as np
 
 from wean.errors import WeanError
-from wean.evaluation import bleu
+from wean.evaluation import bleu, rouge
 from wean.evaluation.sari import NGRAM_ORDER, SariStatistics, _OperationCounts, _tokenized
 from wean.textio import check_same_length
 
-PAIRED_METRICS = ("sari", "bleu", "multi-bleu")
+PAIRED_METRICS = ("sari", "bleu", "multi-bleu", "rouge")
 _OPERATIONS = ("add", "keep", "delete")
 _FIELDS = ("correct", "output", "reference")
 
@@ -91,6 +91,14 @@ def _scorer(metric: str, sources, reference_streams, sari_variant: str, lowercas
             return np.asarray(scorer._extract_corpus_statistics(list(outputs), references), dtype=np.int64)
 
         return counts, lambda summed: scorer._compute_score_from_stats(summed.tolist()).score
+    if metric in rouge.ROUGE_TYPES:
+        tokenization = "char" if tokenizer == "char" else "words"
+
+        def counts(outputs):
+            per_sentence = rouge.sentence_rouge(outputs, reference_streams, tokenization, lowercase)
+            return np.asarray([[1.0, scores[metric]] for scores in per_sentence])  # (count, F1): mean = sum / count
+
+        return counts, lambda summed: summed[1] / summed[0]
     raise WeanError(f"no paired test for metric {metric!r}; choose from {', '.join(PAIRED_METRICS)}")
 
 
@@ -132,6 +140,7 @@ def paired_bootstrap(
     if not outputs_a:
         raise WeanError("nothing to compare: there are no outputs")
     results = []
+    metrics = [name for metric in metrics for name in (rouge.ROUGE_TYPES if metric == "rouge" else (metric,))]
     for metric in metrics:
         counts, score = _scorer(metric, sources, reference_streams, sari_variant, lowercase, tokenizer)
         results.append(_compare(metric, counts(outputs_a), counts(outputs_b), score, samples, seed))
