@@ -29,8 +29,12 @@ for row in "${NAMES[@]}"; do
         # shellcheck disable=SC2086
         .venv/bin/wean train configs/encdec-gigaword.yaml --set model_dir="$dir" $SCALE ${ROWS[$row]} $resume
     fi
-    .venv/bin/wean test --model "$dir" --system "$row" --out-dir "$OUT" --benchmark gigaword-test
+    [ "$OUT/$row.gigaword-test.txt" -nt "$dir/model.safetensors" ] ||  # tested since it was trained
+        .venv/bin/wean test --model "$dir" --system "$row" --out-dir "$OUT" --benchmark gigaword-test
 done
+for row in sgate spm sgate-spm; do  # each row against EncDec on the same sentences: paired bootstrap
+    .venv/bin/wean compare --hyp "$OUT/$row.gigaword-test.txt" "$OUT/encdec.gigaword-test.txt" --benchmark gigaword-test
+done | tee "$OUT/significance.txt"
 dirs=("${NAMES[@]/#/$RUNS/spm-gigaword-}")
 labels=$(IFS=,; echo "${NAMES[*]}")
 .venv/bin/wean plot "${dirs[@]}" --labels "$labels" --metric rouge2 --out "$OUT/valid-rouge2.png" | tee "$OUT/convergence.txt"

@@ -23,6 +23,7 @@ esac
 BUDGET=$(sed -n 's/^ *max_updates: *\([0-9]*\).*/\1/p' "$CONFIG")
 CONV="--set model.encoder.type=conv --set model.encoder.layers=6 --set model.encoder.hidden_size=256 \
       --set model.decoder.type=conditional --set model.decoder.bridge=zero"
+fresh() { [ "$1" -nt "$2/model.safetensors" ]; }  # an output newer than its model: not tested again
 declare -A ROWS=(
     [rnnsearch]=""
     [word-attention]="--set model.decoder.word_attention=attention"
@@ -42,9 +43,10 @@ for row in rnnsearch word-attention contextual-gates conv-encoder; do
         *) outs=results/word-attention ;;
     esac
     for out in $outs; do
-        .venv/bin/wean test --model "$dir" --system "$row" --out-dir "$out" "${TESTS[@]}"
+        fresh "$out/$row.${TESTS[1]}.txt" "$dir" || .venv/bin/wean test --model "$dir" --system "$row" --out-dir "$out" "${TESTS[@]}"
         if [ "$TASK" = simplification ]; then
-            .venv/bin/wean test --model "$dir" --system "$row" --out-dir "$out" --benchmark wikismall-test
+            fresh "$out/$row.wikismall-test.txt" "$dir" ||
+                .venv/bin/wean test --model "$dir" --system "$row" --out-dir "$out" --benchmark wikismall-test
         fi
     done
 done
@@ -56,6 +58,16 @@ if [ "$TASK" = gigaword ]; then  # reference row: the first 8 words of the artic
             > "$out/prefix-8.gigaword-test.json"
     done
 fi
+# each row against RNNsearch on the same test sentences: paired bootstrap, 1000 resamples
+for table in word-attention conv-encoder; do
+    if [ $table = word-attention ]; then rows=(word-attention contextual-gates); else rows=(conv-encoder); fi
+    for row in "${rows[@]}"; do
+        for benchmark in "${TESTS[1]}" $([ "$TASK" = simplification ] && echo wikismall-test); do
+            .venv/bin/wean compare --hyp "results/$table/$row.$benchmark.txt" "results/$table/rnnsearch.$benchmark.txt" \
+                --benchmark "$benchmark"
+        done
+    done | tee "results/$table/$TASK-significance.txt"
+done
 METRIC=$(sed -n 's/^ *selection_metric: *\([a-z0-9]*\).*/\1/p' "$CONFIG")
 for table in word-attention conv-encoder; do
     if [ $table = word-attention ]; then rows=(rnnsearch word-attention contextual-gates); else rows=(rnnsearch conv-encoder); fi
