@@ -136,3 +136,15 @@ def test_resuming_a_run_that_stopped_early_trains_nothing(tmp_path):
     assert first.updates == 6  # validations at 2 (best), 4 and 6 (no gain): stopped
     again = Trainer(tiny_config(data, tmp_path / "model", **settings), resume=True).train()
     assert again.updates == 6 and len(again.losses) == 6
+
+
+def test_the_logged_loss_averages_the_last_updates_across_an_epoch_boundary(tmp_path):
+    data = write_corpus(tmp_path / "data", train=300, valid=20)
+    # 19 batches per epoch: the line at update 20 covers updates 16-20, four of them in epoch 1
+    settings = dict(max_updates=20, validate_every=0, batch_size=16, log_every=5, max_epochs=5)
+    state = Trainer(tiny_config(data, tmp_path / "model", **settings)).train()
+    lines = (tmp_path / "model" / "train.log").read_text().splitlines()
+    logged = float(next(line for line in lines if line.startswith("update 20 ")).split()[3])
+    window = state.losses[15:20]
+    assert min(window) - 1e-4 <= logged <= max(window) + 1e-4
+    assert abs(logged - state.losses[19]) > 1e-3  # not the first update of epoch 2 alone

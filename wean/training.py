@@ -217,6 +217,8 @@ class Trainer:
             if self._out_of_patience():  # a resumed run that stopped early
                 self.log(f"the run stopped early at update {self.state.updates}: nothing left to train")
                 return self.state
+            # the loss and tokens/s window spans epochs and skips the time spent validating
+            window_loss, window_tokens, window_start = 0.0, 0, time.perf_counter()
             while not stop and self.state.epoch < settings.max_epochs:
                 batches = self._epoch_batches(self.state.epoch)
                 self.batches_per_epoch = len(batches)
@@ -224,7 +226,6 @@ class Trainer:
                     total=len(batches), initial=self.state.batches_done, desc=f"epoch {self.state.epoch + 1}",
                     disable=None, file=sys.stderr, leave=False,
                 )
-                window_loss, window_tokens, window_start = 0.0, 0, time.perf_counter()
                 while self.state.batches_done < len(batches):
                     loss, tokens = self._update(batches[self.state.batches_done])
                     self.state.batches_done += 1
@@ -254,7 +255,9 @@ class Trainer:
                     )
                     limit = settings.max_updates and self.state.updates >= settings.max_updates
                     if due:
+                        validation_start = time.perf_counter()
                         stop = self._validate(writer)
+                        window_start += time.perf_counter() - validation_start
                     if limit:
                         stop = True
                     if due or limit or stop:
