@@ -44,3 +44,5 @@ outputs=("${NAMES[@]/#/$OUT/}")
     --out "$OUT/odd-generation.png" | tee "$OUT/odd-generation.txt"
 .venv/bin/wean attention --model "$RUNS/spm-gigaword-spm" --source "$(head -1 ../shared/data/gigaword/test1951.src)" \
     --out-dir "$OUT/figures"
+.venv/bin/wean attention --model "$RUNS/spm-gigaword-spm" --source "$(head -1 ../shared/data/gigaword/test1951.src)" \
+    --target "$(head -1 ../shared/data/gigaword/test1951.dst)" --out-dir "$OUT/figures/reference"  # teacher-forced
