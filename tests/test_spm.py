@@ -111,3 +111,33 @@ def test_attention_figures_include_the_spm_alignment(tmp_path):
     assert maps.source_prediction.shape == (4, 5)
     names = {p.name for p in plot_attention_maps(maps, tmp_path / "figures")}
     assert names == {"attention.png", "spm_alignment.png"}
+
+
+@pytest.mark.parametrize("encoder", ["lstm", "conv"])
+def test_spm_composes_with_every_other_module_through_configuration(encoder):
+    """SPM with the selective gate, word attention with gates and the WEAN output layer on either
+    encoder: one training step reaches every part, and search never needs the SPM head."""
+    from wean.config import ModelConfig
+    from wean.models.model import build_model
+    from wean.search import beam_search
+    from wean.training import loss_sum
+
+    torch.manual_seed(0)
+    config = ModelConfig(embedding_size=16)
+    config.encoder.type, config.encoder.hidden_size, config.encoder.selective_gate = encoder, 16, True
+    if encoder == "conv":
+        config.encoder.layers, config.decoder.bridge = 4, "zero"
+    config.decoder.hidden_size, config.decoder.word_attention = 16, "gates"
+    config.output_layer.type = "wean"
+    config.spm.enabled = True
+    model = build_model(config, 30, 30)
+    batch = collate([Example(0, [5, 6, 7, 8, 9, 10], [5, 7, EOS_ID]), Example(1, [11, 12, 13], [11, EOS_ID])],
+                    extend_to_source=True)
+    criterion = torch.nn.CrossEntropyLoss(ignore_index=IGNORE, reduction="sum")
+    loss_sum(model, batch, criterion, with_spm=True).backward()
+    for part in (model.spm.head, model.selective_gate, model.encoder, model.decoder, model.output_layer):
+        assert any(p.grad is not None and p.grad.abs().sum() > 0 for p in part.parameters()), part
+    model.eval()
+    model.spm = None  # inference must not touch the head
+    hypotheses = beam_search(model, batch.source, batch.source_lengths, beam_size=3, max_length=8)
+    assert len(hypotheses) == 2 and all(PAD_ID not in h.tokens for h in hypotheses)
