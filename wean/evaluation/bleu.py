@@ -38,7 +38,8 @@ class BleuSettings:
         return self
 
 
-def _scorer(settings: BleuSettings) -> BLEU:
+def scorer(settings: BleuSettings) -> BLEU:
+    """sacreBLEU's BLEU metric configured as ``settings`` say."""
     settings = settings.resolved()
     return BLEU(
         lowercase=settings.lowercase,
@@ -52,7 +53,7 @@ def corpus_bleu(
     outputs: Sequence[str], reference_streams: Sequence[Sequence[str]], settings: BleuSettings = BleuSettings()
 ) -> float:
     """BLEU on the 0-100 scale; ``reference_streams[k][i]`` is reference k of sentence i."""
-    return _scorer(settings).corpus_score(list(outputs), [list(stream) for stream in reference_streams]).score
+    return scorer(settings).corpus_score(list(outputs), [list(stream) for stream in reference_streams]).score
 
 
 def signature(settings: BleuSettings, references: int) -> dict:

@@ -127,6 +127,18 @@ class SariStatistics:
                 reference=_total(deleted_by_references),
             )
 
+    def as_row(self) -> list[int]:
+        """The 36 counts in one row (operation x correct/output/reference x n-gram order): rows of
+        sentences sum to the row of their corpus, which is what paired resampling needs."""
+        return [value for counts in (self.add, self.keep, self.delete)
+                for values in (counts.correct, counts.output, counts.reference) for value in values]
+
+    @classmethod
+    def from_row(cls, row: Sequence[int]) -> "SariStatistics":
+        row = [int(value) for value in row]
+        parts = [row[i : i + NGRAM_ORDER] for i in range(0, len(row), NGRAM_ORDER)]
+        return cls(*(_OperationCounts(*parts[i : i + 3]) for i in range(0, len(parts), 3)))
+
     def scores(self, deletion: str = "f1") -> SariScores:
         """Macro-averaged operation scores; ``deletion`` is ``"f1"`` or ``"precision"``."""
         add = sum(_f1(*_precision_recall(self.add, order)) for order in range(NGRAM_ORDER))
@@ -215,7 +227,7 @@ def effective_lowercase(variant: str, lowercase: bool) -> bool:
     return False if variant == "legacy" else lowercase
 
 
-def _tokenized(
+def tokenized(
     sources: Sequence[str],
     outputs: Sequence[str],
     reference_streams: Sequence[Sequence[str]],
@@ -251,7 +263,7 @@ def corpus_sari(
         raise ValueError("SARI needs at least one output")
     if not reference_streams:
         raise ValueError("SARI needs at least one reference")
-    source_tokens, output_tokens, references = _tokenized(
+    source_tokens, output_tokens, references = tokenized(
         sources, outputs, reference_streams, variant, lowercase, tokenizer
     )
     if variant == "xu2016":

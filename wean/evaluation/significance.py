@@ -21,12 +21,10 @@ import numpy as np
 
 from wean.errors import WeanError
 from wean.evaluation import bleu, rouge
-from wean.evaluation.sari import NGRAM_ORDER, SariStatistics, _OperationCounts, _tokenized
+from wean.evaluation.sari import SariStatistics, tokenized
 from wean.textio import check_same_length
 
 PAIRED_METRICS = ("sari", "bleu", "multi-bleu", "rouge")
-_OPERATIONS = ("add", "keep", "delete")
-_FIELDS = ("correct", "output", "reference")
 
 
 @dataclass(frozen=True)
@@ -49,24 +47,12 @@ class PairedComparison:
 
 
 def _sari_statistics(sources, outputs, reference_streams, variant, lowercase, tokenizer) -> np.ndarray:
-    """One row of 36 counts per sentence: operation x (correct, output, reference) x n-gram order."""
     rows = []
-    for source, output, references in zip(*_tokenized(sources, outputs, reference_streams, variant, lowercase, tokenizer)):
+    for source, output, references in zip(*tokenized(sources, outputs, reference_streams, variant, lowercase, tokenizer)):
         statistics = SariStatistics()
         statistics.update(source, output, references)
-        rows.append([
-            value
-            for operation in _OPERATIONS
-            for name in _FIELDS
-            for value in getattr(getattr(statistics, operation), name)
-        ])
+        rows.append(statistics.as_row())
     return np.asarray(rows, dtype=np.int64)
-
-
-def _sari_from_counts(summed: np.ndarray, deletion: str) -> float:
-    parts = summed.reshape(len(_OPERATIONS), len(_FIELDS), NGRAM_ORDER).tolist()
-    counts = [_OperationCounts(*fields) for fields in parts]
-    return SariStatistics(*counts).scores(deletion=deletion).sari
 
 
 def _scorer(metric: str, sources, reference_streams, sari_variant: str, lowercase: bool, tokenizer: str):
@@ -81,16 +67,17 @@ def _scorer(metric: str, sources, reference_streams, sari_variant: str, lowercas
         def counts(outputs):
             return _sari_statistics(sources, outputs, reference_streams, sari_variant, lowercase, tokenizer)
 
-        return counts, lambda summed: _sari_from_counts(summed, deletion)
+        return counts, lambda summed: SariStatistics.from_row(summed).scores(deletion=deletion).sari
     if metric in ("bleu", "multi-bleu"):
         style = "multi-bleu" if metric == "multi-bleu" else "sacrebleu"
-        scorer = bleu._scorer(bleu.BleuSettings(style, lowercase, tokenizer))
+        sacrebleu_metric = bleu.scorer(bleu.BleuSettings(style, lowercase, tokenizer))
         references = [list(stream) for stream in reference_streams]
 
+        # sacreBLEU's own sufficient statistics, as its --paired-bs uses them
         def counts(outputs):
-            return np.asarray(scorer._extract_corpus_statistics(list(outputs), references), dtype=np.int64)
+            return np.asarray(sacrebleu_metric._extract_corpus_statistics(list(outputs), references), dtype=np.int64)
 
-        return counts, lambda summed: scorer._compute_score_from_stats(summed.tolist()).score
+        return counts, lambda summed: sacrebleu_metric._compute_score_from_stats(summed.tolist()).score
     if metric in rouge.ROUGE_TYPES:
         tokenization = "char" if tokenizer == "char" else "words"
 
