@@ -19,8 +19,9 @@ def rows_of(script: Path) -> dict[str, list[str]]:
     variables = {name: ROW_KEYS.findall(value) for name, value in re.findall(r'^([A-Z]+)="([^"]*)"', text, re.M)}
     shared = variables.get("SCALE", [])
     rows = {}
-    for name, keys in re.findall(r'\[([a-z-]+)\]="([^"]*)"', text):
-        rows[name] = shared + (variables[keys[1:]] if keys.startswith("$") else ROW_KEYS.findall(keys))
+    for name, value in re.findall(r'\[([a-z-]+)\]="([^"]*)"', text):
+        named = re.findall(r"\$([A-Z]+)", value)
+        rows[name] = shared + [key for variable in named for key in variables[variable]] + ROW_KEYS.findall(value)
     return rows
 
 
@@ -48,15 +49,16 @@ def test_every_preset_validates_and_builds(path):
 @pytest.mark.parametrize("task", ["gigaword", "simplification"])
 def test_every_row_of_the_word_attention_and_conv_tables_is_a_valid_config(task):
     rows = rows_of(Path("results/word-attention/run.sh"))
-    assert set(rows) == {"rnnsearch", "word-attention", "contextual-gates", "conv-encoder"}
+    assert set(rows) == {"rnnsearch", "word-attention", "contextual-gates", "conv-encoder", "conv-no-positions"}
     kinds = set()
     for name, keys in rows.items():
         config = load_config(f"configs/rnnsearch-{task}.yaml", keys)
         model = build_model(config.model, 40, 40)
         logits, _ = model(torch.randint(4, 40, (2, 7)), torch.tensor([7, 5]), torch.randint(4, 40, (2, 4)))
         assert logits.shape == (2, 4, 40)
-        kinds.add((config.model.encoder.type, config.model.decoder.type, config.model.decoder.word_attention))
-    assert len(kinds) == 4  # the keys really change the model
+        kinds.add((config.model.encoder.type, config.model.encoder.position_embeddings, config.model.decoder.type,
+                   config.model.decoder.word_attention))
+    assert len(kinds) == 5  # the keys really change the model
 
 
 @pytest.mark.parametrize(

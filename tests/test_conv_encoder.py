@@ -13,9 +13,10 @@ from wean.search import beam_search, greedy_search
 from wean.training import Trainer
 
 
-def conv_model(decoder="conditional", output="linear", seed=0):
+def conv_model(decoder="conditional", output="linear", seed=0, position_embeddings=True):
     torch.manual_seed(seed)
     config = ModelConfig(embedding_size=16)
+    config.encoder.position_embeddings, config.encoder.max_positions = position_embeddings, 30
     config.encoder.type, config.encoder.hidden_size, config.encoder.layers = "conv", 24, 4
     config.decoder.type, config.decoder.hidden_size, config.decoder.bridge = decoder, 16, "zero"
     config.output_layer.type = output
@@ -32,6 +33,19 @@ def test_padding_does_not_leak_into_real_positions():
     batched = model.encode(torch.tensor([[5, 6, 7, 0, 0], [8, 9, 10, 11, 12]]), torch.tensor([3, 5]))
     assert torch.allclose(alone.states[0], batched.states[0, :3], atol=1e-6)
     assert torch.allclose(alone.attention_keys[0], batched.attention_keys[0, :3], atol=1e-6)
+
+
+def test_without_position_embeddings_only_the_sentence_edges_tell_positions_apart():
+    # 4 CNN-a layers of width 3 see 4 tokens to each side: in a run of one repeated word, the
+    # positions more than 4 from both edges are indistinguishable unless positions are embedded.
+    same_word = torch.full((1, 40), 7)
+    interior = slice(5, 35)
+    keys = conv_model(position_embeddings=False).encode(same_word, torch.tensor([40])).attention_keys[0]
+    assert torch.allclose(keys[interior], keys[interior][:1].expand_as(keys[interior]), atol=1e-6)
+    assert not torch.allclose(keys[0], keys[20], atol=1e-3)  # the edge is still visible
+    with_positions = conv_model().encode(same_word[:, :30], torch.tensor([30])).attention_keys[0]
+    assert not torch.allclose(with_positions[10], with_positions[20], atol=1e-3)
+    assert not any("positions" in name for name, _ in conv_model(position_embeddings=False).named_parameters())
 
 
 @pytest.mark.parametrize("decoder, output", [("conditional", "linear"), ("luong", "wean"), ("bahdanau", "wean")])

@@ -50,6 +50,7 @@ class EncoderConfig:
     kernel_width: int = 3  # conv only
     attention_layers: int = 0  # conv only: CNN-c depth; 0: floor(layers / 2) in [1, 5]
     max_positions: int = 1024  # conv only: longest source with a position embedding
+    position_embeddings: bool = True  # conv only: false is Gehring et al.'s ablation (order from padding alone)
     selective_gate: bool = False  # SEASS's gate on the encoder states (Zhou et al. 2017)
 
 
@@ -167,7 +168,7 @@ class Config:
             memory_size = self.model.embedding_size  # CNN-a and CNN-c both end at the embedding size
             if decoder.bridge != "zero":
                 raise WeanError("config: the conv encoder has no final state; use model.decoder.bridge: zero")
-            if self.data.max_tokens > encoder.max_positions or not self.data.max_tokens:
+            if encoder.position_embeddings and (self.data.max_tokens > encoder.max_positions or not self.data.max_tokens):
                 raise WeanError(
                     f"config: data.max_tokens ({self.data.max_tokens}) must be between 1 and "
                     f"model.encoder.max_positions ({encoder.max_positions})"

@@ -18,6 +18,9 @@ scaling has no effect and is left out.
 
 The encoder has no recurrent final state: decoders start from zeros (``bridge: zero``).
 Sources longer than ``max_positions`` have no position embedding and are refused, never cut.
+``position_embeddings: false`` leaves them out (the ablation in Gehring et al.'s Table 3): word
+order then reaches CNN-a only through the convolutions' zero padding at the sentence edges, and
+attention can no longer find a source word by its position alone.
 """
 
 from __future__ import annotations
@@ -52,8 +55,8 @@ class ConvEncoder(nn.Module):
         super().__init__()
         size = embedding.embedding_dim
         self.embedding = embedding
-        self.max_positions = config.max_positions
-        self.positions = nn.Embedding(config.max_positions, size)
+        self.max_positions = config.max_positions if config.position_embeddings else None
+        self.positions = nn.Embedding(config.max_positions, size) if config.position_embeddings else None
         self.dropout = nn.Dropout(embedding_dropout)
         self.up = nn.Linear(size, config.hidden_size) if config.hidden_size != size else nn.Identity()
         self.down = nn.Linear(config.hidden_size, size) if config.hidden_size != size else nn.Identity()
@@ -67,12 +70,14 @@ class ConvEncoder(nn.Module):
 
     def forward(self, source: torch.Tensor, lengths: torch.Tensor) -> EncoderOutput:
         batch, length = source.shape
-        if length > self.max_positions:
+        if self.max_positions is not None and length > self.max_positions:
             raise ValueError(f"a source of {length} tokens is longer than max_positions {self.max_positions}")
         mask = torch.arange(length, device=source.device).unsqueeze(0) < lengths.to(source.device).unsqueeze(1)
         words = self.embedding(source)
-        positions = self.positions(torch.arange(length, device=source.device)).unsqueeze(0)
-        embedded = self.dropout(words + positions)
+        embedded = words
+        if self.positions is not None:
+            embedded = words + self.positions(torch.arange(length, device=source.device)).unsqueeze(0)
+        embedded = self.dropout(embedded)
         keep = mask.unsqueeze(1).to(embedded.dtype)  # (batch, 1, length)
 
         keys = self.up(embedded).transpose(1, 2)
