@@ -49,7 +49,8 @@ def test_every_preset_validates_and_builds(path):
 @pytest.mark.parametrize("task", ["gigaword", "simplification"])
 def test_every_row_of_the_word_attention_and_conv_tables_is_a_valid_config(task):
     rows = rows_of(Path("results/word-attention/run.sh"))
-    assert set(rows) == {"rnnsearch", "word-attention", "contextual-gates", "conv-encoder", "conv-no-positions"}
+    assert set(rows) == {"rnnsearch", "word-attention", "contextual-gates", "conv-encoder", "conv-no-positions",
+                         "lstm-conditional"}
     kinds = set()
     for name, keys in rows.items():
         config = load_config(f"configs/rnnsearch-{task}.yaml", keys)
@@ -58,7 +59,7 @@ def test_every_row_of_the_word_attention_and_conv_tables_is_a_valid_config(task)
         assert logits.shape == (2, 4, 40)
         kinds.add((config.model.encoder.type, config.model.encoder.position_embeddings, config.model.decoder.type,
                    config.model.decoder.word_attention))
-    assert len(kinds) == 5  # the keys really change the model
+    assert len(kinds) == 6  # the keys really change the model
 
 
 @pytest.mark.parametrize(

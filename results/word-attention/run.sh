@@ -30,8 +30,9 @@ declare -A ROWS=(
     [contextual-gates]="--set model.decoder.word_attention=gates"
     [conv-encoder]="$CONV"
     [conv-no-positions]="$CONV --set model.encoder.position_embeddings=false"  # Gehring et al.'s ablation
+    [lstm-conditional]="--set model.decoder.type=conditional --set model.decoder.bridge=zero"  # which half lags?
 )
-for row in rnnsearch word-attention contextual-gates conv-encoder conv-no-positions; do
+for row in rnnsearch word-attention contextual-gates conv-encoder conv-no-positions lstm-conditional; do
     dir="$RUNS/$TASK-$row"
     if ! grep -q "\"updates\": $BUDGET," "$dir/validations.json" 2>/dev/null; then
         resume=$(test -e "$dir/checkpoints/latest" && echo --resume || true)
@@ -40,7 +41,7 @@ for row in rnnsearch word-attention contextual-gates conv-encoder conv-no-positi
     fi
     case $row in
         rnnsearch) outs="results/word-attention results/conv-encoder" ;;  # the base of both tables
-        conv-*) outs=results/conv-encoder ;;
+        conv-* | lstm-conditional) outs=results/conv-encoder ;;
         *) outs=results/word-attention ;;
     esac
     for out in $outs; do
@@ -61,7 +62,7 @@ if [ "$TASK" = gigaword ]; then  # reference row: the first 8 words of the artic
 fi
 # each row against RNNsearch on the same test sentences: paired bootstrap, 1000 resamples
 for table in word-attention conv-encoder; do
-    if [ $table = word-attention ]; then rows=(word-attention contextual-gates); else rows=(conv-encoder conv-no-positions); fi
+    if [ $table = word-attention ]; then rows=(word-attention contextual-gates); else rows=(conv-encoder conv-no-positions lstm-conditional); fi
     for row in "${rows[@]}"; do
         for benchmark in "${TESTS[1]}" $([ "$TASK" = simplification ] && echo wikismall-test); do
             .venv/bin/wean compare --hyp "results/$table/$row.$benchmark.txt" "results/$table/rnnsearch.$benchmark.txt" \
@@ -71,7 +72,7 @@ for table in word-attention conv-encoder; do
 done
 METRIC=$(sed -n 's/^ *selection_metric: *\([a-z0-9]*\).*/\1/p' "$CONFIG")
 for table in word-attention conv-encoder; do
-    if [ $table = word-attention ]; then rows=(rnnsearch word-attention contextual-gates); else rows=(rnnsearch conv-encoder conv-no-positions); fi
+    if [ $table = word-attention ]; then rows=(rnnsearch word-attention contextual-gates); else rows=(rnnsearch conv-encoder conv-no-positions lstm-conditional); fi
     dirs=("${rows[@]/#/$RUNS/$TASK-}")
     labels=$(IFS=,; echo "${rows[*]}")
     .venv/bin/wean plot "${dirs[@]}" --labels "$labels" --metric "$METRIC" --out "results/$table/$TASK-valid-$METRIC.png" \
