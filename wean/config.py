@@ -50,7 +50,7 @@ class EncoderConfig:
     kernel_width: int = 3  # conv only
     attention_layers: int = 0  # conv only: CNN-c depth; 0: floor(layers / 2) in [1, 5]
     max_positions: int = 1024  # conv only: longest source with a position embedding
-    position_embeddings: bool = True  # conv only: false is Gehring et al.'s ablation (order from padding alone)
+    position_embeddings: bool = True  # conv only: false ablates them (word order from the edges' padding alone)
     selective_gate: bool = False  # SEASS's gate on the encoder states (Zhou et al. 2017)
 
 

@@ -68,7 +68,6 @@ def main() -> None:
     parser.add_argument("--pairs", type=int, default=100)
     args = parser.parse_args()
     torch.set_num_threads(1)
-    report = {}
     for directory in args.models:
         generator = wean.load(directory)
         valid = read_parallel(generator.config.data.valid)
@@ -90,7 +89,6 @@ def main() -> None:
                 "attention_staying_at_position": round(stays, 3),
                 "attention_following_its_word": round(follows, 3),
             }
-        report[directory] = row
         print(directory, json.dumps(row))
 
 

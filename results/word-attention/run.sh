@@ -29,7 +29,7 @@ declare -A ROWS=(
     [word-attention]="--set model.decoder.word_attention=attention"
     [contextual-gates]="--set model.decoder.word_attention=gates"
     [conv-encoder]="$CONV"
-    [conv-no-positions]="$CONV --set model.encoder.position_embeddings=false"  # Gehring et al.'s ablation
+    [conv-no-positions]="$CONV --set model.encoder.position_embeddings=false"  # ablation: no position embeddings
     [lstm-conditional]="--set model.decoder.type=conditional --set model.decoder.bridge=zero"  # which half lags?
 )
 for row in rnnsearch word-attention contextual-gates conv-encoder conv-no-positions lstm-conditional; do

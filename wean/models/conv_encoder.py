@@ -18,7 +18,7 @@ scaling has no effect and is left out.
 
 The encoder has no recurrent final state: decoders start from zeros (``bridge: zero``).
 Sources longer than ``max_positions`` have no position embedding and are refused, never cut.
-``position_embeddings: false`` leaves them out (the ablation in Gehring et al.'s Table 3): word
+``position_embeddings: false`` leaves them out, an ablation: word
 order then reaches CNN-a only through the convolutions' zero padding at the sentence edges, and
 attention can no longer find a source word by its position alone.
 """
