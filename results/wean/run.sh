@@ -50,3 +50,4 @@ done | tee "$OUT/significance$suffix.txt"
     --out "$OUT/valid-bleu$suffix.png" | tee "$OUT/convergence$suffix.txt"
 .venv/bin/wean plot "$RUNS/seq2seq-pwkp$suffix" "$RUNS/wean-pwkp$suffix" --labels Seq2seq,WEAN --metric loss \
     --out "$OUT/valid-loss$suffix.png"
+.venv/bin/python "$OUT/seed_table.py" | tee "$OUT/seeds.md"  # each seed's scores and gaps, side by side
