@@ -8,7 +8,7 @@ def load(directory=None):
     without one, the pretrained simplifier shipped with wean:
 
         import wean
-        print(wean.load().generate(["A sentence that is rather too complicated."], ])[0].text)
+        print(wean.load().generate(["A sentence that is rather too complicated."])[0].text)
     """
     from wean.generator import load as load_generator  # torch is imported only when a model is used
 
