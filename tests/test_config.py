@@ -92,5 +92,5 @@ def test_every_row_of_the_spm_table_is_a_valid_config():
         config = load_config("configs/encdec-gigaword.yaml", keys)
         assert config.model.encoder.layers == 1 and config.training.max_updates == 2000  # the shared scale-down
         build_model(config.model, 40, 40)
-        kinds.add((config.model.encoder.selective_gate, config.model.spm.enabled))
-    assert set(rows) == {"encdec", "sgate", "spm", "sgate-spm"} and len(kinds) == 4
+        kinds.add((config.model.encoder.selective_gate, config.model.spm.enabled, config.model.spm.c > 1e6))
+    assert set(rows) == {"encdec", "sgate", "spm", "sgate-spm", "pad-only"} and len(kinds) == 5

@@ -20,8 +20,11 @@ declare -A ROWS=(
     [sgate]="--set model.encoder.selective_gate=true"
     [spm]="--set model.spm.enabled=true"
     [sgate-spm]="--set model.encoder.selective_gate=true --set model.spm.enabled=true"
+    # diagnostic, not in the paper: SPM's <pad>-extended targets Y' without its bag-of-words loss
+    # (C so large that l_src is nil), to tell which half of SPM slows learning
+    [pad-only]="--set model.spm.enabled=true --set model.spm.c=1000000000.0"
 )
-NAMES=(encdec sgate spm sgate-spm)
+NAMES=(encdec sgate spm sgate-spm pad-only)
 for row in "${NAMES[@]}"; do
     dir="$RUNS/spm-gigaword-$row"
     if ! grep -q "\"updates\": $BUDGET," "$dir/validations.json" 2>/dev/null; then
@@ -32,7 +35,7 @@ for row in "${NAMES[@]}"; do
     [ "$OUT/$row.gigaword-test.txt" -nt "$dir/model.safetensors" ] ||  # tested since it was trained
         .venv/bin/wean test --model "$dir" --system "$row" --out-dir "$OUT" --benchmark gigaword-test
 done
-for row in sgate spm sgate-spm; do  # each row against EncDec on the same sentences: paired bootstrap
+for row in sgate spm sgate-spm pad-only; do  # each row against EncDec on the same sentences: paired bootstrap
     .venv/bin/wean compare --hyp "$OUT/$row.gigaword-test.txt" "$OUT/encdec.gigaword-test.txt" --benchmark gigaword-test
 done | tee "$OUT/significance.txt"
 dirs=("${NAMES[@]/#/$RUNS/spm-gigaword-}")
@@ -46,3 +49,5 @@ outputs=("${NAMES[@]/#/$OUT/}")
     --out-dir "$OUT/figures"
 .venv/bin/wean attention --model "$RUNS/spm-gigaword-spm" --source "$(head -1 ../shared/data/gigaword/test1951.src)" \
     --target "$(head -1 ../shared/data/gigaword/test1951.dst)" --out-dir "$OUT/figures/reference"  # teacher-forced
+# why SPM learns slowly here: probability given to <pad>, and Adam's step sizes
+OMP_NUM_THREADS=1 .venv/bin/python "$OUT/probe_training.py" "${dirs[@]}" --updates 1600 2000 | tee "$OUT/training-probe.txt"
