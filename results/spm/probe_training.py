@@ -15,11 +15,13 @@ Usage: python results/spm/probe_training.py RUN_DIR [RUN_DIR ...] --updates 1600
 from __future__ import annotations
 
 import argparse
+import copy
+from pathlib import Path
 
 import torch
-from safetensors.torch import load_file
 
 import wean
+from wean.checkpoint import load_checkpoint
 from wean.data.corpus import collate, encode_pairs, make_batches, read_parallel
 from wean.data.vocabulary import PAD_ID
 
@@ -33,8 +35,7 @@ def pad_mass(generator) -> dict:
     tokens = 0
     for chunk in make_batches(examples, 64):
         batch = collate(chunk)
-        queries, _ = model.teacher_forced(batch.source, batch.source_lengths, batch.target_input)
-        logits = model.output_layer(queries).float()
+        logits = model(batch.source, batch.source_lengths, batch.target_input)[0].float()
         real = batch.target_output >= 0
         targets = batch.target_output.clamp(min=0).unsqueeze(-1)
         log_probs = logits.log_softmax(-1)
@@ -47,14 +48,18 @@ def pad_mass(generator) -> dict:
 
 
 def adam_step_sizes(generator, run: str, updates: int) -> dict[str, float]:
-    """Per parameter tensor; the optimizer state is flattened in the order of model.parameters()."""
-    beta1, beta2, eps = 0.9, 0.999, 1e-8  # torch's Adam defaults, which the trainer uses
-    state = load_file(f"{run}/checkpoints/step-{updates:08d}/training.safetensors")
+    """Per parameter tensor, from the checkpoint's optimizer state (loaded into a copy of the
+    model, so the selected weights the first probe reads stay in place)."""
+    model = copy.deepcopy(generator.model)
+    optimizer = load_checkpoint(Path(run) / "checkpoints" / f"step-{updates:08d}", model)["optimizer"]
+    group = optimizer["param_groups"][0]
+    (beta1, beta2), eps = group["betas"], group["eps"]
     sizes = {}
-    for i, (name, _) in enumerate(generator.model.named_parameters()):
-        step = float(state[f"state.0.0.{i}.0"])
-        m_hat = state[f"state.0.0.{i}.1"] / (1 - beta1**step)
-        v_hat = state[f"state.0.0.{i}.2"] / (1 - beta2**step)
+    for (name, _), index in zip(model.named_parameters(), group["params"]):
+        state = optimizer["state"][index]
+        step = float(state["step"])
+        m_hat = state["exp_avg"] / (1 - beta1**step)
+        v_hat = state["exp_avg_sq"] / (1 - beta2**step)
         sizes[name] = (m_hat.abs() / (v_hat.sqrt() + eps)).mean().item()
     return sizes
 
