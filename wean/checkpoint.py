@@ -17,7 +17,8 @@ from typing import Any
 
 import torch
 from safetensors import SafetensorError
-from safetensors.torch import load_file, load_model, save_file, save_model
+from safetensors import safe_open
+from safetensors.torch import load_file, save_file
 
 from wean.errors import WeanError
 
@@ -44,8 +45,19 @@ def read_json(path: Path) -> Any:
 
 
 def save_weights(model: torch.nn.Module, path: Path) -> None:
+    """The weights as safetensors, a tied (shared) tensor stored once: the metadata maps each
+    other name to the stored one, as ``safetensors.torch.save_model`` writes it. Not save_model
+    itself: on a GPU, cuDNN packs an LSTM's weights into one buffer, which it refuses to save."""
+    tensors, aliases, stored = {}, {}, {}
+    for name, tensor in model.state_dict().items():
+        view = (tensor.data_ptr(), tuple(tensor.shape), tensor.stride())
+        if view in stored:
+            aliases[name] = stored[view]
+        else:
+            stored[view] = name
+            tensors[name] = tensor.detach().cpu().contiguous()
     temporary = path.with_name(path.name + ".tmp")
-    save_model(model, str(temporary))  # handles tied (shared) parameters
+    save_file(tensors, str(temporary), metadata=aliases or None)
     os.replace(temporary, path)
 
 
@@ -53,12 +65,19 @@ def load_weights(model: torch.nn.Module, path: Path) -> None:
     if not path.exists():
         raise WeanError(f"{path}: weights not found")
     try:
-        missing, unexpected = load_model(model, str(path), strict=False)
+        with safe_open(str(path), "pt") as weights:
+            tensors = {name: weights.get_tensor(name) for name in weights.keys()}
+            aliases = weights.metadata() or {}
     except (SafetensorError, OSError, RuntimeError) as error:
         raise WeanError(f"{path}: corrupt or incompatible weights ({str(error).splitlines()[0]})") from None
-    if missing or unexpected:
-        names = ", ".join(sorted(missing) + sorted(unexpected))[:200]
+    tensors.update({name: tensors[kept] for name, kept in aliases.items() if kept in tensors})
+    expected = model.state_dict()
+    missing, unexpected = expected.keys() - tensors.keys(), tensors.keys() - expected.keys()
+    misshapen = [name for name in expected.keys() & tensors.keys() if expected[name].shape != tensors[name].shape]
+    if missing or unexpected or misshapen:
+        names = ", ".join(sorted(missing) + sorted(unexpected) + sorted(misshapen))[:200]
         raise WeanError(f"{path}: weights do not fit this model's configuration ({names})")
+    model.load_state_dict(tensors)
 
 
 def flatten_state(state: Any, prefix: str = "") -> tuple[dict[str, torch.Tensor], Any]:

@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 from wean.checkpoint import atomic_write_text
+from wean.config import DEVICES
 from wean.errors import WeanError
 from wean.evaluation import BENCHMARKS, METRICS, EvaluationSettings, data_root, evaluate_files, get_benchmark
 from wean.evaluation.normalize import TOKENIZERS
@@ -206,6 +207,12 @@ def _add_generation_options(parser: argparse.ArgumentParser) -> None:
                         help="keep <unk> instead of copying the most-attended source token")
     parser.add_argument("--batch-size", type=int)
     parser.add_argument("--scores", action="store_true", help="prefix every output with its score and a tab")
+    _add_device_option(parser)
+
+
+def _add_device_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--device", choices=DEVICES, default="auto",
+                        help="where the model runs; auto: the GPU if PyTorch sees one (default)")
 
 
 def _add_generate(subparsers) -> None:
@@ -248,6 +255,7 @@ def _add_serve(subparsers) -> None:
     for limit in fields(Limits):
         parser.add_argument(f"--{limit.name.replace('_', '-')}", type=type(limit.default), default=limit.default,
                             metavar="N", help=f"{limit.metadata['help']} (default: {limit.default})")
+    _add_device_option(parser)
     parser.set_defaults(run=_run_serve)
 
 
@@ -262,7 +270,7 @@ def _run_serve(args: argparse.Namespace) -> int:
     for name, value in vars(limits).items():
         if value <= 0:
             raise WeanError(f"--{name.replace('_', '-')} must be positive")
-    serve(load(args.model), args.host, args.port, limits)
+    serve(load(args.model, args.device), args.host, args.port, limits)
     return 0
 
 
@@ -273,7 +281,7 @@ def _run_generate(args: argparse.Namespace) -> int:
         value = getattr(args, name)
         if value is not None and value < 1:
             raise WeanError(f"--{name.replace('_', '-')} must be at least 1")
-    generator = load(args.model)  # before reading input: a bad model fails at once
+    generator = load(args.model, args.device)  # before reading input: a bad model fails at once
     if getattr(args, "text", None):
         sources = [" ".join(text.split()) for text in args.text]
     else:
@@ -327,6 +335,7 @@ def _add_test(subparsers) -> None:
     parser.add_argument("--plain-text", action="store_true",
                         help="the benchmark's source is plain text: tokenize it as the model's corpus was, "
                         "and detokenize the outputs (for turkcorpus-test with a PTB-trained model)")
+    _add_device_option(parser)
     parser.set_defaults(run=_run_test)
 
 
@@ -338,7 +347,7 @@ def _run_test(args: argparse.Namespace) -> int:
         get_benchmark(name)  # fail on a typo before loading anything
     system = args.system or args.model.resolve().name
     records = score_on_benchmarks(
-        load(args.model), args.benchmark, system, args.out_dir, args.data_root, args.detokenize,
+        load(args.model, args.device), args.benchmark, system, args.out_dir, args.data_root, args.detokenize,
         plain_text=args.plain_text, beam=args.beam, length_penalty=args.length_penalty, max_length=args.max_length,
     )
     for name, record in records.items():

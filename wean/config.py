@@ -18,6 +18,8 @@ import yaml
 
 from wean.errors import WeanError
 
+DEVICES = ("auto", "cpu", "cuda")  # wean/device.py resolves them; here without importing torch
+
 
 @dataclass
 class TokenizerConfig:
@@ -116,6 +118,7 @@ class TrainingConfig:
     # bf16; weights, optimizer, loss and validation stay fp32): about 2x faster where the CPU has
     # AVX-512 BF16 or AMX, slower where it must emulate it
     precision: str = "fp32"
+    device: str = "auto"  # auto | cpu | cuda: auto takes the GPU when PyTorch sees one
 
 
 @dataclass
@@ -157,6 +160,7 @@ class Config:
             "model.output_layer.score": (self.model.output_layer.score, ("dot", "general", "concat")),
             "training.selection_metric": (self.training.selection_metric, ("loss", "bleu", "sari", "rouge2")),
             "training.precision": (self.training.precision, ("fp32", "bf16")),
+            "training.device": (self.training.device, DEVICES),
         }
         for key, (value, allowed) in choices.items():
             if value not in allowed:

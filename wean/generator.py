@@ -18,6 +18,7 @@ from wean.checkpoint import WEIGHTS, load_weights
 from wean.data.corpus import pad
 from wean.data.ptb import ptb_detokenize, ptb_tokenize
 from wean.data.vocabulary import BOS_ID, EOS, UNK_ID
+from wean.device import model_device, resolve_device
 from wean.errors import WeanError
 from wean.model_dir import Assets, load_assets
 from wean.models.model import EncoderDecoder, build_model
@@ -62,12 +63,14 @@ class Generator:
         self.tokenizer = assets.tokenizer
 
     @classmethod
-    def from_directory(cls, directory: str | Path, weights: str | Path | None = None) -> "Generator":
+    def from_directory(
+        cls, directory: str | Path, weights: str | Path | None = None, device: str = "auto"
+    ) -> "Generator":
         directory = Path(directory)
         assets = load_assets(directory)
         model = build_model(assets.config.model, len(assets.source_vocabulary), len(assets.target_vocabulary))
         load_weights(model, Path(weights) if weights else directory / WEIGHTS)
-        return cls(model, assets)
+        return cls(model.to(resolve_device(device)), assets)
 
     @property
     def config(self):
@@ -120,7 +123,8 @@ class Generator:
         for start in range(0, len(order), batch_size):
             chunk = order[start : start + batch_size]
             ids = [self.assets.source_vocabulary.encode(source_tokens[i]) for i in chunk]
-            source, lengths = pad(ids), torch.tensor([len(x) for x in ids])
+            device = model_device(self.model)
+            source, lengths = pad(ids).to(device), torch.tensor([len(x) for x in ids], device=device)
             if beam > 1:
                 hypotheses = beam_search(self.model, source, lengths, **search)
             else:
@@ -166,11 +170,12 @@ class Generator:
         if target is None:
             target = self.generate([source], beam=1)[0].text
         target_tokens = self.tokenizer.encode(target)
-        source_ids = torch.tensor([self.assets.source_vocabulary.encode(source_tokens)])
+        device = model_device(self.model)
+        source_ids = torch.tensor([self.assets.source_vocabulary.encode(source_tokens)], device=device)
         target_ids = self.assets.target_vocabulary.encode(target_tokens, add_eos=True)
-        previous = torch.tensor([[BOS_ID] + target_ids[:-1]])
+        previous = torch.tensor([[BOS_ID] + target_ids[:-1]], device=device)
         decoder = self.model.decoder
-        encoded = self.model.encode(source_ids, torch.tensor([len(source_tokens)]))
+        encoded = self.model.encode(source_ids, torch.tensor([len(source_tokens)], device=device))
         decoder.keep_maps = True
         try:
             queries, _, hidden = decoder(previous, encoded, decoder.init_state(encoded))
@@ -180,7 +185,8 @@ class Generator:
         word = torch.cat(maps["word"], 1)[0] if maps.get("word") else None
         gates = torch.cat(maps["gate"], 1)[0] if maps.get("gate") else None
         spm = self.model.spm.alignment(queries, source_ids)[0] if self.model.spm is not None else None
-        return AttentionMaps(source_tokens, target_tokens + [EOS], hidden[0], word, gates, spm)
+        word, gates, spm = (None if x is None else x.cpu() for x in (word, gates, spm))
+        return AttentionMaps(source_tokens, target_tokens + [EOS], hidden[0].cpu(), word, gates, spm)
 
     def _finish(self, sentence: str, source_tokens: list[str], hypothesis: Hypothesis, replace_unk: bool) -> Generation:
         vocabulary = self.assets.target_vocabulary
@@ -197,15 +203,15 @@ class Generator:
             source_tokens,
             hypothesis.score,
             hypothesis.log_prob,
-            hypothesis.attention,
+            hypothesis.attention.cpu(),
         )
 
 
-def load(directory: str | Path | None = None) -> Generator:
+def load(directory: str | Path | None = None, device: str = "auto") -> Generator:
     """A trained model, ready to ``generate``; without a directory, the simplifier shipped with
-    wean (:data:`wean.pretrained.SIMPLIFIER`)."""
+    wean (:data:`wean.pretrained.SIMPLIFIER`). ``device``: auto (the GPU if there is one) | cpu | cuda."""
     if directory is None:
         from wean.pretrained import pretrained_simplifier
 
         directory = pretrained_simplifier()
-    return Generator.from_directory(directory)
+    return Generator.from_directory(directory, device=device)

@@ -31,6 +31,7 @@ from wean.config import Config
 from wean.data.corpus import IGNORE, ParallelText, collate, encode_pairs, make_batches, read_parallel
 from wean.data.tokenizers import build_tokenizer
 from wean.data.vocabulary import EOS_ID, UNK_ID, Vocabulary
+from wean.device import resolve_device
 from wean.errors import WeanError
 from wean.evaluation import EvaluationSettings, evaluate
 from wean.generator import Generator
@@ -106,7 +107,9 @@ class Trainer:
         else:
             self.assets = prepare_assets(config, train)
             save_assets(self.directory, self.assets)
+        self.device = resolve_device(config.training.device)
         self.model = build_model(config.model, len(self.assets.source_vocabulary), len(self.assets.target_vocabulary))
+        self.model.to(self.device)
         if config.model.output_layer.candidates and not resume:  # on resume they come with the weights
             self.model.output_layer.set_candidates(self._candidate_ids(train, config.model.output_layer.candidates))
         self.optimizer = torch.optim.Adam(self.model.parameters(), lr=config.training.learning_rate)
@@ -159,6 +162,8 @@ class Trainer:
         self.optimizer.load_state_dict(saved["optimizer"])
         self.scheduler.load_state_dict(saved["scheduler"])
         torch.set_rng_state(saved["rng"])
+        if self.device.type == "cuda" and "cuda_rng" in saved:
+            torch.cuda.set_rng_state(saved["cuda_rng"])
         self.state = TrainingState(**saved["trainer"])
         self.state.finished = False
         self._print(f"resumed from {name}: epoch {self.state.epoch + 1}, update {self.state.updates}")
@@ -169,6 +174,7 @@ class Trainer:
             "optimizer": self.optimizer.state_dict(),
             "scheduler": self.scheduler.state_dict(),
             "rng": torch.get_rng_state(),
+            **({"cuda_rng": torch.cuda.get_rng_state()} if self.device.type == "cuda" else {}),  # dropout masks
             "trainer": self.state.__dict__,
         }
         save_checkpoint(checkpoints / name, self.model, state)
@@ -186,7 +192,7 @@ class Trainer:
         """One Adam step on a batch; returns the loss per target token and the token count."""
         self.model.train()
         with_spm = self.model.spm is not None
-        batch = collate(examples, extend_to_source=with_spm)
+        batch = collate(examples, extend_to_source=with_spm).to(self.device)
         bf16 = self.config.training.precision == "bf16"
         loss = loss_sum(self.model, batch, self.criterion, with_spm, bf16) / batch.target_tokens
         self.optimizer.zero_grad(set_to_none=True)
@@ -290,7 +296,7 @@ class Trainer:
         self.model.eval()
         total, tokens = 0.0, 0
         for examples in make_batches(self.valid_examples, self.config.training.batch_size):
-            batch = collate(examples)
+            batch = collate(examples).to(self.device)
             total += float(loss_sum(self.model, batch, self.criterion, with_spm=False))
             tokens += batch.target_tokens
         return total / tokens
@@ -356,7 +362,7 @@ class Trainer:
 def loss_sum(model, batch, criterion, with_spm: bool, bf16: bool = False) -> torch.Tensor:
     """Cross-entropy summed over the target tokens, plus SPM's bag-of-words loss if asked.
     ``bf16``: the forward pass under bfloat16 autocast; the losses are still taken in fp32."""
-    with torch.autocast("cpu", dtype=torch.bfloat16, enabled=bf16):
+    with torch.autocast(batch.source.device.type, dtype=torch.bfloat16, enabled=bf16):
         queries, _ = model.teacher_forced(batch.source, batch.source_lengths, batch.target_input)
         logits = model.output_layer(queries)
         spm_loss = model.spm.loss(queries, batch.source, batch.source_lengths) if with_spm else 0.0

@@ -8,6 +8,7 @@ dropped with a warning that says how many and where the first one is. Nothing is
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -107,6 +108,9 @@ class Batch:
     @property
     def target_tokens(self) -> int:
         return int((self.target_output != IGNORE).sum())
+
+    def to(self, device: torch.device) -> "Batch":
+        return Batch(*(getattr(self, f.name).to(device) for f in dataclasses.fields(self)))
 
 
 def pad(sequences: Sequence[Sequence[int]], value: int = PAD_ID) -> torch.Tensor:

@@ -81,7 +81,7 @@ class WeanOutput(nn.Module):
         """Only these words (and <pad>, a training class of SPM that search never emits) may be
         generated."""
         mask = torch.zeros_like(self.candidates)
-        mask[torch.as_tensor(word_ids + [PAD_ID], dtype=torch.long)] = True
+        mask[torch.as_tensor(word_ids + [PAD_ID], dtype=torch.long, device=mask.device)] = True
         self.candidates.copy_(mask)
 
     def map_targets(self, targets: torch.Tensor) -> torch.Tensor:

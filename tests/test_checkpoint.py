@@ -1,0 +1,69 @@
+"""Weights files: tied tensors stored once, views of one buffer (how cuDNN packs an LSTM on a GPU)
+saved as they are, files of earlier wean versions still read, misfits refused by name."""
+
+import pytest
+import torch
+from safetensors import safe_open
+from safetensors.torch import save_model
+from torch import nn
+
+from wean.checkpoint import load_weights, save_weights
+from wean.errors import WeanError
+
+
+class Tied(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.encoder = nn.Embedding(7, 3)
+        self.decoder = nn.Embedding(7, 3)
+        self.decoder.weight = self.encoder.weight
+        self.projection = nn.Linear(3, 2)
+
+
+class Packed(nn.Module):
+    """Two parameters that are views of one flat buffer, as cuDNN's flattened LSTM weights."""
+
+    def __init__(self):
+        super().__init__()
+        flat = torch.randn(10)
+        self.first = nn.Parameter(flat[:6].view(2, 3))
+        self.second = nn.Parameter(flat[6:].view(4))
+
+
+def test_tied_weights_are_stored_once_and_come_back_tied(tmp_path):
+    model = Tied()
+    save_weights(model, tmp_path / "w.safetensors")
+    with safe_open(str(tmp_path / "w.safetensors"), "pt") as saved:
+        assert len(list(saved.keys())) == 3  # one embedding table, the projection's weight and bias
+    fresh = Tied()
+    load_weights(fresh, tmp_path / "w.safetensors")
+    assert torch.equal(fresh.encoder.weight, model.encoder.weight)
+    assert fresh.decoder.weight is fresh.encoder.weight
+    assert torch.equal(fresh.projection.weight, model.projection.weight)
+
+
+def test_views_of_one_buffer_are_saved_each_whole(tmp_path):
+    model = Packed()
+    assert model.first.data_ptr() + 6 * 4 == model.second.data_ptr()  # really one buffer
+    with pytest.raises(RuntimeError):  # what save_model does with them, hence our own writer
+        save_model(model, str(tmp_path / "refused.safetensors"))
+    save_weights(model, tmp_path / "w.safetensors")
+    fresh = Packed()
+    load_weights(fresh, tmp_path / "w.safetensors")
+    assert torch.equal(fresh.first, model.first) and torch.equal(fresh.second, model.second)
+
+
+def test_files_written_by_save_model_still_load(tmp_path):
+    model = Tied()
+    save_model(model, str(tmp_path / "old.safetensors"))  # how wean wrote weights before
+    fresh = Tied()
+    load_weights(fresh, tmp_path / "old.safetensors")
+    assert torch.equal(fresh.decoder.weight, model.encoder.weight)
+
+
+def test_weights_of_another_shape_are_refused_by_name(tmp_path):
+    save_weights(Tied(), tmp_path / "w.safetensors")
+    other = Tied()
+    other.projection = nn.Linear(3, 5)
+    with pytest.raises(WeanError, match="do not fit.*projection.weight"):
+        load_weights(other, tmp_path / "w.safetensors")
