@@ -1,6 +1,6 @@
 """The seed table of results/wean/README.md, from metrics.json (which `wean test` writes).
 
-    .venv/bin/python results/wean/seed_table.py [--seeds 1 2]
+    .venv/bin/python results/wean/seed_table.py [--seeds 1 2 3]
 
 For each benchmark and metric: each seed's score of Seq2seq and WEAN, the WEAN - Seq2seq gap
 per seed, and the mean over seeds. A seed whose outputs are not yet tested is left out, with a
@@ -45,7 +45,7 @@ def table(metrics: dict, seeds: list[int]) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--metrics", type=Path, default=Path(__file__).parent / "metrics.json")
-    parser.add_argument("--seeds", type=int, nargs="+", default=[1, 2])
+    parser.add_argument("--seeds", type=int, nargs="+", default=[1, 2, 3])
     args = parser.parse_args()
     metrics = json.loads(args.metrics.read_text())
     tested = []
