@@ -61,13 +61,43 @@ def test_general_by_hand():
 
 
 def test_concat_by_hand():
-    layer = WeanOutput(embedding(), hidden_size=2, score="concat", concat_chunk=3)  # chunks of 3 words
+    layer = WeanOutput(embedding(), hidden_size=2, score="concat", concat_chunk_elements=6)  # 3 words a chunk
     layer.query_projection.weight.data = torch.eye(2)
     layer.embedding_projection.weight.data = torch.tensor([[1.0, 0.0], [0.0, 0.0]])
     layer.energy.weight.data = torch.tensor([[1.0, 1.0]])
     # W_q q + W_e e_i = [1 + e_i1, 2]; score = tanh(1 + e_i1) + tanh(2)
     expected = torch.tanh(torch.tensor([2.0, 1.0, 2.0, 3.0])) + torch.tanh(torch.tensor(2.0))
     assert torch.allclose(layer(Q), expected.unsqueeze(0))
+
+
+def test_concat_training_keeps_no_queries_x_words_x_hidden_tensor_and_gets_the_same_gradients():
+    """Chunks recomputed in the backward pass: the gradients of the direct formula, while what
+    autograd keeps is far smaller than the (queries x words x hidden) tensor."""
+    torch.manual_seed(0)
+    words, hidden, rows = 50, 8, 12
+    layer = WeanOutput(nn.Embedding(words, hidden), hidden_size=hidden, score="concat",
+                       concat_chunk_elements=rows * hidden * 7)  # 8 chunks, the last one short
+    query = torch.randn(3, 4, hidden, requires_grad=True)
+    kept = {}  # storage -> its size in values: a chunk of keys is a view of one (words x hidden) table
+
+    def pack(tensor):
+        kept[tensor.untyped_storage().data_ptr()] = tensor.untyped_storage().nbytes() // tensor.element_size()
+        return tensor
+
+    with torch.autograd.graph.saved_tensors_hooks(pack, lambda tensor: tensor):
+        scores = layer(query)
+    assert sum(kept.values()) < rows * words * hidden / 3
+    weights = torch.randn(3, 4, words)
+    (scores * weights).sum().backward()
+    chunked = [t.grad.clone() for t in (query, layer.embedding.weight, layer.energy.weight)]
+    for t in (query, layer.embedding.weight, layer.energy.weight):
+        t.grad = None
+    direct = layer.energy(torch.tanh(layer.query_projection(query).unsqueeze(-2)
+                                     + layer.embedding_projection(layer.embedding.weight))).squeeze(-1)
+    assert torch.allclose(scores, direct, atol=1e-6)
+    (direct * weights).sum().backward()
+    for got, want in zip(chunked, (query.grad, layer.embedding.weight.grad, layer.energy.weight.grad)):
+        assert torch.allclose(got, want, atol=1e-5)
 
 
 @pytest.mark.parametrize("score", ["general", "concat"])

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import torch
 from torch import nn
+from torch.utils.checkpoint import checkpoint
 
 from wean.data.vocabulary import PAD_ID, UNK_ID
 
@@ -54,13 +55,13 @@ class WeanOutput(nn.Module):
         score: str = "general",
         bias: bool = True,
         detach_embeddings: bool = False,
-        concat_chunk: int = 2048,
+        concat_chunk_elements: int = 2**25,
     ):
         super().__init__()
         self.embedding = embedding  # shared, not owned: its parameters count as embeddings
         self.score = score
         self.detach_embeddings = detach_embeddings
-        self.concat_chunk = concat_chunk
+        self.concat_chunk_elements = concat_chunk_elements
         embedding_size = embedding.embedding_dim
         if score == "dot":
             if hidden_size != embedding_size:
@@ -127,11 +128,22 @@ class WeanOutput(nn.Module):
         return logits
 
     def _concat_scores(self, query: torch.Tensor, embedding_side: torch.Tensor) -> torch.Tensor:
-        """v^T tanh(W_q q + W_e e) for every query and word, in chunks of words: the full
-        (queries x words x hidden) tensor would not fit in memory for a large vocabulary."""
+        """v^T tanh(W_q q + W_e e) for every query and word, in chunks of words of at most
+        ``concat_chunk_elements`` (queries x words x hidden) values. The whole tensor is far too
+        large (a batch of 1,600 target tokens, 50k words and H 256: 82 GB), and so is what autograd
+        would keep of it, so in training each chunk is recomputed in the backward pass instead."""
         query_side = self.query_projection(query).unsqueeze(-2)  # (..., 1, H)
+        rows, hidden = query_side[..., 0, :].numel() // query_side.size(-1), query_side.size(-1)
+        words = max(1, self.concat_chunk_elements // max(1, rows * hidden))
         chunks = []
-        for start in range(0, embedding_side.size(0), self.concat_chunk):
-            hidden = torch.tanh(query_side + embedding_side[start : start + self.concat_chunk])
-            chunks.append(self.energy(hidden).squeeze(-1))
+        for start in range(0, embedding_side.size(0), words):
+            keys = embedding_side[start : start + words]
+            if torch.is_grad_enabled():  # no randomness inside: no RNG state to keep
+                chunks.append(checkpoint(self._concat_chunk, query_side, keys, use_reentrant=False,
+                                         preserve_rng_state=False))
+            else:
+                chunks.append(self._concat_chunk(query_side, keys))
         return torch.cat(chunks, dim=-1)
+
+    def _concat_chunk(self, query_side: torch.Tensor, keys: torch.Tensor) -> torch.Tensor:
+        return self.energy(torch.tanh(query_side + keys)).squeeze(-1)
