@@ -120,10 +120,10 @@ class Generator:
         for i, tokens in enumerate(source_tokens):
             if not tokens:  # nothing to say about an empty line
                 results[i] = Generation(sentences[i], "", [], [], 0.0, 0.0, torch.zeros(1, 0))
+        device = model_device(self.model)
         for start in range(0, len(order), batch_size):
             chunk = order[start : start + batch_size]
             ids = [self.assets.source_vocabulary.encode(source_tokens[i]) for i in chunk]
-            device = model_device(self.model)
             source, lengths = pad(ids).to(device), torch.tensor([len(x) for x in ids], device=device)
             if beam > 1:
                 hypotheses = beam_search(self.model, source, lengths, **search)

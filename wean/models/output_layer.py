@@ -133,8 +133,7 @@ class WeanOutput(nn.Module):
         large (a batch of 1,600 target tokens, 50k words and H 256: 82 GB), and so is what autograd
         would keep of it, so in training each chunk is recomputed in the backward pass instead."""
         query_side = self.query_projection(query).unsqueeze(-2)  # (..., 1, H)
-        rows, hidden = query_side[..., 0, :].numel() // query_side.size(-1), query_side.size(-1)
-        words = max(1, self.concat_chunk_elements // max(1, rows * hidden))
+        words = max(1, self.concat_chunk_elements // max(1, query_side.numel()))  # numel: queries x H
         chunks = []
         for start in range(0, embedding_side.size(0), words):
             keys = embedding_side[start : start + words]
