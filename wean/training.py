@@ -192,15 +192,17 @@ class Trainer:
         """One Adam step on a batch; returns the loss per target token and the token count."""
         self.model.train()
         with_spm = self.model.spm is not None
-        batch = collate(examples, extend_to_source=with_spm).to(self.device)
+        batch = collate(examples, extend_to_source=with_spm)
+        tokens = batch.target_tokens  # counted on the CPU: no wait for the GPU
+        batch = batch.to(self.device)
         bf16 = self.config.training.precision == "bf16"
-        loss = loss_sum(self.model, batch, self.criterion, with_spm, bf16) / batch.target_tokens
+        loss = loss_sum(self.model, batch, self.criterion, with_spm, bf16) / tokens
         self.optimizer.zero_grad(set_to_none=True)
         loss.backward()
         if self.config.training.clip_grad_norm > 0:
             nn.utils.clip_grad_norm_(self.model.parameters(), self.config.training.clip_grad_norm)
         self.optimizer.step()
-        return loss.item(), batch.target_tokens
+        return loss.item(), tokens
 
     def train(self) -> TrainingState:
         from torch.utils.tensorboard import SummaryWriter

@@ -130,7 +130,7 @@ class WeanOutput(nn.Module):
     def _concat_scores(self, query: torch.Tensor, embedding_side: torch.Tensor) -> torch.Tensor:
         """v^T tanh(W_q q + W_e e) for every query and word, in chunks of words of at most
         ``concat_chunk_elements`` (queries x words x hidden) values. The whole tensor is far too
-        large (a batch of 1,600 target tokens, 50k words and H 256: 82 GB), and so is what autograd
+        large (a batch of ~1,440 target tokens, 50k words and H 256: 74 GB), and so is what autograd
         would keep of it, so in training each chunk is recomputed in the backward pass instead."""
         query_side = self.query_projection(query).unsqueeze(-2)  # (..., 1, H)
         words = max(1, self.concat_chunk_elements // max(1, query_side.numel()))  # numel: queries x H
