@@ -39,3 +39,16 @@ def record_id(record: dict) -> str:
     index = f"[{record['index']}]" if "index" in record else ""
     case = "lc" if record["lowercase"] else "cased"
     return f"{record['testset']}-{record['system']}{index}-{record['variant']}-{case}-{record['metric']}"
+
+
+@pytest.fixture(scope="session")
+def control_model(tmp_path_factory) -> Path:
+    """A tiny model trained with a length-ratio control token on the keep-a-prefix task (shared by
+    the control, CLI and server tests: training it once is the slow part)."""
+    from synthetic import control_config, write_prefix_corpus
+    from wean.training import Trainer
+
+    folder = tmp_path_factory.mktemp("control")
+    data = write_prefix_corpus(folder / "data", train=2000, valid=60)
+    Trainer(control_config(data, folder / "model", max_epochs=10, selection_metric="loss")).train()
+    return folder / "model"

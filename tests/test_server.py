@@ -189,3 +189,56 @@ def test_web_page_shows_the_output_and_its_heat_map(server, browser, generator):
     page.wait_for_function("document.getElementById('error').textContent.length > 0", timeout=30000)
     assert "at most 60" in page.text_content("#error")
     page.close()
+
+
+@pytest.fixture(scope="module")
+def control_server(control_model):
+    with Server(create_app(load(control_model), LIMITS)) as running:
+        yield running
+
+
+def test_control_values_change_outputs_and_bad_ones_get_a_422(control_server, server):
+    health = httpx.get(f"{control_server.url}/health").json()
+    assert health["control"] == {"attributes": ["chars_ratio"], "defaults": {"chars_ratio": 1.0}}
+    assert httpx.get(f"{server.url}/health").json()["control"] == {"attributes": [], "defaults": {}}
+    text = "a b c d e f g h i j a b"
+    lengths = {}
+    for ratio in (0.3, 1.0):
+        response = post(control_server, {"texts": [text], "beam": 1, "control": {"chars_ratio": ratio}})
+        assert response.status_code == 200
+        lengths[ratio] = len(response.json()["outputs"][0]["text"].split())
+    assert lengths[0.3] < lengths[1.0]
+    for body, message in [
+        ({"control": {"shorter": 0.5}}, "unknown attribute 'shorter'; this model knows chars_ratio"),
+        ({"control": {"chars_ratio": 9}}, "chars_ratio is 9.0; it must be a number from 0 to 2"),
+        ({"control": {"chars_ratio": "low"}}, "control.chars_ratio:"),
+    ]:
+        response = post(control_server, {"texts": [text], **body})
+        assert response.status_code == 422 and message in response.json()["error"]
+    response = post(server, {"texts": [text], "control": {"chars_ratio": 0.5}})
+    assert response.status_code == 422 and "trained without control tokens" in response.json()["error"]
+
+
+def test_web_page_slider_changes_the_output_and_shows_the_changes(control_server, browser, control_model):
+    page = browser.new_page()
+    page.goto(control_server.url + "/")
+    page.wait_for_selector("#control-chars_ratio")
+    assert "How much shorter" in page.text_content("#controls")
+    text = "a b c d e f g h i j a b"
+    page.fill("#source", text)
+    page.click("#submit")
+    page.wait_for_function("document.getElementById('output').textContent.length > 0", timeout=30000)
+    default = page.text_content("#output")
+    assert default == load(control_model).generate([text])[0].text
+    # 70 % shorter: chars_ratio 0.3
+    page.eval_on_selector("#control-chars_ratio",
+                          "slider => { slider.value = 70; slider.dispatchEvent(new Event('input')); }")
+    page.click("#submit")
+    page.wait_for_function(f"document.getElementById('output').textContent !== {json.dumps(default)}", timeout=30000)
+    shorter = page.text_content("#output")
+    assert shorter == load(control_model).generate([text], control={"chars_ratio": 0.3})[0].text
+    assert len(shorter.split()) < len(default.split())
+    # the words the model left out are shown as deleted
+    deleted = page.locator("#diff del").all_text_contents()
+    assert len(deleted) >= len(text.split()) - len(shorter.split()) > 0
+    page.close()

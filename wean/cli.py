@@ -207,7 +207,21 @@ def _add_generation_options(parser: argparse.ArgumentParser) -> None:
                         help="keep <unk> instead of copying the most-attended source token")
     parser.add_argument("--batch-size", type=int)
     parser.add_argument("--scores", action="store_true", help="prefix every output with its score and a tab")
+    _add_control_option(parser)
     _add_device_option(parser)
+
+
+def _add_control_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--control", metavar="NAME=VALUE,...",
+                        help="for a model trained with control tokens: the values asked for, e.g. "
+                        "chars_ratio=0.8,levenshtein=0.6,word_rank=0.8 (lower: shorter, more changed, simpler "
+                        "words; 1: like the source). Names not given take the model's tuned defaults")
+
+
+def _control(args: argparse.Namespace) -> dict[str, float] | None:
+    from wean.data.control import parse_control
+
+    return parse_control(args.control) if getattr(args, "control", None) else None
 
 
 def _add_device_option(parser: argparse.ArgumentParser) -> None:
@@ -282,6 +296,8 @@ def _run_generate(args: argparse.Namespace) -> int:
         if value is not None and value < 1:
             raise WeanError(f"--{name.replace('_', '-')} must be at least 1")
     generator = load(args.model, args.device)  # before reading input: a bad model fails at once
+    control = _control(args)
+    generator.control_prefix(control)  # a wrong name or value fails before any input is read
     if getattr(args, "text", None):
         sources = [" ".join(text.split()) for text in args.text]
     else:
@@ -292,10 +308,13 @@ def _run_generate(args: argparse.Namespace) -> int:
     generations = generator.generate(
         sources, beam=args.beam, length_penalty=args.length_penalty, min_length=args.min_length,
         max_length=args.max_length, block_ngram_repeat=args.block_ngram_repeat,
-        replace_unk=args.replace_unk, batch_size=args.batch_size, plain_text=args.plain_text,
+        replace_unk=args.replace_unk, batch_size=args.batch_size, plain_text=args.plain_text, control=control,
     )
     from wean.data.ptb import detokenize
 
+    for number, generation in enumerate(generations, start=1):
+        if generation.warning:
+            print(f"warning: {args.input or 'input'}:{number}: {generation.warning}", file=sys.stderr)
     texts = [detokenize(g.text, args.detokenize) for g in generations]
     text = "".join((f"{g.score:.4f}\t{t}" if args.scores else t) + "\n" for g, t in zip(generations, texts))
     if args.output is not None:
@@ -335,6 +354,7 @@ def _add_test(subparsers) -> None:
     parser.add_argument("--plain-text", action="store_true",
                         help="the benchmark's source is plain text: tokenize it as the model's corpus was, "
                         "and detokenize the outputs (for turkcorpus-test with a PTB-trained model)")
+    _add_control_option(parser)
     _add_device_option(parser)
     parser.set_defaults(run=_run_test)
 
@@ -346,14 +366,61 @@ def _run_test(args: argparse.Namespace) -> int:
     for name in args.benchmark:
         get_benchmark(name)  # fail on a typo before loading anything
     system = args.system or args.model.resolve().name
+    generator = load(args.model, args.device)
+    control = _control(args)
+    generator.control_prefix(control)
     records = score_on_benchmarks(
-        load(args.model, args.device), args.benchmark, system, args.out_dir, args.data_root, args.detokenize,
+        generator, args.benchmark, system, args.out_dir, args.data_root, args.detokenize,
         plain_text=args.plain_text, beam=args.beam, length_penalty=args.length_penalty, max_length=args.max_length,
+        control=control,
     )
     for name, record in records.items():
         scores = ", ".join(f"{k} {v:.2f}" for k, v in record["scores"].items()
                            if k in ("sari", "bleu", "multi_bleu", "fkgl", "rouge1", "rouge2", "rougeL"))
         print(f"{system} on {name}: {scores}")
+    return 0
+
+
+def _add_tune_control(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "tune-control", help="choose a controllable model's default control values on validation data",
+        description="Coordinate ascent over the control values for the SARI of a sample of a validation "
+        "benchmark, counting only settings whose BLEU reaches --min-bleu. The chosen values become the "
+        "model's generation.control; the search is written to MODEL/control-tuning.json.",
+    )
+    parser.add_argument("--model", type=Path, required=True, help="model directory trained with data.control")
+    parser.add_argument("--benchmark", default="turkcorpus-tune", help="a validation benchmark (default: turkcorpus-tune)")
+    parser.add_argument("--sentences", type=int, default=300, help="sentences sampled for the search (default 300)")
+    parser.add_argument("--skip", type=int, default=500,
+                        help="leave out the first N sentences, e.g. those that selected the checkpoint (default 500)")
+    parser.add_argument("--seed", type=int, default=1, help="seed of the sample (default 1)")
+    parser.add_argument("--min-bleu", type=float, default=60.0,
+                        help="settings below this BLEU do not count: they ignore the source (default 60)")
+    parser.add_argument("--rounds", type=int, default=2, help="passes over the attributes (default 2)")
+    parser.add_argument("--beam", type=int, help="beam width (default: the model's)")
+    parser.add_argument("--plain-text", action=argparse.BooleanOptionalAction, default=None,
+                        help="the benchmark's source is plain text (default: the model's generation.plain_text)")
+    parser.add_argument("--data-root", type=Path)
+    _add_device_option(parser)
+    parser.set_defaults(run=_run_tune_control)
+
+
+def _run_tune_control(args: argparse.Namespace) -> int:
+    from wean.generator import load
+    from wean.tune_control import tune_control
+
+    for name in ("sentences", "rounds", "beam"):
+        value = getattr(args, name)
+        if value is not None and value < 1:
+            raise WeanError(f"--{name} must be at least 1")
+    if args.skip < 0:
+        raise WeanError("--skip must be 0 or more")
+    get_benchmark(args.benchmark)
+    values = tune_control(
+        load(args.model, args.device), args.model, args.benchmark, args.sentences, args.skip, args.seed,
+        args.min_bleu, args.rounds, args.plain_text, args.data_root, beam=args.beam,
+    )
+    print(f"{args.model}: generation.control set to " + ",".join(f"{k}={v:.2f}" for k, v in values.items()))
     return 0
 
 
@@ -522,6 +589,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_evaluate(subparsers)
     _add_compare(subparsers)
     _add_test(subparsers)
+    _add_tune_control(subparsers)
     _add_inspect(subparsers)
     _add_plot(subparsers)
     _add_attention(subparsers)

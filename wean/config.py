@@ -32,14 +32,32 @@ class TokenizerConfig:
     # plain text is PTB-tokenized on its way into the model and outputs detokenized on the way out
     # (wean simplify, wean serve, generate(plain_text=True)); none: text goes in as it is.
     corpus_tokenization: str = "none"
+    # bpe / unigram: characters sentencepiece leaves out of its pieces (the rarest, beyond
+    # character_coverage) are spelt as UTF-8 byte pieces, so every character of any input can be
+    # read and written back; without it they are <unk>
+    byte_fallback: bool = False
+    character_coverage: float = 1.0  # bpe / unigram: share of the training characters given pieces
+
+
+@dataclass
+class ControlConfig:
+    # control tokens (ACCESS, Martin et al. 2020; wean/data/control.py): attributes of each training
+    # pair prepended to its source; empty: none. Choose from chars_ratio, levenshtein, word_rank
+    attributes: list[str] = field(default_factory=list)
+    bucket: float = 0.05  # values are rounded to multiples of this
 
 
 @dataclass
 class DataConfig:
     train: str = ""  # file prefix: <train>.src and <train>.dst
     valid: str = ""  # prefix; references are <valid>.dst and any <valid>.ref.N
+    # the validation split is plain text (EASSE's detokenized TurkCorpus): sources are tokenized as
+    # the training corpus was (tokenizer.corpus_tokenization) and outputs detokenized before scoring,
+    # exactly as `wean test --plain-text` does
+    valid_plain_text: bool = False
     max_tokens: int = 100  # training pairs with a longer side are dropped (and counted)
     tokenizer: TokenizerConfig = field(default_factory=TokenizerConfig)
+    control: ControlConfig = field(default_factory=ControlConfig)
 
 
 @dataclass
@@ -133,6 +151,9 @@ class GenerationConfig:
     # generate() takes untokenized text and returns text for people unless told otherwise (see
     # data.tokenizer.corpus_tokenization); false for research models, whose outputs are scored
     plain_text: bool = False
+    # the control values asked for when the user asks for none (models trained with control tokens);
+    # wean tune-control writes the ones it chose on validation data here. Attributes not named: 1.0
+    control: dict[str, float] = field(default_factory=dict)
 
 
 @dataclass
@@ -165,6 +186,18 @@ class Config:
         for key, (value, allowed) in choices.items():
             if value not in allowed:
                 raise WeanError(f"config: {key} is {value!r}; choose one of {', '.join(allowed)}")
+        tokenizer = self.data.tokenizer
+        if tokenizer.byte_fallback and tokenizer.type not in ("bpe", "unigram"):
+            raise WeanError("config: data.tokenizer.byte_fallback is for the bpe and unigram tokenizers")
+        if not 0 < tokenizer.character_coverage <= 1:
+            raise WeanError(f"config: data.tokenizer.character_coverage is {tokenizer.character_coverage}; "
+                            "it must be in (0, 1]")
+        from wean.data.control import Control  # checks attribute names, bucket and default values
+
+        try:
+            Control(self.data.control.attributes, self.data.control.bucket, self.generation.control)
+        except WeanError as error:
+            raise WeanError(f"config: data.control / generation.control: {error}") from None
         if self.model.share_embeddings and not self.data.tokenizer.shared_vocab:
             raise WeanError("config: model.share_embeddings needs data.tokenizer.shared_vocab: true")
         encoder, decoder = self.model.encoder, self.model.decoder
@@ -222,7 +255,18 @@ def _from_dict(cls, values: Any, where: str):
     return cls(**kwargs)
 
 
-def _coerce(value: Any, kind: type, path: str):
+def _coerce(value: Any, kind: Any, path: str):
+    origin = typing.get_origin(kind)
+    if origin is list:
+        if not isinstance(value, list):
+            raise WeanError(f"config: {path} must be a list, got {value!r}")
+        (item,) = typing.get_args(kind)
+        return [_coerce(v, item, f"{path}[{i}]") for i, v in enumerate(value)]
+    if origin is dict:
+        if not isinstance(value, dict):
+            raise WeanError(f"config: {path} must be a mapping, got {value!r}")
+        key_kind, value_kind = typing.get_args(kind)
+        return {_coerce(k, key_kind, path): _coerce(v, value_kind, f"{path}.{k}") for k, v in value.items()}
     if kind is float and isinstance(value, int) and not isinstance(value, bool):
         return float(value)
     if not isinstance(value, kind) or (kind is not bool and isinstance(value, bool)):

@@ -8,15 +8,18 @@
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
+from typing import Mapping, Sequence
 
 import torch
 
 from wean.checkpoint import WEIGHTS, load_weights
 from wean.data.corpus import pad
 from wean.data.ptb import ptb_detokenize, ptb_tokenize
+from wean.data.sentences import split_sentences
+from wean.data.tokenizers import SentencePieceTokenizer
 from wean.data.vocabulary import BOS_ID, EOS, UNK_ID
 from wean.device import model_device, resolve_device
 from wean.errors import WeanError
@@ -50,10 +53,11 @@ class Generation:
     source: str
     text: str  # detokenized output
     tokens: list[str]  # output tokens, <unk> already replaced where asked
-    source_tokens: list[str]
+    source_tokens: list[str]  # what the model read: control tokens first, if the model has them
     score: float  # ranking score of the search
     log_prob: float  # sum of token log-probabilities, <eos> included
     attention: torch.Tensor  # (len(tokens) + 1, len(source_tokens)); the last row is <eos>
+    warning: str | None = None  # something the reader of the output should know (plain text only)
 
 
 class Generator:
@@ -61,6 +65,14 @@ class Generator:
         self.model = model.eval()
         self.assets = assets
         self.tokenizer = assets.tokenizer
+        self.control = assets.control
+        # ids the search never writes: control tokens, and <unk> where the tokenizer can spell
+        # every character (byte fallback), so that nothing unreadable reaches the output
+        target = assets.target_vocabulary
+        banned = [target.stoi[t] for t in self.control.reserved_tokens() if t in target.stoi]
+        if isinstance(self.tokenizer, SentencePieceTokenizer) and self.tokenizer.byte_fallback:
+            banned.append(UNK_ID)
+        self.banned_ids = banned
 
     @classmethod
     def from_directory(
@@ -87,10 +99,15 @@ class Generator:
         replace_unk: bool | None = None,
         batch_size: int | None = None,
         plain_text: bool | None = None,
+        control: Mapping[str, float] | None = None,
     ) -> list[Generation]:
         """Outputs for ``sentences``, in their order. Options default to the model's
         ``generation`` config; ``beam=1`` is greedy search. With ``plain_text``, sentences are
-        untokenized text and outputs come back as text for people (see :meth:`to_model_text`)."""
+        untokenized text and outputs come back as text for people (see :meth:`to_model_text`).
+        ``control``: for a model trained with control tokens, the values asked for, e.g.
+        ``{"chars_ratio": 0.8}`` for outputs about 80 % of the source's length (see
+        :mod:`wean.data.control`); attributes not given take the model's defaults."""
+        prefix = self.control_prefix(control)
         options = self.config.generation
         plain_text = options.plain_text if plain_text is None else plain_text
         beam = options.beam if beam is None else beam
@@ -99,6 +116,7 @@ class Generator:
         search = dict(
             max_length=options.max_length if max_length is None else max_length,
             min_length=options.min_length if min_length is None else min_length,
+            banned_ids=self.banned_ids,
         )
         if beam > 1:
             search.update(
@@ -106,11 +124,47 @@ class Generator:
                 length_penalty=options.length_penalty if length_penalty is None else length_penalty,
                 block_ngram_repeat=options.block_ngram_repeat if block_ngram_repeat is None else block_ngram_repeat,
             )
-        model_text = [self.to_model_text(s) for s in sentences] if plain_text else list(sentences)
+        if plain_text:
+            return self._generate_plain_text(sentences, prefix, beam, batch_size, replace_unk, search)
+        return self._generate_model_text(list(sentences), list(sentences), prefix, beam, batch_size, replace_unk, search)
+
+    def _generate_plain_text(self, texts, prefix, beam, batch_size, replace_unk, search) -> list[Generation]:
+        """Each text split into sentences, each sentence simplified, the outputs joined back: one
+        text in, one out. A sentence longer than any the model was trained on (data.max_tokens)
+        comes back unchanged with a warning: a model asked for it invents text."""
+        split = [split_sentences(text) for text in texts]
+        sentences = [sentence for parts in split for sentence in parts]
+        model_text = [self.to_model_text(sentence) for sentence in sentences]
+        longest = self.config.data.max_tokens
+        too_long = [bool(longest) and len(self.tokenizer.encode(t)) > longest for t in model_text]
+        kept = [i for i, long in enumerate(too_long) if not long]
+        generated = self._generate_model_text(
+            [sentences[i] for i in kept], [model_text[i] for i in kept], prefix, beam, batch_size, replace_unk, search
+        )
+        per_sentence: list[Generation] = [None] * len(sentences)  # type: ignore[list-item]
+        for i, generation in zip(kept, generated):
+            generation.text = self.to_plain_text(generation.text, generation.source)
+            per_sentence[i] = generation
+        for i, long in enumerate(too_long):
+            if long:
+                per_sentence[i] = Generation(
+                    sentences[i], sentences[i], [], [], 0.0, 0.0, torch.zeros(1, 0),
+                    warning=f"a sentence of {len(self.tokenizer.encode(model_text[i]))} tokens, longer than any "
+                    f"this model was trained on (data.max_tokens {longest}), was left unchanged",
+                )
+        results, start = [], 0
+        for text, parts in zip(texts, split):
+            results.append(_joined(text, per_sentence[start : start + len(parts)]))
+            start += len(parts)
+        return results
+
+    def _generate_model_text(
+        self, sentences: list[str], model_text: list[str], prefix, beam, batch_size, replace_unk, search
+    ) -> list[Generation]:
         source_tokens = [self.tokenizer.encode(sentence) for sentence in model_text]
         limit = getattr(self.model.encoder, "max_positions", None)
         for number, tokens in enumerate(source_tokens, start=1):
-            if limit and len(tokens) > limit:
+            if limit and len(tokens) + len(prefix) > limit:
                 raise WeanError(
                     f"input line {number}: {len(tokens)} tokens, more than this model's encoder takes "
                     f"(max_positions {limit}); it is not truncated"
@@ -120,6 +174,8 @@ class Generator:
         for i, tokens in enumerate(source_tokens):
             if not tokens:  # nothing to say about an empty line
                 results[i] = Generation(sentences[i], "", [], [], 0.0, 0.0, torch.zeros(1, 0))
+            else:
+                source_tokens[i] = prefix + tokens
         device = model_device(self.model)
         for start in range(0, len(order), batch_size):
             chunk = order[start : start + batch_size]
@@ -130,11 +186,16 @@ class Generator:
             else:
                 hypotheses = greedy_search(self.model, source, lengths, **search)
             for i, hypothesis in zip(chunk, hypotheses):
-                results[i] = self._finish(sentences[i], source_tokens[i], hypothesis, replace_unk)
-        if plain_text:
-            for generation in results:
-                generation.text = self.to_plain_text(generation.text, generation.source)
+                results[i] = self._finish(sentences[i], source_tokens[i], hypothesis, replace_unk, len(prefix))
         return results
+
+    def control_prefix(self, control: Mapping[str, float] | None = None) -> list[str]:
+        """The control tokens a source starts with: ``control`` over the model's defaults."""
+        if not self.control:
+            if control:
+                raise WeanError("control: this model was trained without control tokens")
+            return []
+        return self.control.tokens(control)
 
     def to_model_text(self, text: str) -> str:
         """Plain text in the tokenization of the training corpus."""
@@ -161,14 +222,17 @@ class Generator:
         return output
 
     @torch.no_grad()
-    def attention_maps(self, source: str, target: str | None = None) -> AttentionMaps:
+    def attention_maps(
+        self, source: str, target: str | None = None, control: Mapping[str, float] | None = None
+    ) -> AttentionMaps:
         """Attention while the model reads ``source`` and writes ``target`` (teacher-forced), or,
         without a target, its own greedy output."""
         source_tokens = self.tokenizer.encode(source)
         if not source_tokens:
             raise WeanError("attention maps need a non-empty source")
+        source_tokens = self.control_prefix(control) + source_tokens
         if target is None:
-            target = self.generate([source], beam=1)[0].text
+            target = self.generate([source], beam=1, control=control)[0].text
         target_tokens = self.tokenizer.encode(target)
         device = model_device(self.model)
         source_ids = torch.tensor([self.assets.source_vocabulary.encode(source_tokens)], device=device)
@@ -188,14 +252,17 @@ class Generator:
         word, gates, spm = (None if x is None else x.cpu() for x in (word, gates, spm))
         return AttentionMaps(source_tokens, target_tokens + [EOS], hidden[0].cpu(), word, gates, spm)
 
-    def _finish(self, sentence: str, source_tokens: list[str], hypothesis: Hypothesis, replace_unk: bool) -> Generation:
+    def _finish(
+        self, sentence: str, source_tokens: list[str], hypothesis: Hypothesis, replace_unk: bool, prefix: int
+    ) -> Generation:
         vocabulary = self.assets.target_vocabulary
         tokens = [vocabulary.itos[i] for i in hypothesis.tokens]
         if replace_unk:
-            # <unk> becomes the source token it attended to most (Luong et al. 2015; WEAN's -unk)
+            # <unk> becomes the source token it attended to most (Luong et al. 2015; WEAN's -unk),
+            # never one of the ``prefix`` control tokens
             for position, index in enumerate(hypothesis.tokens):
                 if index == UNK_ID:
-                    tokens[position] = source_tokens[int(hypothesis.attention[position].argmax())]
+                    tokens[position] = source_tokens[prefix + int(hypothesis.attention[position, prefix:].argmax())]
         return Generation(
             sentence,
             self.tokenizer.decode(tokens),
@@ -205,6 +272,30 @@ class Generator:
             hypothesis.log_prob,
             hypothesis.attention.cpu(),
         )
+
+
+def _joined(text: str, parts: list[Generation]) -> Generation:
+    """The generations of a text's sentences as one: texts joined by a space, tokens and scores
+    added up, attention block-diagonal (each sentence attends only to itself), one <eos> row."""
+    if not parts:
+        return Generation(text, "", [], [], 0.0, 0.0, torch.zeros(1, 0))
+    if len(parts) == 1:
+        return dataclasses.replace(parts[0], source=text)
+    blocks = [part.attention[:-1] for part in parts]  # each (output tokens, source tokens)
+    width = sum(part.attention.size(1) for part in parts)
+    attention = torch.zeros(sum(block.size(0) for block in blocks) + 1, width)
+    row = column = 0
+    for block in blocks:
+        attention[row : row + block.size(0), column : column + block.size(1)] = block
+        row, column = row + block.size(0), column + block.size(1)
+    last = parts[-1].attention
+    attention[-1, width - last.size(1) :] = last[-1]
+    warnings = [part.warning for part in parts if part.warning]
+    return Generation(
+        text, " ".join(part.text for part in parts if part.text), [t for part in parts for t in part.tokens],
+        [t for part in parts for t in part.source_tokens], sum(part.score for part in parts),
+        sum(part.log_prob for part in parts), attention, "; ".join(warnings) or None,
+    )
 
 
 def load(directory: str | Path | None = None, device: str = "auto") -> Generator:

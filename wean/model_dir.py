@@ -10,6 +10,7 @@ import yaml
 
 from wean.checkpoint import atomic_write_text
 from wean.config import Config, config_from_dict
+from wean.data.control import Control
 from wean.data.tokenizers import Tokenizer, load_tokenizer
 from wean.data.vocabulary import Vocabulary
 from wean.errors import WeanError
@@ -21,6 +22,12 @@ class Assets:
     tokenizer: Tokenizer
     source_vocabulary: Vocabulary
     target_vocabulary: Vocabulary
+
+    @property
+    def control(self) -> Control:
+        """The model's control attributes and their default values (empty without control tokens)."""
+        settings = self.config.data.control
+        return Control(settings.attributes, settings.bucket, self.config.generation.control)
 
 
 def save_assets(directory: Path, assets: Assets) -> None:

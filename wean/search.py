@@ -16,6 +16,7 @@ score / length**alpha (alpha = 0: the raw sum, as WEAN's code ranked hypotheses)
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Sequence
 
 import torch
 
@@ -36,12 +37,12 @@ class Hypothesis:
 
 
 def _step(
-    model: EncoderDecoder, previous: torch.Tensor, encoded: EncoderOutput, state: DecoderState
+    model: EncoderDecoder, previous: torch.Tensor, encoded: EncoderOutput, state: DecoderState,
+    banned_ids: Sequence[int] = (),
 ) -> tuple[torch.Tensor, DecoderState, torch.Tensor]:
     attentional, state, attention = model.decoder(previous.unsqueeze(1), encoded, state)
     log_probs = torch.log_softmax(model.output_layer(attentional.squeeze(1)).float(), dim=-1)
-    log_probs[:, PAD_ID] = NEG_INF
-    log_probs[:, BOS_ID] = NEG_INF
+    log_probs[:, [PAD_ID, BOS_ID, *banned_ids]] = NEG_INF
     return log_probs, state, attention.squeeze(1)
 
 
@@ -77,9 +78,11 @@ def block_repeated_ngrams(log_probs: torch.Tensor, history: torch.Tensor, n: int
 
 @torch.no_grad()
 def greedy_search(
-    model: EncoderDecoder, source: torch.Tensor, lengths: torch.Tensor, max_length: int = 100, min_length: int = 1
+    model: EncoderDecoder, source: torch.Tensor, lengths: torch.Tensor, max_length: int = 100, min_length: int = 1,
+    banned_ids: Sequence[int] = (),
 ) -> list[Hypothesis]:
-    """The most probable next word at every step, for a whole batch at once."""
+    """The most probable next word at every step, for a whole batch at once; ``banned_ids`` are
+    never written (nor are <pad> and <bos>)."""
     encoded = model.encode(source, lengths)
     state = model.decoder.init_state(encoded)
     batch = source.size(0)
@@ -88,7 +91,7 @@ def greedy_search(
     scores = torch.zeros(batch, device=source.device)
     tokens, attention = [], []
     for step in range(max_length):
-        log_probs, state, weights = _step(model, previous, encoded, state)
+        log_probs, state, weights = _step(model, previous, encoded, state, banned_ids)
         _constrain(log_probs, step, min_length, max_length)
         best_scores, best = log_probs.max(dim=-1)
         best = best.masked_fill(finished, PAD_ID)
@@ -119,6 +122,7 @@ def beam_search(
     min_length: int = 1,
     length_penalty: float = 0.0,
     block_ngram_repeat: int = 0,
+    banned_ids: Sequence[int] = (),
 ) -> list[Hypothesis]:
     """The best hypothesis of each sentence (see the module docstring)."""
     batch, k, device = source.size(0), beam_size, source.device
@@ -139,7 +143,7 @@ def beam_search(
     previous = torch.full((batch * k,), BOS_ID, dtype=torch.long, device=device)
 
     for step in range(max_length):
-        log_probs, state, weights = _step(model, previous, encoded, state)
+        log_probs, state, weights = _step(model, previous, encoded, state, banned_ids)
         _constrain(log_probs, step, min_length, max_length)
         if block_ngram_repeat:
             block_repeated_ngrams(log_probs, alive_tokens.view(batch * k, -1), block_ngram_repeat)

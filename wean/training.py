@@ -29,7 +29,7 @@ from torch import nn
 from wean.checkpoint import WEIGHTS, atomic_write_json, load_checkpoint, save_checkpoint, save_weights
 from wean.config import Config
 from wean.data.corpus import IGNORE, ParallelText, collate, encode_pairs, make_batches, read_parallel
-from wean.data.tokenizers import build_tokenizer
+from wean.data.tokenizers import SentencePieceTokenizer, build_tokenizer
 from wean.data.vocabulary import EOS_ID, UNK_ID, Vocabulary
 from wean.device import resolve_device
 from wean.errors import WeanError
@@ -55,15 +55,24 @@ class TrainingState:
 
 
 def prepare_assets(config: Config, train: ParallelText) -> Assets:
-    """Tokenizer and vocabularies learned from the training pairs."""
+    """Tokenizer and vocabularies learned from the training pairs. The source vocabulary reserves
+    every control token; with byte fallback both hold every piece of the tokenizer, so no text
+    becomes <unk>."""
     tokenizer = build_tokenizer(config.data.tokenizer, train.sources + train.targets)
     settings = config.data.tokenizer
+    reserved = Assets(config, tokenizer, None, None).control.reserved_tokens()
+    if isinstance(tokenizer, SentencePieceTokenizer) and tokenizer.byte_fallback:
+        source = Vocabulary(reserved + tokenizer.pieces())
+        target = source if settings.shared_vocab else Vocabulary(tokenizer.pieces())
+        return Assets(config, tokenizer, source, target)
     source_tokens = [tokenizer.encode(s) for s in train.sources]
     target_tokens = [tokenizer.encode(t) for t in train.targets]
     if settings.shared_vocab:
-        source = target = Vocabulary.build(source_tokens + target_tokens, settings.vocab_size, settings.min_frequency)
+        source = target = Vocabulary.build(
+            source_tokens + target_tokens, settings.vocab_size, settings.min_frequency, reserved
+        )
     else:
-        source = Vocabulary.build(source_tokens, settings.vocab_size, settings.min_frequency)
+        source = Vocabulary.build(source_tokens, settings.vocab_size, settings.min_frequency, reserved)
         target = Vocabulary.build(target_tokens, settings.vocab_size, settings.min_frequency)
     return Assets(config, tokenizer, source, target)
 
@@ -130,6 +139,7 @@ class Trainer:
             self.assets.source_vocabulary,
             self.assets.target_vocabulary,
             config.data.max_tokens,
+            self.assets.control,
         )
         self.valid = read_parallel(config.data.valid)
         if config.training.max_valid_sentences:
@@ -137,8 +147,16 @@ class Trainer:
             self.valid.sources = self.valid.sources[:n]
             self.valid.references = [stream[:n] for stream in self.valid.references]
             self.valid.targets = self.valid.references[0]
-        self.valid_examples = encode_pairs(
-            self.valid, self.assets.tokenizer, self.assets.source_vocabulary, self.assets.target_vocabulary
+        valid_model_text = self.valid
+        if config.data.valid_plain_text:  # the loss reads the pairs as the training corpus is written
+            to_model_text = Generator(self.model, self.assets).to_model_text
+            valid_model_text = replace(
+                self.valid, sources=[to_model_text(s) for s in self.valid.sources],
+                targets=[to_model_text(t) for t in self.valid.targets],
+            )
+        self.valid_examples = encode_pairs(  # the loss reads each pair with its own (oracle) control values
+            valid_model_text, self.assets.tokenizer, self.assets.source_vocabulary, self.assets.target_vocabulary,
+            control=self.assets.control,
         )
         self.state = TrainingState()
         if resume:
@@ -310,7 +328,10 @@ class Trainer:
         record = {"updates": self.state.updates, "epochs": epochs, "loss": self.validation_loss()}
         record["perplexity"] = math.exp(min(record["loss"], 50))
         generator = Generator(self.model, self.assets)
-        outputs = [g.text for g in generator.generate(self.valid.sources, beam=1, replace_unk=True, plain_text=False)]
+        # greedy, with the model's default control values (generation.control) if it has control tokens
+        outputs = [g.text for g in generator.generate(
+            self.valid.sources, beam=1, replace_unk=True, plain_text=self.config.data.valid_plain_text
+        )]
         characters = self.config.data.tokenizer.type == "char"  # Chinese: character-level scores
         settings = EvaluationSettings(metrics=("sari", "bleu", "rouge"), tokenizer="char" if characters else "13a")
         scores = evaluate(outputs, self.valid.sources, self.valid.references, settings).scores

@@ -16,6 +16,7 @@ from typing import Sequence
 
 import torch
 
+from wean.data.control import Control
 from wean.data.tokenizers import Tokenizer
 from wean.data.vocabulary import BOS_ID, EOS_ID, PAD_ID, Vocabulary
 from wean.errors import WeanError
@@ -70,8 +71,11 @@ def encode_pairs(
     source_vocab: Vocabulary,
     target_vocab: Vocabulary,
     max_tokens: int = 0,
+    control: Control | None = None,
 ) -> list[Example]:
-    """Encode training pairs, dropping empty and over-long ones with one warning each kind."""
+    """Encode training pairs, dropping empty and over-long ones with one warning each kind. With
+    ``control``, each source starts with the control tokens that describe its pair (not counted
+    in ``max_tokens``)."""
     examples, empty, too_long = [], [], []
     for i, (source, target) in enumerate(zip(text.sources, text.targets)):
         source_tokens, target_tokens = tokenizer.encode(source), tokenizer.encode(target)
@@ -80,8 +84,9 @@ def encode_pairs(
         elif max_tokens and max(len(source_tokens), len(target_tokens)) > max_tokens:
             too_long.append(i + 1)
         else:
+            prefix = control.oracle_tokens(source, target) if control else []
             examples.append(
-                Example(i, source_vocab.encode(source_tokens), target_vocab.encode(target_tokens, add_eos=True))
+                Example(i, source_vocab.encode(prefix + source_tokens), target_vocab.encode(target_tokens, add_eos=True))
             )
     if empty:
         warn(f"{text.source_path}: dropped {len(empty)} pair(s) with an empty side, first at line {empty[0]}")

@@ -7,7 +7,9 @@
     decoding restores the spaces.
 ``bpe`` / ``unigram``
     sentencepiece models trained on the training text, with the identity normalization so that
-    ``decode(encode(text)) == text`` for whitespace-normalized text.
+    ``decode(encode(text)) == text`` for whitespace-normalized text. With ``byte_fallback`` a
+    character without a piece of its own is spelt as its UTF-8 bytes (``<0xC2> <0xA3>`` for £), so
+    every input character has tokens and decoding gives it back.
 
 ``decode(encode(text))`` returns ``text`` with runs of whitespace collapsed to one space (and,
 with ``lowercase``, lowercased).
@@ -77,8 +79,21 @@ class SentencePieceTokenizer(Tokenizer):
         self.model_proto = model_proto
         self.processor = sentencepiece.SentencePieceProcessor(model_proto=model_proto)
 
+    @property
+    def byte_fallback(self) -> bool:
+        return self.processor.piece_to_id("<0x41>") != self.processor.unk_id()
+
+    def pieces(self) -> list[str]:
+        """Every piece of the model but its <unk>: with byte fallback, the vocabulary that covers
+        any text."""
+        unk = self.processor.unk_id()
+        return [self.processor.id_to_piece(i) for i in range(self.processor.get_piece_size()) if i != unk]
+
     @classmethod
-    def train(cls, kind: str, texts: Iterable[str], vocab_size: int, lowercase: bool) -> "SentencePieceTokenizer":
+    def train(
+        cls, kind: str, texts: Iterable[str], vocab_size: int, lowercase: bool,
+        byte_fallback: bool = False, character_coverage: float = 1.0,
+    ) -> "SentencePieceTokenizer":
         import sentencepiece
 
         model = io.BytesIO()
@@ -90,7 +105,8 @@ class SentencePieceTokenizer(Tokenizer):
                 model_type=kind,
                 vocab_size=vocab_size,
                 normalization_rule_name="identity",  # keep the text as it is, so decoding round-trips
-                character_coverage=1.0,
+                character_coverage=character_coverage,
+                byte_fallback=byte_fallback,
                 hard_vocab_limit=False,  # a small corpus may not have vocab_size pieces
                 bos_id=-1,
                 eos_id=-1,  # wean's vocabulary adds its own specials
@@ -117,7 +133,9 @@ def build_tokenizer(config: TokenizerConfig, training_texts: list[str]) -> Token
         return WordTokenizer(config.lowercase)
     if config.type == "char":
         return CharTokenizer(config.lowercase)
-    return SentencePieceTokenizer.train(config.type, training_texts, config.vocab_size, config.lowercase)
+    return SentencePieceTokenizer.train(
+        config.type, training_texts, config.vocab_size, config.lowercase, config.byte_fallback, config.character_coverage
+    )
 
 
 def load_tokenizer(directory: Path) -> Tokenizer:

@@ -23,12 +23,17 @@ class Vocabulary:
         self.stoi = {token: index for index, token in enumerate(self.itos)}
 
     @classmethod
-    def build(cls, sentences: Iterable[Sequence[str]], max_size: int, min_frequency: int = 1) -> "Vocabulary":
-        """Keep the ``max_size`` most frequent types seen at least ``min_frequency`` times
-        (specials not counted in ``max_size``)."""
+    def build(
+        cls, sentences: Iterable[Sequence[str]], max_size: int, min_frequency: int = 1, reserved: Sequence[str] = ()
+    ) -> "Vocabulary":
+        """Keep the ``max_size`` most frequent types seen at least ``min_frequency`` times, after
+        the specials and the ``reserved`` tokens (control tokens), which are not counted."""
         counts = Counter(token for sentence in sentences for token in sentence)
-        ranked = sorted((t for t, c in counts.items() if c >= min_frequency), key=lambda t: (-counts[t], t))
-        return cls(ranked[:max_size])
+        reserved_set = set(reserved)
+        ranked = sorted(
+            (t for t, c in counts.items() if c >= min_frequency and t not in reserved_set), key=lambda t: (-counts[t], t)
+        )
+        return cls(list(reserved) + ranked[:max_size])
 
     def __len__(self) -> int:
         return len(self.itos)

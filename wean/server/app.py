@@ -42,6 +42,9 @@ class GenerateRequest(BaseModel):
     max_length: int | None = Field(None, ge=1)
     block_ngram_repeat: int | None = Field(None, ge=0, description="never repeat an n-gram of this size; 0: off")
     attention: bool = Field(False, description="also return each output's attention weights")
+    control: dict[str, float] | None = Field(
+        None, description="for a model trained with control tokens: values asked for, e.g. "
+        '{"chars_ratio": 0.8, "levenshtein": 0.6}; names not given take the model\'s defaults (GET /health)')
 
 
 class Attention(BaseModel):
@@ -55,6 +58,7 @@ class Output(BaseModel):
     score: float = Field(description="the search's ranking score")
     log_prob: float = Field(description="sum of the output's token log-probabilities")
     attention: Attention | None = None
+    warning: str | None = Field(None, description="e.g. a sentence too long for the model, returned unchanged")
 
 
 class Timings(BaseModel):
@@ -126,7 +130,9 @@ def create_app(generator: Generator, limits: Limits | None = None) -> FastAPI:
 
     @app.get("/health")
     async def health(request: Request):
-        return {"status": "ok", "model": name, "batches": request.app.state.batcher.batches}
+        control = generator.control
+        return {"status": "ok", "model": name, "batches": request.app.state.batcher.batches,
+                "control": {"attributes": control.attributes, "defaults": control.defaults}}
 
     @app.post("/v1/generate", response_model=GenerateResponse, response_model_exclude_none=True,
               responses={413: {"description": "too many or too long texts"}, 422: {"description": "bad request"}})
@@ -146,7 +152,13 @@ def create_app(generator: Generator, limits: Limits | None = None) -> FastAPI:
             return _error(request, 422, f"beam {body.beam}; at most {limits.max_beam}")
         if body.max_length is not None and body.max_length > limits.max_output_length:
             return _error(request, 422, f"max_length {body.max_length}; at most {limits.max_output_length}")
-        options = Options(body.beam, body.length_penalty, body.min_length, body.max_length, body.block_ngram_repeat)
+        try:
+            generator.control_prefix(body.control)
+        except WeanError as error:
+            return _error(request, 422, str(error))
+        control = tuple(sorted(body.control.items())) if body.control else None
+        options = Options(body.beam, body.length_penalty, body.min_length, body.max_length, body.block_ngram_repeat,
+                          control)
         try:
             generations, batch = await request.app.state.batcher.generate(body.texts, options)
         except WeanError as error:
@@ -160,8 +172,8 @@ def create_app(generator: Generator, limits: Limits | None = None) -> FastAPI:
                     output_tokens=generation.tokens + ["</s>"],
                     weights=[[round(float(w), 5) for w in row] for row in generation.attention],
                 )
-            outputs.append(Output(text=generation.text, score=generation.score,
-                                  log_prob=generation.log_prob, attention=attention))
+            outputs.append(Output(text=generation.text, score=generation.score, log_prob=generation.log_prob,
+                                  attention=attention, warning=generation.warning))
         request.state.log_note = f" ({len(body.texts)} texts, batch of {batch.texts} from {batch.requests} requests)"
         timings = Timings(total_ms=(time.perf_counter() - started) * 1000, queue_ms=batch.queue_ms,
                           generate_ms=batch.generate_ms, batch_texts=batch.texts, batch_requests=batch.requests)

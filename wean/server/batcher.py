@@ -24,6 +24,7 @@ class Options:
     min_length: int | None = None
     max_length: int | None = None
     block_ngram_repeat: int | None = None
+    control: tuple[tuple[str, float], ...] | None = None  # (name, value) pairs: hashable, comparable
 
 
 @dataclass
@@ -122,5 +123,5 @@ class DynamicBatcher:
         return self.generator.generate(
             texts, beam=options.beam, length_penalty=options.length_penalty, min_length=options.min_length,
             max_length=options.max_length, block_ngram_repeat=options.block_ngram_repeat,
-            batch_size=self.max_batch_size,
+            batch_size=self.max_batch_size, control=dict(options.control) if options.control else None,
         )

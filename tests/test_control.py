@@ -1,0 +1,209 @@
+"""Control tokens (wean/data/control.py): attributes computed exactly, reserved tokens that no
+tokenizer splits, a tiny model that obeys its length token, checked values on every interface,
+and the tuning of default values on validation data."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy
+import pytest
+import yaml
+
+from synthetic import control_config, tiny_config, write_corpus
+from wean.cli import main
+from wean.config import config_from_dict
+from wean.data.control import Control, chars_ratio, levenshtein, lexical_complexity, parse_control, word_rank
+from wean.data.corpus import encode_pairs, read_parallel
+from wean.data.vocabulary import UNK_ID
+from wean.errors import WeanError
+from wean.generator import load
+from wean.training import prepare_assets
+from wean.tune_control import Trial, coordinate_ascent, tune_control
+
+
+def test_attributes_on_hand_made_pairs():
+    assert chars_ratio("abcd", "ab") == 0.5
+    assert chars_ratio("ab", "abcd") == 2.0
+    # InDel distance of "kitten" / "sitting" is 5 (2 deletions, 3 insertions) over 13 characters
+    assert levenshtein("kitten", "sitting") == pytest.approx(1 - 5 / 13)
+    assert levenshtein("same text", "same text") == 1.0
+    assert levenshtein("abc", "xyz") == 0.0
+
+
+def test_word_rank_is_the_third_quartile_of_log_ranks():
+    from wean.data.control import _word_ranks
+
+    ranks = _word_ranks()
+    assert "zyzzogeton" not in ranks  # a word outside the list: the rank after its last
+    rank = {**ranks, "zyzzogeton": 100_001}
+    words = ["the", "cat", "sat", "on", "zyzzogeton", "mat"]
+    expected = numpy.quantile([math.log(rank[w]) for w in words], 0.75)  # numpy's linear quantile
+    assert lexical_complexity("The cat sat , on the zyzzogeton mat . 1998") == pytest.approx(
+        numpy.quantile([math.log(rank[w]) for w in words + ["the"]], 0.75)
+    )
+    assert lexical_complexity(" ".join(words)) == pytest.approx(expected)
+    # a rarer word in the target raises the ratio; punctuation alone counts as an unknown word
+    assert word_rank("the big house", "the enormous house") > 1 > word_rank("the enormous house", "the big house")
+    assert lexical_complexity(", .") == pytest.approx(math.log(100_001))
+
+
+def test_values_are_bucketed_and_clipped_into_reserved_tokens():
+    control = Control(["chars_ratio", "levenshtein"], 0.05)
+    assert control.token("chars_ratio", 0.812) == "<chars_ratio_0.80>"
+    assert control.token("chars_ratio", 0.826) == "<chars_ratio_0.85>"
+    assert control.token("levenshtein", 7.0) == "<levenshtein_2.00>"
+    reserved = control.reserved_tokens()
+    assert len(reserved) == 2 * 41 and len(set(reserved)) == len(reserved)
+    assert control.oracle_tokens("abcd", "abc") == ["<chars_ratio_0.75>", "<levenshtein_0.85>"]
+    assert set(control.oracle_tokens("a long sentence", "short")) <= set(reserved)
+    # defaults: 1.0 unless given, and a request overrides them one by one
+    assert Control(["chars_ratio", "levenshtein"], 0.05, {"levenshtein": 0.7}).tokens({"chars_ratio": 0.5}) == [
+        "<chars_ratio_0.50>", "<levenshtein_0.70>"]
+
+
+@pytest.mark.parametrize("values, message", [
+    ({"length": 0.5}, "unknown attribute 'length'; this model knows chars_ratio"),
+    ({"chars_ratio": 2.5}, "chars_ratio is 2.5; it must be a number from 0 to 2"),
+    ({"chars_ratio": -0.1}, "it must be a number from 0 to 2"),
+    ({"chars_ratio": float("nan")}, "it must be a number"),
+    ({"chars_ratio": True}, "it must be a number"),
+])
+def test_bad_values_are_one_clear_line(values, message):
+    with pytest.raises(WeanError, match=message.replace("(", r"\(")):
+        Control(["chars_ratio"], 0.05).check(values)
+
+
+def test_command_line_values_parse_or_fail_clearly():
+    assert parse_control("chars_ratio=0.8, levenshtein=0.7") == {"chars_ratio": 0.8, "levenshtein": 0.7}
+    for bad in ("chars_ratio", "chars_ratio=high", "chars_ratio=inf"):
+        with pytest.raises(WeanError, match="--control"):
+            parse_control(bad)
+
+
+def test_config_rejects_unknown_attributes_and_defaults(tmp_path):
+    values = tiny_config(tmp_path, tmp_path / "m").to_dict()
+    values["data"]["control"] = {"attributes": ["chars_ratio", "tree_depth"]}
+    with pytest.raises(WeanError, match="unknown control attribute 'tree_depth'"):
+        config_from_dict(values)
+    values["data"]["control"] = {"attributes": ["chars_ratio"]}
+    values["generation"]["control"] = {"levenshtein": 0.5}
+    with pytest.raises(WeanError, match="unknown attribute 'levenshtein'"):
+        config_from_dict(values)
+    values["generation"]["control"] = {"chars_ratio": "short"}
+    with pytest.raises(WeanError, match="generation.control.chars_ratio must be float"):
+        config_from_dict(values)
+
+
+def test_reserved_tokens_survive_tokenization_and_lead_every_source(tmp_path):
+    data = write_corpus(tmp_path / "data", train=300, valid=10)
+    values = control_config(data, tmp_path / "model").to_dict()
+    values["data"]["tokenizer"] = {"type": "bpe", "vocab_size": 300, "byte_fallback": True}
+    values["model"]["share_embeddings"] = True
+    config = config_from_dict(values)
+    train = read_parallel(config.data.train)
+    assets = prepare_assets(config, train)
+    vocabulary = assets.source_vocabulary
+    control = assets.control
+    assert all(token in vocabulary.stoi for token in control.reserved_tokens())
+    # text spelling a control token is text: the tokenizer splits it, and it never becomes the token
+    spelt = assets.tokenizer.encode("<chars_ratio_0.50> a b")
+    assert "<chars_ratio_0.50>" not in spelt and UNK_ID not in vocabulary.encode(spelt)
+    examples = encode_pairs(train, assets.tokenizer, vocabulary, assets.target_vocabulary, control=control)
+    first = train.sources[0], train.targets[0]
+    assert vocabulary.itos[examples[0].source[0]] == control.oracle_tokens(*first)[0]
+    assert examples[0].source[1:] == vocabulary.encode(assets.tokenizer.encode(first[0]))
+
+
+def test_byte_fallback_gives_every_character_back(tmp_path):
+    from wean.data.tokenizers import SentencePieceTokenizer
+    from wean.data.vocabulary import Vocabulary
+
+    english = ["the cat sat on the mat", "a dog ran in the park", "it was a sunny day"] * 30
+    tokenizer = SentencePieceTokenizer.train("bpe", english, 300, False, byte_fallback=True)
+    vocabulary = Vocabulary(tokenizer.pieces())
+    for text in ("The ticket costs £50 — about €60 — and is valid in Zürich.", "“Curly” quotes, é, ã, 東京 \U0001F600"):
+        tokens = tokenizer.encode(text)
+        assert UNK_ID not in vocabulary.encode(tokens)
+        assert tokenizer.decode(tokens) == text
+
+
+def test_a_tiny_model_obeys_its_length_token(control_model):
+    generator = load(control_model)
+    sources = [line.split("\t")[0] for line in (control_model.parent / "data" / "valid.src").read_text().splitlines()]
+
+    def mean_length(ratio):
+        outputs = generator.generate(sources, beam=1, control={"chars_ratio": ratio})
+        return sum(len(g.tokens) for g in outputs) / len(outputs)
+
+    source_length = sum(len(s.split()) for s in sources) / len(sources)
+    short, half, full = mean_length(0.3), mean_length(0.6), mean_length(1.0)
+    assert short < half and short < full * 0.6
+    assert short < 0.5 * source_length and full > 0.75 * source_length
+    # what the model read starts with the requested token; the default is the config's (1.0)
+    generation = generator.generate([sources[0]], beam=1, control={"chars_ratio": 0.3})[0]
+    assert generation.source_tokens[0] == "<chars_ratio_0.30>"
+    assert generator.generate([sources[0]], beam=1)[0].source_tokens[0] == "<chars_ratio_1.00>"
+    assert not any(t.startswith("<chars_ratio") for g in generator.generate(sources, beam=3) for t in g.tokens)
+
+
+def test_generate_refuses_control_a_model_does_not_have(tmp_path, control_model):
+    with pytest.raises(WeanError, match="unknown attribute 'levenshtein'"):
+        load(control_model).generate(["a b c"], control={"levenshtein": 0.5})
+    data = write_corpus(tmp_path / "data", train=50, valid=5)
+    from wean.training import Trainer
+
+    Trainer(tiny_config(data, tmp_path / "plain", max_updates=1, validate_every=1)).train()
+    with pytest.raises(WeanError, match="trained without control tokens"):
+        load(tmp_path / "plain").generate(["a b c"], control={"chars_ratio": 0.5})
+
+
+def test_cli_control_changes_outputs_and_rejects_bad_names(control_model, capsys):
+    source = "a b c d e f g h i j a b"
+    outputs = {}
+    for ratio in ("0.3", "1.0"):
+        assert main(["simplify", "--model", str(control_model), "--beam", "1", "--control", f"chars_ratio={ratio}",
+                     source]) == 0
+        outputs[ratio] = capsys.readouterr().out.strip()
+    assert len(outputs["0.3"].split()) < len(outputs["1.0"].split())
+    assert main(["simplify", "--model", str(control_model), "--control", "shorter=0.5", source]) == 1
+    error = capsys.readouterr().err.strip()
+    assert error == "wean simplify: error: control: unknown attribute 'shorter'; this model knows chars_ratio"
+    assert main(["simplify", "--model", str(control_model), "--control", "chars_ratio=3", source]) == 1
+    assert "from 0 to 2" in capsys.readouterr().err
+
+
+def test_coordinate_ascent_finds_the_best_setting_above_the_bleu_floor():
+    def score(values):  # SARI peaks at a=0.3, b=0.6, but BLEU falls below 50 for a < 0.5
+        return Trial(values, -((values["a"] - 0.3) ** 2) - (values["b"] - 0.6) ** 2, 100 * values["a"])
+
+    grid = [0.1 * i for i in range(11)]
+    best, trials = coordinate_ascent(score, {"a": 1.0, "b": 1.0}, {"a": grid, "b": grid}, min_bleu=50)
+    assert best["a"] == pytest.approx(0.5) and best["b"] == pytest.approx(0.6)
+    assert len({tuple(sorted(t.control.items())) for t in trials}) == len(trials)  # nothing scored twice
+
+
+def test_tune_control_writes_chosen_values_into_the_model(tmp_path, control_model):
+    import shutil
+
+    model = tmp_path / "model"
+    shutil.copytree(control_model, model, ignore=shutil.ignore_patterns("checkpoints", "tensorboard"))
+    # a stand-in for TurkCorpus tune under a data root: sources whose references keep ~half
+    root = tmp_path / "root"
+    folder = root / "turkcorpus" / "case_detok"
+    folder.mkdir(parents=True)
+    sources = (control_model.parent / "data" / "valid.src").read_text().splitlines()[:40]
+    (folder / "tune.src").write_text("\n".join(sources) + "\n")
+    for k in range(8):
+        halves = [" ".join(s.split()[: max(1, len(s.split()) // 2)]) for s in sources]
+        (folder / f"tune.ref.{k}").write_text("\n".join(halves) + "\n")
+    messages = []
+    values = tune_control(load(model), model, sentences=30, skip=5, min_bleu=0, rounds=1, plain_text=False,
+                          root=root, log=messages.append, beam=1)
+    assert values["chars_ratio"] < 0.9  # the references keep about half
+    assert yaml.safe_load((model / "config.yaml").read_text())["generation"]["control"] == values
+    record = json.loads((model / "control-tuning.json").read_text())
+    assert record["chosen"]["control"] == values and min(record["lines"]) > 5 and len(record["lines"]) == 30
+    assert len(messages) == len(record["trials"])
+    assert load(model).control.defaults == values
