@@ -7,6 +7,7 @@ import torch
 
 from synthetic import reverse_pairs, tiny_config, write_corpus
 from wean.data.corpus import collate
+from wean.device import bf16_lstm_supported
 from wean.errors import WeanError
 from wean.generator import load
 from wean.training import Trainer, loss_sum
@@ -89,6 +90,20 @@ def test_resume_accepts_a_new_corpus_tokenization_and_keeps_it(tmp_path):
     assert load(tmp_path / "model").config.data.tokenizer.corpus_tokenization == "ptb"
 
 
+BF16 = pytest.mark.skipif(not bf16_lstm_supported(torch.device("cpu")),
+                          reason="this CPU has no bfloat16 LSTM (no AVX-512); bf16 training is refused here")
+
+
+def test_bf16_is_refused_in_one_line_where_the_cpu_cannot_run_it(tmp_path, monkeypatch):
+    import wean.training
+
+    monkeypatch.setattr(wean.training, "bf16_lstm_supported", lambda device: False)
+    data = write_corpus(tmp_path / "data", train=20, valid=4)
+    with pytest.raises(WeanError, match="training.precision: bf16 cannot run here.*use fp32"):
+        Trainer(tiny_config(data, tmp_path / "model", precision="bf16"))
+
+
+@BF16
 def test_bf16_training_learns_and_keeps_fp32_weights(tmp_path):
     data = write_corpus(tmp_path / "data")
     trainer = Trainer(tiny_config(data, tmp_path / "model", precision="bf16"))
@@ -99,6 +114,7 @@ def test_bf16_training_learns_and_keeps_fp32_weights(tmp_path):
     assert sum(o == t for o, t in zip(outputs, targets)) / len(targets) >= 0.95
 
 
+@BF16
 @pytest.mark.parametrize("spm", [False, True])
 def test_bf16_loss_is_the_fp32_loss_to_bf16_precision(tmp_path, spm):
     data = write_corpus(tmp_path / "data", train=64, valid=8)

@@ -20,3 +20,15 @@ def resolve_device(name: str) -> torch.device:
 
 def model_device(model: torch.nn.Module) -> torch.device:
     return next(model.parameters()).device
+
+
+def bf16_lstm_supported(device: torch.device) -> bool:
+    """Whether an LSTM runs under bfloat16 autocast here. On a CPU without AVX-512 (no bf16
+    instructions), oneDNN has no bf16 LSTM and PyTorch fails at the first forward pass."""
+    lstm = torch.nn.LSTM(4, 4).to(device)
+    try:
+        with torch.no_grad(), torch.autocast(device.type, dtype=torch.bfloat16):
+            lstm(torch.zeros(2, 1, 4, device=device))
+    except RuntimeError:
+        return False
+    return True

@@ -100,13 +100,18 @@ class Generator:
         batch_size: int | None = None,
         plain_text: bool | None = None,
         control: Mapping[str, float] | None = None,
+        split_sentences: bool | None = None,
     ) -> list[Generation]:
         """Outputs for ``sentences``, in their order. Options default to the model's
         ``generation`` config; ``beam=1`` is greedy search. With ``plain_text``, sentences are
         untokenized text and outputs come back as text for people (see :meth:`to_model_text`).
         ``control``: for a model trained with control tokens, the values asked for, e.g.
         ``{"chars_ratio": 0.8}`` for outputs about 80 % of the source's length (see
-        :mod:`wean.data.control`); attributes not given take the model's defaults."""
+        :mod:`wean.data.control`); attributes not given take the model's defaults.
+        ``split_sentences`` (plain text only; default: yes): each text is split into sentences,
+        simplified sentence by sentence and joined back, and a sentence longer than the model was
+        trained on comes back unchanged with a warning. Benchmarks, whose lines are sentences
+        already, are scored without it, as their outputs always were."""
         prefix = self.control_prefix(control)
         options = self.config.generation
         plain_text = options.plain_text if plain_text is None else plain_text
@@ -125,17 +130,18 @@ class Generator:
                 block_ngram_repeat=options.block_ngram_repeat if block_ngram_repeat is None else block_ngram_repeat,
             )
         if plain_text:
-            return self._generate_plain_text(sentences, prefix, beam, batch_size, replace_unk, search)
+            split = True if split_sentences is None else split_sentences
+            return self._generate_plain_text(sentences, split, prefix, beam, batch_size, replace_unk, search)
         return self._generate_model_text(list(sentences), list(sentences), prefix, beam, batch_size, replace_unk, search)
 
-    def _generate_plain_text(self, texts, prefix, beam, batch_size, replace_unk, search) -> list[Generation]:
-        """Each text split into sentences, each sentence simplified, the outputs joined back: one
-        text in, one out. A sentence longer than any the model was trained on (data.max_tokens)
-        comes back unchanged with a warning: a model asked for it invents text."""
-        split = [split_sentences(text) for text in texts]
-        sentences = [sentence for parts in split for sentence in parts]
+    def _generate_plain_text(self, texts, split, prefix, beam, batch_size, replace_unk, search) -> list[Generation]:
+        """With ``split``, each text split into sentences, each sentence simplified, the outputs
+        joined back: one text in, one out; a sentence longer than any the model was trained on
+        (data.max_tokens) comes back unchanged with a warning: a model asked for it invents text."""
+        split_texts = [split_sentences(text) if split else [text] for text in texts]
+        sentences = [sentence for parts in split_texts for sentence in parts]
         model_text = [self.to_model_text(sentence) for sentence in sentences]
-        longest = self.config.data.max_tokens
+        longest = self.config.data.max_tokens if split else 0
         too_long = [bool(longest) and len(self.tokenizer.encode(t)) > longest for t in model_text]
         kept = [i for i, long in enumerate(too_long) if not long]
         generated = self._generate_model_text(
@@ -153,7 +159,7 @@ class Generator:
                     f"this model was trained on (data.max_tokens {longest}), was left unchanged",
                 )
         results, start = [], 0
-        for text, parts in zip(texts, split):
+        for text, parts in zip(texts, split_texts):
             results.append(_joined(text, per_sentence[start : start + len(parts)]))
             start += len(parts)
         return results

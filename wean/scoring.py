@@ -34,7 +34,8 @@ def score_on_benchmarks(
     for name in benchmarks:
         benchmark = get_benchmark(name)
         source, references = benchmark.paths(root)
-        generations = generator.generate(read_lines(source), plain_text=plain_text, **search)
+        # a benchmark line is one sentence: never split, as the references were written
+        generations = generator.generate(read_lines(source), plain_text=plain_text, split_sentences=False, **search)
         outputs = [detokenize(g.text, detokenizer) for g in generations]
         hypothesis = out_dir / f"{system}.{name}.txt"
         atomic_write_text(hypothesis, "".join(line + "\n" for line in outputs))

@@ -31,7 +31,7 @@ from wean.config import Config
 from wean.data.corpus import IGNORE, ParallelText, collate, encode_pairs, make_batches, read_parallel
 from wean.data.tokenizers import SentencePieceTokenizer, build_tokenizer
 from wean.data.vocabulary import EOS_ID, UNK_ID, Vocabulary
-from wean.device import resolve_device
+from wean.device import bf16_lstm_supported, resolve_device
 from wean.errors import WeanError
 from wean.evaluation import EvaluationSettings, evaluate
 from wean.generator import Generator
@@ -117,6 +117,11 @@ class Trainer:
             self.assets = prepare_assets(config, train)
             save_assets(self.directory, self.assets)
         self.device = resolve_device(config.training.device)
+        if config.training.precision == "bf16" and not bf16_lstm_supported(self.device):
+            raise WeanError(
+                f"training.precision: bf16 cannot run here: PyTorch has no bfloat16 LSTM for this "
+                f"{self.device.type} (on a CPU it needs AVX-512); use fp32"
+            )
         self.model = build_model(config.model, len(self.assets.source_vocabulary), len(self.assets.target_vocabulary))
         self.model.to(self.device)
         if config.model.output_layer.candidates and not resume:  # on resume they come with the weights
@@ -330,7 +335,8 @@ class Trainer:
         generator = Generator(self.model, self.assets)
         # greedy, with the model's default control values (generation.control) if it has control tokens
         outputs = [g.text for g in generator.generate(
-            self.valid.sources, beam=1, replace_unk=True, plain_text=self.config.data.valid_plain_text
+            self.valid.sources, beam=1, replace_unk=True, plain_text=self.config.data.valid_plain_text,
+            split_sentences=False,
         )]
         characters = self.config.data.tokenizer.type == "char"  # Chinese: character-level scores
         settings = EvaluationSettings(metrics=("sari", "bleu", "rouge"), tokenizer="char" if characters else "13a")

@@ -36,6 +36,7 @@ class Trial:
     control: dict[str, float]
     sari: float
     bleu: float
+    identical: float = 0.0  # % of outputs identical to their source
 
     def feasible(self, min_bleu: float) -> bool:
         return self.bleu >= min_bleu
@@ -100,13 +101,16 @@ def tune_control(
     chosen_lines = sample_sentences(sentences, len(all_sources), skip, seed)
     sources = [all_sources[i] for i in chosen_lines]
     references = [[stream[i] for i in chosen_lines] for stream in (read_lines(p) for p in reference_paths)]
-    settings = EvaluationSettings(("sari", "bleu"), "default", benchmark.lowercase, benchmark.tokenizer)
+    settings = EvaluationSettings(("sari", "bleu", "stats"), "default", benchmark.lowercase, benchmark.tokenizer)
 
     def score(values: dict[str, float]) -> Trial:
-        outputs = [g.text for g in generator.generate(sources, plain_text=plain_text, control=values, **search)]
+        outputs = [g.text for g in generator.generate(
+            sources, plain_text=plain_text, control=values, split_sentences=False, **search
+        )]
         scores = evaluate(outputs, sources, references, settings).scores
-        trial = Trial(values, scores["sari"], scores["bleu"])
-        log("  ".join(f"{k} {v:.2f}" for k, v in values.items()) + f"  ->  SARI {trial.sari:.2f} BLEU {trial.bleu:.2f}")
+        trial = Trial(values, scores["sari"], scores["bleu"], scores["identical_to_source"])
+        log("  ".join(f"{k} {v:.2f}" for k, v in values.items())
+            + f"  ->  SARI {trial.sari:.2f} BLEU {trial.bleu:.2f} unchanged {trial.identical:.1f} %")
         return trial
 
     grids = {name: [v for v in DEFAULT_GRIDS[name] if v <= MAX_VALUE] for name in control.attributes}

@@ -1,0 +1,71 @@
+"""SARI, BLEU and % unchanged as each control value is swept, the others held at the model's
+defaults, on the TurkCorpus tune sentences that `wean tune-control` used (validation data: the
+test sets are not read). Writes sweep.json and sweep.png.
+
+    python results/controllable/sweep.py --model RUN_DIR --out-dir results/controllable
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+from wean.evaluation import EvaluationSettings, data_root, evaluate, get_benchmark  # noqa: E402
+from wean.generator import load  # noqa: E402
+from wean.textio import read_lines  # noqa: E402
+
+VALUES = [0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0, 1.1]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--model", type=Path, required=True, help="model directory, after wean tune-control")
+    parser.add_argument("--out-dir", type=Path, required=True)
+    parser.add_argument("--beam", type=int, help="default: the model's")
+    args = parser.parse_args()
+    generator = load(args.model)
+    tuning = json.loads((args.model / "control-tuning.json").read_text())
+    benchmark = get_benchmark(tuning["benchmark"])
+    source_path, reference_paths = benchmark.paths(data_root())
+    lines = [n - 1 for n in tuning["lines"]]
+    sources = [read_lines(source_path)[i] for i in lines]
+    references = [[stream[i] for i in lines] for stream in (read_lines(p) for p in reference_paths)]
+    settings = EvaluationSettings(("sari", "bleu", "stats"), "default", benchmark.lowercase, benchmark.tokenizer)
+    defaults = generator.control.defaults
+    sweep = {"benchmark": tuning["benchmark"], "sentences": len(lines), "defaults": defaults, "curves": {}}
+    for name in generator.control.attributes:
+        curve = []
+        for value in VALUES:
+            outputs = [g.text for g in generator.generate(
+                sources, plain_text=True, split_sentences=False, control={**defaults, name: value}, beam=args.beam
+            )]
+            scores = evaluate(outputs, sources, references, settings).scores
+            curve.append({"value": value, "sari": scores["sari"], "bleu": scores["bleu"],
+                          "identical": scores["identical_to_source"], "compression": scores["compression_ratio"]})
+            print(f"{name} {value:.2f}: SARI {scores['sari']:.2f} BLEU {scores['bleu']:.2f} "
+                  f"unchanged {scores['identical_to_source']:.1f} %", flush=True)
+        sweep["curves"][name] = curve
+    args.out_dir.mkdir(parents=True, exist_ok=True)
+    (args.out_dir / "sweep.json").write_text(json.dumps(sweep, indent=1) + "\n")
+    figure, axes = plt.subplots(2, 1, figsize=(6, 6), sharex=True)
+    for name, curve in sweep["curves"].items():
+        values = [point["value"] for point in curve]
+        axes[0].plot(values, [point["sari"] for point in curve], marker="o", label=name)
+        axes[1].plot(values, [point["identical"] for point in curve], marker="o", label=name)
+    axes[0].set_ylabel("SARI")
+    axes[1].set_ylabel("% outputs unchanged")
+    axes[1].set_xlabel("control value asked for (others at the tuned defaults)")
+    axes[0].legend()
+    axes[0].set_title(f"{tuning['benchmark']}, {len(lines)} sentences (validation)")
+    figure.tight_layout()
+    figure.savefig(args.out_dir / "sweep.png", dpi=120)
+
+
+if __name__ == "__main__":
+    main()
