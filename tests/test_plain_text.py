@@ -1,0 +1,82 @@
+"""Plain text as people write it: paragraphs are simplified sentence by sentence and come back as
+one text, a sentence longer than the model was trained on comes back unchanged with a warning,
+and with byte fallback every character can be read and <unk> is never written."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+from synthetic import tiny_config, write_corpus
+from wean.cli import main
+from wean.data.sentences import split_sentences
+from wean.data.vocabulary import UNK_ID
+from wean.generator import load
+from wean.training import Trainer
+
+
+def test_sentences_split_where_people_expect():
+    paragraph = ("The festival was cancelled. Heavy rainfall had flooded the venue, which is located near the "
+                 "river. Organisers subsequently announced a new date.")
+    assert len(split_sentences(paragraph)) == 3
+    assert split_sentences("Mr. Smith moved to the U.S. in 1990. He stayed.") == [
+        "Mr. Smith moved to the U.S. in 1990.", "He stayed."]
+    assert split_sentences("It cost $5 (approx.) then.") == ["It cost $5 (approx.) then."]
+    assert split_sentences("   ") == []
+
+
+@pytest.fixture(scope="module")
+def copier(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("plain")
+    data = write_corpus(folder / "data", train=600, valid=20, reverse=False)
+    config = tiny_config(data, folder / "model", max_epochs=4)
+    config.data.max_tokens, config.generation.plain_text = 20, True
+    Trainer(config).train()
+    return folder / "model"
+
+
+def test_a_paragraph_is_simplified_sentence_by_sentence(copier):
+    generator = load(copier)
+    sentences = ["a b c d e .", "f g h i .", "j a b c d e f ."]
+    whole = generator.generate([" ".join(sentences)], beam=2)[0]
+    parts = generator.generate(sentences, beam=2)
+    assert whole.text == " ".join(part.text for part in parts)
+    assert whole.tokens == [token for part in parts for token in part.tokens]
+    assert whole.score == pytest.approx(sum(part.score for part in parts))
+    # one attention block per sentence, and the <eos> row of the last
+    assert whole.attention.shape == (len(whole.tokens) + 1, len(whole.source_tokens))
+    first = parts[0].attention[:-1]
+    assert torch.equal(whole.attention[: first.size(0), : first.size(1)], first)
+    assert whole.attention[: first.size(0), first.size(1):].abs().sum() == 0
+    assert torch.equal(whole.attention[-1, -parts[-1].attention.size(1):], parts[-1].attention[-1])
+    # benchmarks read each line as one sentence
+    unsplit = generator.generate([" ".join(sentences)], beam=2, split_sentences=False)[0]
+    assert len(unsplit.source_tokens) == 19 and unsplit.warning is None
+
+
+def test_an_over_long_sentence_comes_back_unchanged_with_a_warning(copier, tmp_path, capsys):
+    generator = load(copier)
+    long = " ".join("abcdefghij"[i % 10] for i in range(30)) + " ."
+    result = generator.generate([f"a b c . {long}"])[0]
+    assert result.text.endswith(long) and "longer than any this model was trained on" in result.warning
+    assert result.text.startswith(generator.generate(["a b c ."])[0].text)
+    (tmp_path / "in.txt").write_text(f"a b c .\n{long}\n")
+    assert main(["generate", "--model", str(copier), "--input", str(tmp_path / "in.txt")]) == 0
+    captured = capsys.readouterr()
+    assert captured.out.splitlines()[1] == long  # one line in, one line out
+    assert captured.err.strip() == (f"warning: {tmp_path / 'in.txt'}:2: a sentence of 31 tokens, longer than any "
+                                    "this model was trained on (data.max_tokens 20), was left unchanged")
+
+
+def test_with_byte_fallback_unk_is_never_written(tmp_path):
+    data = write_corpus(tmp_path / "data", train=300, valid=10, reverse=False)
+    config = tiny_config(data, tmp_path / "model", max_updates=4, validate_every=4)
+    config.data.tokenizer.type, config.data.tokenizer.vocab_size = "bpe", 300
+    config.data.tokenizer.byte_fallback = True
+    Trainer(config.validate()).train()
+    generator = load(tmp_path / "model")
+    assert UNK_ID in generator.banned_ids
+    text = "a b £50 — Zürich c"
+    assert UNK_ID not in generator.assets.source_vocabulary.encode(generator.tokenizer.encode(text))
+    for generation in generator.generate([text, "“é ã”"], beam=3):
+        assert "<unk>" not in generation.tokens and "\u2047" not in generation.text
