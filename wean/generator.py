@@ -142,7 +142,8 @@ class Generator:
         sentences = [sentence for parts in split_texts for sentence in parts]
         model_text = [self.to_model_text(sentence) for sentence in sentences]
         longest = self.config.data.max_tokens if split else 0
-        too_long = [bool(longest) and len(self.tokenizer.encode(t)) > longest for t in model_text]
+        lengths = [len(self.tokenizer.encode(t)) if longest else 0 for t in model_text]
+        too_long = [bool(longest) and length > longest for length in lengths]
         kept = [i for i, long in enumerate(too_long) if not long]
         generated = self._generate_model_text(
             [sentences[i] for i in kept], [model_text[i] for i in kept], prefix, beam, batch_size, replace_unk, search
@@ -155,7 +156,7 @@ class Generator:
             if long:
                 per_sentence[i] = Generation(
                     sentences[i], sentences[i], [], [], 0.0, 0.0, torch.zeros(1, 0),
-                    warning=f"a sentence of {len(self.tokenizer.encode(model_text[i]))} tokens, longer than any "
+                    warning=f"a sentence of {lengths[i]} tokens, longer than any "
                     f"this model was trained on (data.max_tokens {longest}), was left unchanged",
                 )
         results, start = [], 0

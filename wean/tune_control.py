@@ -24,10 +24,12 @@ from wean.generator import Generator
 from wean.model_dir import save_assets
 from wean.textio import read_lines
 
+# steps of 0.1: each setting decodes every tuning sentence, and the outputs change little
+# between neighbouring buckets of 0.05
 DEFAULT_GRIDS = {
-    "chars_ratio": [round(0.5 + 0.05 * i, 2) for i in range(12)],  # 0.50 .. 1.05
-    "levenshtein": [round(0.4 + 0.05 * i, 2) for i in range(13)],  # 0.40 .. 1.00
-    "word_rank": [round(0.5 + 0.05 * i, 2) for i in range(12)],  # 0.50 .. 1.05
+    "chars_ratio": [round(0.5 + 0.1 * i, 2) for i in range(7)],  # 0.5 .. 1.1
+    "levenshtein": [round(0.4 + 0.1 * i, 2) for i in range(7)],  # 0.4 .. 1.0
+    "word_rank": [round(0.5 + 0.1 * i, 2) for i in range(7)],  # 0.5 .. 1.1
 }
 
 

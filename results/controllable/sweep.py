@@ -20,7 +20,7 @@ from wean.evaluation import EvaluationSettings, data_root, evaluate, get_benchma
 from wean.generator import load  # noqa: E402
 from wean.textio import read_lines  # noqa: E402
 
-VALUES = [0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0, 1.1]
+VALUES = [0.5, 0.6, 0.7, 0.8, 0.9, 1.0, 1.1]
 
 
 def main() -> None:
