@@ -127,6 +127,10 @@ def test_byte_fallback_gives_every_character_back(tmp_path):
         tokens = tokenizer.encode(text)
         assert UNK_ID not in vocabulary.encode(tokens)
         assert tokenizer.decode(tokens) == text
+    # a byte written alone is no character: it is left out, not printed as U+FFFD
+    pieces = tokenizer.encode("a Zürich")
+    assert [p for p in pieces if p.startswith("<0x")] == ["<0xC3>", "<0xBC>"]  # ü
+    assert tokenizer.decode([p for p in pieces if p != "<0xBC>"]) == "a Zrich"
 
 
 def test_a_tiny_model_obeys_its_length_token(control_model):

@@ -56,3 +56,4 @@ cp "$nocontrol/train.log" "$OUT/logs/nocontrol$suffix.train.log"
 
 # Shipping (done for seed 1): the control model as wean/pretrained/simplifier, plain text in and out.
 #   .venv/bin/wean export "$control" wean/pretrained/simplifier --fp16 --set generation.plain_text=true
+.venv/bin/python results/controllable/table.py > "$OUT/table.md"

@@ -121,7 +121,10 @@ class SentencePieceTokenizer(Tokenizer):
         return self.processor.encode(self._prepare(text), out_type=str)
 
     def decode(self, tokens: list[str]) -> str:
-        return self.processor.decode_pieces(tokens)
+        text = self.processor.decode_pieces(tokens)
+        # byte pieces that do not make a whole UTF-8 character (a model may write one alone)
+        # decode to U+FFFD: leave them out rather than print a character nobody wrote
+        return text.replace("\ufffd", "") if self.byte_fallback else text
 
     def save(self, directory: Path) -> None:
         super().save(directory)
