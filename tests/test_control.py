@@ -64,15 +64,16 @@ def test_values_are_bucketed_and_clipped_into_reserved_tokens():
 
 
 @pytest.mark.parametrize("values, message", [
-    ({"length": 0.5}, "unknown attribute 'length'; this model knows chars_ratio"),
+    ({"length": 0.5}, "unknown attribute 'length'; this model knows chars_ratio, levenshtein"),
     ({"chars_ratio": 2.5}, "chars_ratio is 2.5; it must be a number from 0 to 2"),
+    ({"levenshtein": 1.1}, "levenshtein is 1.1; it must be a number from 0 to 1"),
     ({"chars_ratio": -0.1}, "it must be a number from 0 to 2"),
     ({"chars_ratio": float("nan")}, "it must be a number"),
     ({"chars_ratio": True}, "it must be a number"),
 ])
 def test_bad_values_are_one_clear_line(values, message):
     with pytest.raises(WeanError, match=message.replace("(", r"\(")):
-        Control(["chars_ratio"], 0.05).check(values)
+        Control(["chars_ratio", "levenshtein"], 0.05).check(values)
 
 
 def test_command_line_values_parse_or_fail_clearly():

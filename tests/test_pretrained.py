@@ -34,7 +34,30 @@ def test_plain_english_in_plain_english_out(simplifier):
     output = simplifier.generate([SENTENCE])[0].text
     assert output and output[0].isupper() and output.endswith(".")
     assert " ," not in output and " ." not in output  # detokenized, not PTB tokens
-    assert len(output.split()) <= len(SENTENCE.split())
+    assert output != SENTENCE  # it simplifies: the default asks for change
+    assert len(output) <= 1.2 * len(SENTENCE)
+
+
+def test_control_values_change_what_it_writes(simplifier):
+    assert simplifier.control.attributes == ["chars_ratio", "levenshtein", "word_rank"]
+    card = (SIMPLIFIER / "MODEL_CARD.md").read_text(encoding="utf-8")
+    for name, value in simplifier.control.defaults.items():
+        assert f"| `{name}` |" in card and f"{value:.2f}" in card  # the card states the defaults
+    close = simplifier.generate([SENTENCE], control={"levenshtein": 1.0})[0].text
+    free = simplifier.generate([SENTENCE], control={"levenshtein": 0.5})[0].text
+    assert close != free
+    assert sum(a == b for a, b in zip(close.split(), SENTENCE.split())) > \
+        sum(a == b for a, b in zip(free.split(), SENTENCE.split()))
+
+
+def test_no_character_is_invented_or_broken(simplifier):
+    """Every character can be read (byte fallback); none is written that the input lacks, beyond
+    ASCII, and no broken byte shows as U+FFFD."""
+    texts = ["The ticket costs £50 — about €60 — and is valid in Zürich.",
+             "“Curly quotes” surround the café’s name, São Paulo."]
+    for text, generation in zip(texts, simplifier.generate(texts)):
+        assert "\ufffd" not in generation.text and "<unk>" not in generation.tokens
+        assert all(ord(c) < 128 or c in text for c in generation.text)
 
 
 def test_wean_simplify_on_the_command_line(simplifier):

@@ -28,7 +28,11 @@ def main() -> None:
     parser.add_argument("--model", type=Path, required=True, help="model directory, after wean tune-control")
     parser.add_argument("--out-dir", type=Path, required=True)
     parser.add_argument("--beam", type=int, help="default: the model's")
+    parser.add_argument("--plot-only", action="store_true", help="redraw sweep.png from OUT_DIR/sweep.json")
     args = parser.parse_args()
+    if args.plot_only:
+        plot(json.loads((args.out_dir / "sweep.json").read_text()), args.out_dir / "sweep.png")
+        return
     generator = load(args.model)
     tuning = json.loads((args.model / "control-tuning.json").read_text())
     benchmark = get_benchmark(tuning["benchmark"])
@@ -42,6 +46,8 @@ def main() -> None:
     for name in generator.control.attributes:
         curve = []
         for value in VALUES:
+            if name == "levenshtein" and value > 1:  # nothing is more similar than a copy
+                continue
             outputs = [g.text for g in generator.generate(
                 sources, plain_text=True, split_sentences=False, control={**defaults, name: value}, beam=args.beam
             )]
@@ -53,6 +59,10 @@ def main() -> None:
         sweep["curves"][name] = curve
     args.out_dir.mkdir(parents=True, exist_ok=True)
     (args.out_dir / "sweep.json").write_text(json.dumps(sweep, indent=1) + "\n")
+    plot(sweep, args.out_dir / "sweep.png")
+
+
+def plot(sweep: dict, path: Path) -> None:
     figure, axes = plt.subplots(2, 1, figsize=(6, 6), sharex=True)
     for name, curve in sweep["curves"].items():
         values = [point["value"] for point in curve]
@@ -62,9 +72,9 @@ def main() -> None:
     axes[1].set_ylabel("% outputs unchanged")
     axes[1].set_xlabel("control value asked for (others at the tuned defaults)")
     axes[0].legend()
-    axes[0].set_title(f"{tuning['benchmark']}, {len(lines)} sentences (validation)")
+    axes[0].set_title(f"{sweep['benchmark']}, {sweep['sentences']} sentences (validation)")
     figure.tight_layout()
-    figure.savefig(args.out_dir / "sweep.png", dpi=120)
+    figure.savefig(path, dpi=120)
 
 
 if __name__ == "__main__":
