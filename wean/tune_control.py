@@ -17,7 +17,6 @@ from pathlib import Path
 from typing import Callable
 
 from wean.checkpoint import atomic_write_json
-from wean.data.control import MAX_VALUE
 from wean.errors import WeanError
 from wean.evaluation import EvaluationSettings, data_root, evaluate, get_benchmark
 from wean.generator import Generator
@@ -115,7 +114,7 @@ def tune_control(
             + f"  ->  SARI {trial.sari:.2f} BLEU {trial.bleu:.2f} unchanged {trial.identical:.1f} %")
         return trial
 
-    grids = {name: [v for v in DEFAULT_GRIDS[name] if v <= MAX_VALUE] for name in control.attributes}
+    grids = {name: DEFAULT_GRIDS[name] for name in control.attributes}
     values, trials = coordinate_ascent(score, dict(control.defaults), grids, min_bleu, rounds)
     best = next(t for t in trials if t.control == values)
     if not best.feasible(min_bleu):

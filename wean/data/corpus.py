@@ -18,7 +18,7 @@ import torch
 
 from wean.data.control import Control
 from wean.data.tokenizers import Tokenizer
-from wean.data.vocabulary import BOS_ID, EOS_ID, PAD_ID, Vocabulary
+from wean.data.vocabulary import BOS_ID, PAD_ID, Vocabulary
 from wean.errors import WeanError
 from wean.textio import check_same_length, read_lines
 
