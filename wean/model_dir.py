@@ -26,8 +26,7 @@ class Assets:
     @property
     def control(self) -> Control:
         """The model's control attributes and their default values (empty without control tokens)."""
-        settings = self.config.data.control
-        return Control(settings.attributes, settings.bucket, self.config.generation.control)
+        return Control.from_config(self.config)
 
 
 def save_assets(directory: Path, assets: Assets) -> None:

@@ -38,12 +38,17 @@ class Hypothesis:
 
 def _step(
     model: EncoderDecoder, previous: torch.Tensor, encoded: EncoderOutput, state: DecoderState,
-    banned_ids: Sequence[int] = (),
+    banned_ids: torch.Tensor,
 ) -> tuple[torch.Tensor, DecoderState, torch.Tensor]:
     attentional, state, attention = model.decoder(previous.unsqueeze(1), encoded, state)
     log_probs = torch.log_softmax(model.output_layer(attentional.squeeze(1)).float(), dim=-1)
-    log_probs[:, [PAD_ID, BOS_ID, *banned_ids]] = NEG_INF
+    log_probs[:, banned_ids] = NEG_INF
     return log_probs, state, attention.squeeze(1)
+
+
+def _banned(banned_ids: Sequence[int], device: torch.device) -> torch.Tensor:
+    """The ids never written, as one index built once per search rather than at every step."""
+    return torch.tensor([PAD_ID, BOS_ID, *banned_ids], dtype=torch.long, device=device)
 
 
 def _constrain(log_probs: torch.Tensor, step: int, min_length: int, max_length: int) -> None:
@@ -83,6 +88,7 @@ def greedy_search(
 ) -> list[Hypothesis]:
     """The most probable next word at every step, for a whole batch at once; ``banned_ids`` are
     never written (nor are <pad> and <bos>)."""
+    banned = _banned(banned_ids, source.device)
     encoded = model.encode(source, lengths)
     state = model.decoder.init_state(encoded)
     batch = source.size(0)
@@ -91,7 +97,7 @@ def greedy_search(
     scores = torch.zeros(batch, device=source.device)
     tokens, attention = [], []
     for step in range(max_length):
-        log_probs, state, weights = _step(model, previous, encoded, state, banned_ids)
+        log_probs, state, weights = _step(model, previous, encoded, state, banned)
         _constrain(log_probs, step, min_length, max_length)
         best_scores, best = log_probs.max(dim=-1)
         best = best.masked_fill(finished, PAD_ID)
@@ -125,6 +131,7 @@ def beam_search(
     banned_ids: Sequence[int] = (),
 ) -> list[Hypothesis]:
     """The best hypothesis of each sentence (see the module docstring)."""
+    banned = _banned(banned_ids, source.device)
     batch, k, device = source.size(0), beam_size, source.device
     source_length = source.size(1)
     encoded = model.encode(source, lengths).repeat(k)
@@ -143,7 +150,7 @@ def beam_search(
     previous = torch.full((batch * k,), BOS_ID, dtype=torch.long, device=device)
 
     for step in range(max_length):
-        log_probs, state, weights = _step(model, previous, encoded, state, banned_ids)
+        log_probs, state, weights = _step(model, previous, encoded, state, banned)
         _constrain(log_probs, step, min_length, max_length)
         if block_ngram_repeat:
             block_repeated_ngrams(log_probs, alive_tokens.view(batch * k, -1), block_ngram_repeat)

@@ -28,6 +28,7 @@ from torch import nn
 
 from wean.checkpoint import WEIGHTS, atomic_write_json, load_checkpoint, save_checkpoint, save_weights
 from wean.config import Config
+from wean.data.control import Control
 from wean.data.corpus import IGNORE, ParallelText, collate, encode_pairs, make_batches, read_parallel
 from wean.data.tokenizers import SentencePieceTokenizer, build_tokenizer
 from wean.data.vocabulary import EOS_ID, UNK_ID, Vocabulary
@@ -60,7 +61,7 @@ def prepare_assets(config: Config, train: ParallelText) -> Assets:
     becomes <unk>."""
     tokenizer = build_tokenizer(config.data.tokenizer, train.sources + train.targets)
     settings = config.data.tokenizer
-    reserved = Assets(config, tokenizer, None, None).control.reserved_tokens()
+    reserved = Control.from_config(config).reserved_tokens()
     if isinstance(tokenizer, SentencePieceTokenizer) and tokenizer.byte_fallback:
         source = Vocabulary(reserved + tokenizer.pieces())
         target = source if settings.shared_vocab else Vocabulary(tokenizer.pieces())

@@ -100,6 +100,11 @@ class Control:
         if defaults:
             self.defaults.update(self.check(defaults))
 
+    @classmethod
+    def from_config(cls, config) -> "Control":
+        """The control of a :class:`wean.config.Config`: data.control with generation.control."""
+        return cls(config.data.control.attributes, config.data.control.bucket, config.generation.control)
+
     def __bool__(self) -> bool:
         return bool(self.attributes)
 
