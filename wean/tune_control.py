@@ -53,6 +53,19 @@ def sample_sentences(count: int, total: int, skip: int, seed: int) -> list[int]:
     return sorted(random.Random(seed).sample(pool, count))
 
 
+def tuning_set(
+    benchmark_name: str, lines: list[int], root: Path | None = None
+) -> tuple[list[str], list[list[str]], EvaluationSettings]:
+    """The sources and reference streams of a benchmark's ``lines`` (0-based), and how to score them."""
+    benchmark = get_benchmark(benchmark_name)
+    source_path, reference_paths = benchmark.paths(data_root(root))
+    all_sources = read_lines(source_path)
+    sources = [all_sources[i] for i in lines]
+    references = [[stream[i] for i in lines] for stream in (read_lines(p) for p in reference_paths)]
+    settings = EvaluationSettings(("sari", "bleu", "stats"), "default", benchmark.lowercase, benchmark.tokenizer)
+    return sources, references, settings
+
+
 def coordinate_ascent(
     score: Callable[[dict[str, float]], Trial], start: dict[str, float], grids: dict[str, list[float]],
     min_bleu: float, rounds: int = 2,
@@ -96,13 +109,9 @@ def tune_control(
     control = generator.control
     if not control:
         raise WeanError(f"{model_dir}: this model was trained without control tokens; nothing to tune")
-    benchmark = get_benchmark(benchmark_name)
-    source_path, reference_paths = benchmark.paths(data_root(root))
-    all_sources = read_lines(source_path)
-    chosen_lines = sample_sentences(sentences, len(all_sources), skip, seed)
-    sources = [all_sources[i] for i in chosen_lines]
-    references = [[stream[i] for i in chosen_lines] for stream in (read_lines(p) for p in reference_paths)]
-    settings = EvaluationSettings(("sari", "bleu", "stats"), "default", benchmark.lowercase, benchmark.tokenizer)
+    source_path, _ = get_benchmark(benchmark_name).paths(data_root(root))
+    chosen_lines = sample_sentences(sentences, len(read_lines(source_path)), skip, seed)
+    sources, references, settings = tuning_set(benchmark_name, chosen_lines, root)
 
     def score(values: dict[str, float]) -> Trial:
         outputs = [g.text for g in generator.generate(

@@ -16,9 +16,10 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-from wean.evaluation import EvaluationSettings, data_root, evaluate, get_benchmark  # noqa: E402
+from wean.data.control import max_value  # noqa: E402
+from wean.evaluation import evaluate  # noqa: E402
 from wean.generator import load  # noqa: E402
-from wean.textio import read_lines  # noqa: E402
+from wean.tune_control import tuning_set  # noqa: E402
 
 VALUES = [0.5, 0.6, 0.7, 0.8, 0.9, 1.0, 1.1]
 
@@ -35,18 +36,13 @@ def main() -> None:
         return
     generator = load(args.model)
     tuning = json.loads((args.model / "control-tuning.json").read_text())
-    benchmark = get_benchmark(tuning["benchmark"])
-    source_path, reference_paths = benchmark.paths(data_root())
-    lines = [n - 1 for n in tuning["lines"]]
-    sources = [read_lines(source_path)[i] for i in lines]
-    references = [[stream[i] for i in lines] for stream in (read_lines(p) for p in reference_paths)]
-    settings = EvaluationSettings(("sari", "bleu", "stats"), "default", benchmark.lowercase, benchmark.tokenizer)
+    sources, references, settings = tuning_set(tuning["benchmark"], [n - 1 for n in tuning["lines"]])
     defaults = generator.control.defaults
-    sweep = {"benchmark": tuning["benchmark"], "sentences": len(lines), "defaults": defaults, "curves": {}}
+    sweep = {"benchmark": tuning["benchmark"], "sentences": len(sources), "defaults": defaults, "curves": {}}
     for name in generator.control.attributes:
         curve = []
         for value in VALUES:
-            if name == "levenshtein" and value > 1:  # nothing is more similar than a copy
+            if value > max_value(name):
                 continue
             outputs = [g.text for g in generator.generate(
                 sources, plain_text=True, split_sentences=False, control={**defaults, name: value}, beam=args.beam

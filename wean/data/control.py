@@ -27,6 +27,7 @@ English model installs from the package registries alone.
 from __future__ import annotations
 
 import math
+import statistics
 from functools import lru_cache
 from typing import Callable, Mapping
 
@@ -57,18 +58,14 @@ def lexical_complexity(text: str) -> float:
     """Third quartile of the words' log-ranks (punctuation and numbers left out); a sentence
     without words gets the rank of an unknown word."""
     ranks = _word_ranks()
-    log_ranks = sorted(
+    log_ranks = [
         math.log(ranks.get(word, RANKED_WORDS + 1))
         for word in (token.lower() for token in text.split())
         if any(char.isalpha() for char in word)
-    )
-    if not log_ranks:
-        return math.log(RANKED_WORDS + 1)
-    # numpy's default (linear) quantile, without numpy
-    position = 0.75 * (len(log_ranks) - 1)
-    low = math.floor(position)
-    high = min(low + 1, len(log_ranks) - 1)
-    return log_ranks[low] + (log_ranks[high] - log_ranks[low]) * (position - low)
+    ]
+    if len(log_ranks) < 2:
+        return log_ranks[0] if log_ranks else math.log(RANKED_WORDS + 1)
+    return statistics.quantiles(log_ranks, n=4, method="inclusive")[2]  # numpy's default (linear) quantile
 
 
 def word_rank(source: str, target: str) -> float:
@@ -80,6 +77,12 @@ ATTRIBUTES: dict[str, Callable[[str, str], float]] = {
     "levenshtein": levenshtein,
     "word_rank": word_rank,
 }
+
+
+def max_value(name: str) -> float:
+    """The largest value that can be asked for: a pair is never more similar than a copy, so
+    levenshtein above 1 was never trained on."""
+    return 1.0 if name == "levenshtein" else MAX_VALUE
 
 
 class Control:
@@ -126,14 +129,13 @@ class Control:
         return [self.token(name, ATTRIBUTES[name](source, target)) for name in self.attributes]
 
     def check(self, values: Mapping[str, float]) -> dict[str, float]:
-        """Requested values, checked: known names, finite numbers in [0, MAX_VALUE]."""
+        """Requested values, checked: known names, finite numbers in [0, max_value(name)]."""
         checked = {}
         for name, value in values.items():
             if name not in self.attributes:
                 known = ", ".join(self.attributes) or "none"
                 raise WeanError(f"control: unknown attribute {name!r}; this model knows {known}")
-            # a pair is never more similar than a copy: levenshtein above 1 was never trained on
-            limit = 1.0 if name == "levenshtein" else MAX_VALUE
+            limit = max_value(name)
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= limit:
                 raise WeanError(f"control: {name} is {value!r}; it must be a number from 0 to {limit:g}")
             checked[name] = float(value)
