@@ -132,7 +132,9 @@ class Generator:
         if plain_text:
             split = True if split_sentences is None else split_sentences
             return self._generate_plain_text(sentences, split, prefix, beam, batch_size, replace_unk, search)
-        return self._generate_model_text(list(sentences), list(sentences), prefix, beam, batch_size, replace_unk, search)
+        sentences = list(sentences)
+        source_tokens = [self.tokenizer.encode(sentence) for sentence in sentences]
+        return self._generate_tokens(sentences, source_tokens, prefix, beam, batch_size, replace_unk, search)
 
     def _generate_plain_text(self, texts, split, prefix, beam, batch_size, replace_unk, search) -> list[Generation]:
         """With ``split``, each text split into sentences, each sentence simplified, the outputs
@@ -140,13 +142,12 @@ class Generator:
         (data.max_tokens) comes back unchanged with a warning: a model asked for it invents text."""
         split_texts = [split_sentences(text) if split else [text] for text in texts]
         sentences = [sentence for parts in split_texts for sentence in parts]
-        model_text = [self.to_model_text(sentence) for sentence in sentences]
+        source_tokens = [self.tokenizer.encode(self.to_model_text(sentence)) for sentence in sentences]
         longest = self.config.data.max_tokens if split else 0
-        lengths = [len(self.tokenizer.encode(t)) if longest else 0 for t in model_text]
-        too_long = [bool(longest) and length > longest for length in lengths]
+        too_long = [bool(longest) and len(tokens) > longest for tokens in source_tokens]
         kept = [i for i, long in enumerate(too_long) if not long]
-        generated = self._generate_model_text(
-            [sentences[i] for i in kept], [model_text[i] for i in kept], prefix, beam, batch_size, replace_unk, search
+        generated = self._generate_tokens(
+            [sentences[i] for i in kept], [source_tokens[i] for i in kept], prefix, beam, batch_size, replace_unk, search
         )
         per_sentence: list[Generation] = [None] * len(sentences)  # type: ignore[list-item]
         for i, generation in zip(kept, generated):
@@ -156,7 +157,7 @@ class Generator:
             if long:
                 per_sentence[i] = Generation(
                     sentences[i], sentences[i], [], [], 0.0, 0.0, torch.zeros(1, 0),
-                    warning=f"a sentence of {lengths[i]} tokens, longer than any "
+                    warning=f"a sentence of {len(source_tokens[i])} tokens, longer than any "
                     f"this model was trained on (data.max_tokens {longest}), was left unchanged",
                 )
         results, start = [], 0
@@ -165,10 +166,10 @@ class Generator:
             start += len(parts)
         return results
 
-    def _generate_model_text(
-        self, sentences: list[str], model_text: list[str], prefix, beam, batch_size, replace_unk, search
+    def _generate_tokens(
+        self, sentences: list[str], source_tokens: list[list[str]], prefix, beam, batch_size, replace_unk, search
     ) -> list[Generation]:
-        source_tokens = [self.tokenizer.encode(sentence) for sentence in model_text]
+        """Outputs for ``sentences``, given as the tokens the model reads (``source_tokens``)."""
         limit = getattr(self.model.encoder, "max_positions", None)
         for number, tokens in enumerate(source_tokens, start=1):
             if limit and len(tokens) + len(prefix) > limit:
