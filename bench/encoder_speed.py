@@ -80,7 +80,7 @@ def main() -> None:
 
         def train_step(name):
             model, optimizer = built[name], optimizers[name]
-            logits, _ = model(batch.source, batch.source_lengths, batch.target_input)
+            logits = model(batch.source, batch.source_lengths, batch.target_input).logits
             loss = torch.nn.functional.cross_entropy(logits.reshape(-1, logits.size(-1)), batch.target_output.reshape(-1))
             optimizer.zero_grad()
             loss.backward()

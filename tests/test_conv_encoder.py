@@ -52,7 +52,8 @@ def test_without_position_embeddings_only_the_sentence_edges_tell_positions_apar
 def test_conv_encoder_composes_with_every_decoder_and_output_layer(decoder, output):
     model = conv_model(decoder, output)
     source, lengths = torch.tensor([[5, 6, 7, 8], [9, 10, 0, 0]]), torch.tensor([4, 2])
-    logits, attention = model(source, lengths, torch.tensor([[2, 5], [2, 9]]))
+    result = model(source, lengths, torch.tensor([[2, 5], [2, 9]]))
+    logits, attention = result.logits, result.attention
     assert logits.shape == (2, 2, 30) and torch.all(attention[1, :, 2:] == 0)
     greedy = greedy_search(model, source, lengths, max_length=6)
     assert [h.tokens for h in beam_search(model, source, lengths, beam_size=1, max_length=6)] == [
@@ -66,7 +67,7 @@ def test_conditional_decoder_reads_an_lstm_encoder_too():
     config.encoder.hidden_size, config.decoder.hidden_size = 12, 12
     config.decoder.type, config.decoder.bridge = "conditional", "copy"
     model = build_model(config, 30, 30).eval()
-    logits, _ = model(torch.tensor([[5, 6, 7]]), torch.tensor([3]), torch.tensor([[2, 5]]))
+    logits = model(torch.tensor([[5, 6, 7]]), torch.tensor([3]), torch.tensor([[2, 5]])).logits
     assert logits.shape == (1, 2, 30)
 
 
@@ -105,7 +106,7 @@ def test_conditional_decoder_fits_a_small_batch():
     target_out[torch.arange(32), lengths] = 3
     optimizer = torch.optim.Adam(model.parameters(), lr=0.01)
     for _ in range(800):  # it sits on a plateau for a few hundred updates first
-        logits, _ = model(source, lengths, target_in)
+        logits = model(source, lengths, target_in).logits
         loss = torch.nn.functional.cross_entropy(logits.reshape(-1, 30), target_out.reshape(-1), ignore_index=0)
         optimizer.zero_grad()
         loss.backward()

@@ -42,10 +42,9 @@ def test_dot_model_equals_a_tied_linear_model():
     config.output_layer.type, config.output_layer.score = "wean", "dot"
     model = build_model(config, 20, 20).eval()
     source, lengths, previous = torch.randint(4, 20, (2, 6)), torch.tensor([6, 6]), torch.randint(4, 20, (2, 4))
-    logits, _ = model(source, lengths, previous)
-    encoded = model.encode(source, lengths)
-    query, _, _ = model.decoder(previous, encoded, model.decoder.init_state(encoded))
-    tied_logits = nn.functional.linear(query, model.decoder.embedding.weight)
+    output = model(source, lengths, previous)
+    tied_logits = nn.functional.linear(output.queries, model.decoder.embedding.weight)
+    logits = output.logits
     assert torch.allclose(torch.log_softmax(logits, -1), torch.log_softmax(tied_logits, -1), atol=1e-6)
 
 

@@ -29,15 +29,15 @@ PREVIOUS = torch.tensor([[2, 5, 6], [2, 7, 8]])
 @pytest.mark.parametrize("variant", ["none", "attention", "gates"])
 def test_variants_mask_padding_and_keep_the_search_contract(variant):
     model = model_with(variant)
-    model.decoder.keep_maps = True
-    logits, attention = model(SOURCE, LENGTHS, PREVIOUS)
+    output = model(SOURCE, LENGTHS, PREVIOUS, extras=True)
+    logits, attention = output.logits, output.attention
     assert logits.shape == (2, 3, 25) and attention.shape == (2, 3, 5)
     assert torch.all(attention[1, :, 3:] == 0)
     if variant != "none":
-        word = torch.cat(model.decoder.maps["word"], 1)
+        word = output.extras["word_attention"]
         assert torch.all(word[1, :, 3:] == 0) and torch.allclose(word.sum(-1), torch.ones(2, 3))
     if variant == "gates":
-        gates = torch.cat(model.decoder.maps["gate"], 1)
+        gates = output.extras["gate"]
         assert gates.shape == (2, 3) and torch.all((gates > 0) & (gates < 1))
     greedy = greedy_search(model, SOURCE, LENGTHS, max_length=8)
     beam = beam_search(model, SOURCE, LENGTHS, beam_size=1, max_length=8)
@@ -51,10 +51,10 @@ def test_closed_gates_reduce_to_the_hidden_context_model():
     with torch.no_grad():
         gated.decoder.gate.weight.zero_()
         gated.decoder.gate.bias.fill_(60.0)  # sigmoid(60) == 1 in float32
-    assert torch.allclose(gated(SOURCE, LENGTHS, PREVIOUS)[0], baseline(SOURCE, LENGTHS, PREVIOUS)[0], atol=1e-6)
+    assert torch.allclose(gated(SOURCE, LENGTHS, PREVIOUS).logits, baseline(SOURCE, LENGTHS, PREVIOUS).logits, atol=1e-6)
     with torch.no_grad():
         gated.decoder.gate.bias.fill_(-60.0)  # now only the word context: the outputs change
-    assert not torch.allclose(gated(SOURCE, LENGTHS, PREVIOUS)[0], baseline(SOURCE, LENGTHS, PREVIOUS)[0])
+    assert not torch.allclose(gated(SOURCE, LENGTHS, PREVIOUS).logits, baseline(SOURCE, LENGTHS, PREVIOUS).logits)
 
 
 def test_word_attention_needs_the_bahdanau_decoder(tmp_path):

@@ -160,6 +160,9 @@ class GenerationConfig:
 class Config:
     name: str = "model"
     model_dir: str = ""  # where checkpoints, logs and the final model go
+    # Python files of the user's own components (wean/registry.py), imported before the rest is
+    # read: their registered names can then be chosen like wean's own
+    plugins: list[str] = field(default_factory=list)
     data: DataConfig = field(default_factory=DataConfig)
     model: ModelConfig = field(default_factory=ModelConfig)
     training: TrainingConfig = field(default_factory=TrainingConfig)
@@ -172,12 +175,9 @@ class Config:
         choices = {
             "data.tokenizer.type": (self.data.tokenizer.type, ("word", "char", "bpe", "unigram")),
             "data.tokenizer.corpus_tokenization": (self.data.tokenizer.corpus_tokenization, ("none", "ptb")),
-            "model.encoder.type": (self.model.encoder.type, ("lstm", "conv")),
-            "model.decoder.type": (self.model.decoder.type, ("luong", "bahdanau", "conditional")),
             "model.decoder.word_attention": (self.model.decoder.word_attention, ("none", "attention", "gates")),
             "model.decoder.attention": (self.model.decoder.attention, ("dot", "general", "concat")),
             "model.decoder.bridge": (self.model.decoder.bridge, ("copy", "linear", "zero")),
-            "model.output_layer.type": (self.model.output_layer.type, ("linear", "wean")),
             "model.output_layer.score": (self.model.output_layer.score, ("dot", "general", "concat")),
             "training.selection_metric": (self.training.selection_metric, ("loss", "bleu", "sari", "rouge2")),
             "training.precision": (self.training.precision, ("fp32", "bf16")),
@@ -200,19 +200,15 @@ class Config:
             raise WeanError(f"config: data.control / generation.control: {error}") from None
         if self.model.share_embeddings and not self.data.tokenizer.shared_vocab:
             raise WeanError("config: model.share_embeddings needs data.tokenizer.shared_vocab: true")
+        from wean.registry import DECODERS, ENCODERS, OUTPUT_LAYERS  # the registered names, and their checks
+
         encoder, decoder = self.model.encoder, self.model.decoder
-        if encoder.type == "conv":
-            memory_size = self.model.embedding_size  # CNN-a and CNN-c both end at the embedding size
-            if decoder.bridge != "zero":
-                raise WeanError("config: the conv encoder has no final state; use model.decoder.bridge: zero")
-            if encoder.position_embeddings and (self.data.max_tokens > encoder.max_positions or not self.data.max_tokens):
-                raise WeanError(
-                    f"config: data.max_tokens ({self.data.max_tokens}) must be between 1 and "
-                    f"model.encoder.max_positions ({encoder.max_positions})"
-                )
-        else:
-            memory_size = encoder.hidden_size * (2 if encoder.bidirectional else 1)
-        if decoder.attention == "dot" and memory_size != decoder.hidden_size:
+        encoder_class = ENCODERS.get(encoder.type, "model.encoder.type")
+        for component in (encoder_class, DECODERS.get(decoder.type, "model.decoder.type"),
+                          OUTPUT_LAYERS.get(self.model.output_layer.type, "model.output_layer.type")):
+            component.check_config(self)
+        memory_size = encoder_class.state_size(self.model)
+        if decoder.attention == "dot" and memory_size not in (None, decoder.hidden_size):
             raise WeanError(
                 f"config: dot attention needs encoder states ({memory_size}) as large as "
                 f"model.decoder.hidden_size ({decoder.hidden_size}); use general or concat"
@@ -221,13 +217,7 @@ class Config:
             raise WeanError("config: model.decoder.word_attention needs model.decoder.type: bahdanau")
         if decoder.type != "luong" and decoder.input_feeding:
             raise WeanError("config: input_feeding is for the luong decoder; the others feed their contexts already")
-        output = self.model.output_layer
-        if output.type == "wean" and output.score == "dot" and decoder.hidden_size != self.model.embedding_size:
-            raise WeanError(
-                f"config: WEAN dot scores the query ({decoder.hidden_size}) against embeddings "
-                f"({self.model.embedding_size}); make them equal or use score general or concat"
-            )
-        if decoder.bridge == "copy" and (encoder.layers != decoder.layers or memory_size != decoder.hidden_size):
+        if decoder.bridge == "copy" and (encoder.layers != decoder.layers or memory_size not in (None, decoder.hidden_size)):
             raise WeanError(
                 "config: bridge copy needs as many encoder as decoder layers and equal state sizes; "
                 "use bridge: linear"
@@ -249,10 +239,34 @@ def _from_dict(cls, values: Any, where: str):
             raise WeanError(f"config: unknown key {path}{hint}")
         kind = hints[key]
         if dataclasses.is_dataclass(kind):
-            kwargs[key] = _from_dict(kind, value, path)
+            kwargs[key] = _from_dict(_section_class(kind, value, path), value, path)
         else:
             kwargs[key] = _coerce(value, kind, path)
     return cls(**kwargs)
+
+
+COMPONENT_SECTIONS = {  # config section -> the registry (wean/registry.py) its ``type`` names
+    "model.encoder": "ENCODERS",
+    "model.decoder": "DECODERS",
+    "model.output_layer": "OUTPUT_LAYERS",
+}
+
+
+def _section_class(kind: type, values: Any, path: str) -> type:
+    """A component section is read into the config dataclass its component registered (a subclass
+    of the section's own, with the component's extra keys); wean's own use the section's."""
+    if path not in COMPONENT_SECTIONS or not isinstance(values, dict):
+        return kind
+    import wean.registry
+
+    registry = getattr(wean.registry, COMPONENT_SECTIONS[path])
+    name = values.get("type", kind().type)
+    config = registry.entry(name, f"{path}.type").config if isinstance(name, str) else None
+    if config is None:
+        return kind
+    if not (isinstance(config, type) and issubclass(config, kind)):
+        raise WeanError(f"{registry.kind} {name!r}: its config class must be a dataclass subclass of {kind.__name__}")
+    return config
 
 
 def _coerce(value: Any, kind: Any, path: str):
@@ -275,6 +289,10 @@ def _coerce(value: Any, kind: Any, path: str):
 
 
 def config_from_dict(values: dict) -> Config:
+    if isinstance(values, dict) and values.get("plugins"):
+        from wean.registry import load_plugins
+
+        load_plugins(_coerce(values["plugins"], list[str], "plugins"))
     return _from_dict(Config, values, "").validate()
 
 

@@ -170,7 +170,7 @@ class Generator:
         self, sentences: list[str], source_tokens: list[list[str]], prefix, beam, batch_size, replace_unk, search
     ) -> list[Generation]:
         """Outputs for ``sentences``, given as the tokens the model reads (``source_tokens``)."""
-        limit = getattr(self.model.encoder, "max_positions", None)
+        limit = self.model.max_source_length
         for number, tokens in enumerate(source_tokens, start=1):
             if limit and len(tokens) + len(prefix) > limit:
                 raise WeanError(
@@ -246,19 +246,12 @@ class Generator:
         source_ids = torch.tensor([self.assets.source_vocabulary.encode(source_tokens)], device=device)
         target_ids = self.assets.target_vocabulary.encode(target_tokens, add_eos=True)
         previous = torch.tensor([[BOS_ID] + target_ids[:-1]], device=device)
-        decoder = self.model.decoder
-        encoded = self.model.encode(source_ids, torch.tensor([len(source_tokens)], device=device))
-        decoder.keep_maps = True
-        try:
-            queries, _, hidden = decoder(previous, encoded, decoder.init_state(encoded))
-            maps = getattr(decoder, "maps", {})
-        finally:
-            decoder.keep_maps = False
-        word = torch.cat(maps["word"], 1)[0] if maps.get("word") else None
-        gates = torch.cat(maps["gate"], 1)[0] if maps.get("gate") else None
-        spm = self.model.spm.alignment(queries, source_ids)[0] if self.model.spm is not None else None
-        word, gates, spm = (None if x is None else x.cpu() for x in (word, gates, spm))
-        return AttentionMaps(source_tokens, target_tokens + [EOS], hidden[0].cpu(), word, gates, spm)
+        output = self.model(source_ids, torch.tensor([len(source_tokens)], device=device), previous, extras=True)
+        word, gates, spm = (
+            output.extras[name][0].cpu() if name in output.extras else None
+            for name in ("word_attention", "gate", "source_prediction")
+        )
+        return AttentionMaps(source_tokens, target_tokens + [EOS], output.attention[0].cpu(), word, gates, spm)
 
     def _finish(
         self, sentence: str, source_tokens: list[str], hypothesis: Hypothesis, replace_unk: bool, prefix: int

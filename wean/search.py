@@ -21,8 +21,7 @@ from typing import Sequence
 import torch
 
 from wean.data.vocabulary import BOS_ID, EOS_ID, PAD_ID
-from wean.models.decoder import DecoderState
-from wean.models.encoder import EncoderOutput
+from wean.models.interfaces import DecoderState, EncoderOutput
 from wean.models.model import EncoderDecoder
 
 NEG_INF = float("-inf")
@@ -40,10 +39,9 @@ def _step(
     model: EncoderDecoder, previous: torch.Tensor, encoded: EncoderOutput, state: DecoderState,
     banned_ids: torch.Tensor,
 ) -> tuple[torch.Tensor, DecoderState, torch.Tensor]:
-    attentional, state, attention = model.decoder(previous.unsqueeze(1), encoded, state)
-    log_probs = torch.log_softmax(model.output_layer(attentional.squeeze(1)).float(), dim=-1)
-    log_probs[:, banned_ids] = NEG_INF
-    return log_probs, state, attention.squeeze(1)
+    step = model.decode_step(previous, encoded, state)
+    step.log_probs[:, banned_ids] = NEG_INF
+    return step.log_probs, step.state, step.attention
 
 
 def _banned(banned_ids: Sequence[int], device: torch.device) -> torch.Tensor:
@@ -90,7 +88,7 @@ def greedy_search(
     never written (nor are <pad> and <bos>)."""
     banned = _banned(banned_ids, source.device)
     encoded = model.encode(source, lengths)
-    state = model.decoder.init_state(encoded)
+    state = model.init_state(encoded)
     batch = source.size(0)
     previous = torch.full((batch,), BOS_ID, dtype=torch.long, device=source.device)
     finished = torch.zeros(batch, dtype=torch.bool, device=source.device)
@@ -135,7 +133,7 @@ def beam_search(
     batch, k, device = source.size(0), beam_size, source.device
     source_length = source.size(1)
     encoded = model.encode(source, lengths).repeat(k)
-    state = model.decoder.init_state(encoded)
+    state = model.init_state(encoded)
     offsets = (torch.arange(batch, device=device) * k).unsqueeze(1)
 
     alive_scores = torch.full((batch, k), NEG_INF, device=device)

@@ -393,10 +393,9 @@ def loss_sum(model, batch, criterion, with_spm: bool, bf16: bool = False) -> tor
     """Cross-entropy summed over the target tokens, plus SPM's bag-of-words loss if asked.
     ``bf16``: the forward pass under bfloat16 autocast; the losses are still taken in fp32."""
     with torch.autocast(batch.source.device.type, dtype=torch.bfloat16, enabled=bf16):
-        queries, _ = model.teacher_forced(batch.source, batch.source_lengths, batch.target_input)
-        logits = model.output_layer(queries)
-        spm_loss = model.spm.loss(queries, batch.source, batch.source_lengths) if with_spm else 0.0
-    targets = model.loss_targets(batch.target_output)
+        output = model(batch.source, batch.source_lengths, batch.target_input)
+        spm_loss = model.spm.loss(output.queries, batch.source, batch.source_lengths) if with_spm else 0.0
+    logits, targets = output.logits, model.loss_targets(batch.target_output)
     return criterion(logits.float().reshape(-1, logits.size(-1)), targets.reshape(-1)) + spm_loss
 
 

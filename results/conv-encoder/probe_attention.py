@@ -41,10 +41,8 @@ def keys_cosine_with_unk_sentence(model, sources: list[list[int]]) -> float:
 
 
 def teacher_forced_attention(model, source: list[int], target: list[int]) -> torch.Tensor:
-    encoded = model.encode(torch.tensor([source]), torch.tensor([len(source)]))
-    decoder = model.decoder
-    *_, attention = decoder(torch.tensor([[BOS_ID] + target[:-1]]), encoded, decoder.init_state(encoded))
-    return attention[0]  # (target, source)
+    output = model(torch.tensor([source]), torch.tensor([len(source)]), torch.tensor([[BOS_ID] + target[:-1]]))
+    return output.attention[0]  # (target, source)
 
 
 def shuffle_probe(model, sources, targets, seed: int = 0) -> tuple[float, float]:

@@ -35,7 +35,7 @@ def pad_mass(generator) -> dict:
     tokens = 0
     for chunk in make_batches(examples, 64):
         batch = collate(chunk)
-        logits = model(batch.source, batch.source_lengths, batch.target_input)[0].float()
+        logits = model(batch.source, batch.source_lengths, batch.target_input).logits.float()
         real = batch.target_output >= 0
         targets = batch.target_output.clamp(min=0).unsqueeze(-1)
         log_probs = logits.log_softmax(-1)

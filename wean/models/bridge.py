@@ -10,6 +10,8 @@ from __future__ import annotations
 import torch
 from torch import nn
 
+from wean.models.interfaces import EncoderOutput
+
 
 class Bridge(nn.Module):
     def __init__(self, kind: str, encoder_size: int, decoder_size: int, decoder_layers: int):
@@ -21,15 +23,18 @@ class Bridge(nn.Module):
             self.hidden = nn.Linear(encoder_size, decoder_size)
             self.cell = nn.Linear(encoder_size, decoder_size)
 
-    def forward(self, final: tuple[torch.Tensor, torch.Tensor]) -> tuple[torch.Tensor, torch.Tensor]:
-        h, c = final
+    def forward(self, encoded: EncoderOutput) -> tuple[torch.Tensor, torch.Tensor]:
+        if self.kind == "zero":
+            states = encoded.states
+            zeros = states.new_zeros(self.decoder_layers, states.size(0), self.decoder_size)
+            return zeros, zeros.clone()
+        if encoded.final is None:
+            raise ValueError(f"bridge {self.kind!r} needs an encoder with a final state; use zero")
+        h, c = encoded.final
         if self.kind == "copy":
             return h.contiguous(), c.contiguous()
-        if self.kind == "linear":
-            layers = self.decoder_layers
-            return (
-                torch.tanh(self.hidden(h[-1])).unsqueeze(0).repeat(layers, 1, 1),
-                self.cell(c[-1]).unsqueeze(0).repeat(layers, 1, 1),
-            )
-        zeros = h.new_zeros(self.decoder_layers, h.size(1), self.decoder_size)
-        return zeros, zeros.clone()
+        layers = self.decoder_layers
+        return (
+            torch.tanh(self.hidden(h[-1])).unsqueeze(0).repeat(layers, 1, 1),
+            self.cell(c[-1]).unsqueeze(0).repeat(layers, 1, 1),
+        )

@@ -18,11 +18,13 @@ from torch import nn
 from wean.config import DecoderConfig
 from wean.models.attention import LuongAttention
 from wean.models.bridge import Bridge
-from wean.models.decoder import DecoderState
-from wean.models.encoder import EncoderOutput
+from wean.models.interfaces import DecoderState
+from wean.models.recurrent_decoder import RecurrentDecoder, lstm
+from wean.registry import DECODERS
 
 
-class ConditionalLSTMDecoder(nn.Module):
+@DECODERS.register("conditional")
+class ConditionalLSTMDecoder(RecurrentDecoder):
     def __init__(self, embedding: nn.Embedding, config: DecoderConfig, memory_size: int, dropout: float = 0.0):
         super().__init__()
         embedding_size = embedding.embedding_dim
@@ -31,31 +33,11 @@ class ConditionalLSTMDecoder(nn.Module):
         self.bridge = Bridge(config.bridge, memory_size, config.hidden_size, config.layers)
         self.state_to_query = nn.Linear(config.hidden_size, embedding_size)  # W_d, b_d
         self.attention = LuongAttention(embedding_size, memory_size, "dot" if memory_size == embedding_size else "general")
-        self.rnn = nn.LSTM(
-            embedding_size + memory_size,
-            config.hidden_size,
-            num_layers=config.layers,
-            dropout=config.dropout if config.layers > 1 else 0.0,
-            batch_first=True,
-        )
+        self.rnn = lstm(embedding_size + memory_size, config)
         self.dropout = nn.Dropout(dropout)
 
-    def init_state(self, encoder_output: EncoderOutput) -> DecoderState:
-        return DecoderState(
-            self.bridge(encoder_output.final), None, self.attention.project_keys(encoder_output.attention_keys)
-        )
-
-    def forward(
-        self, previous: torch.Tensor, encoder_output: EncoderOutput, state: DecoderState
-    ) -> tuple[torch.Tensor, DecoderState, torch.Tensor]:
-        embedded = self.dropout(self.embedding(previous))
-        hidden = state.hidden
-        outputs, attention = [], []
-        for t in range(previous.size(1)):
-            g = embedded[:, t : t + 1]
-            d = self.state_to_query(hidden[0][0].unsqueeze(1)) + g
-            context, weights = self.attention(d, state.projected_keys, encoder_output.states, encoder_output.mask)
-            output, hidden = self.rnn(torch.cat([g, context], dim=-1), hidden)
-            outputs.append(self.dropout(output))
-            attention.append(weights)
-        return torch.cat(outputs, 1), DecoderState(hidden, None, state.projected_keys), torch.cat(attention, 1)
+    def step(self, g, encoded, state, values):
+        d = self.state_to_query(state.hidden[0][0].unsqueeze(1)) + g
+        context, weights = self.attention(d, state.projected_keys, encoded.states, encoded.mask)
+        output, hidden = self.rnn(torch.cat([g, context], dim=-1), state.hidden)
+        return self.dropout(output), DecoderState(hidden, None, state.projected_keys), weights, {}

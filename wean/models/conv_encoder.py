@@ -29,7 +29,9 @@ import torch
 from torch import nn
 
 from wean.config import EncoderConfig
-from wean.models.encoder import EncoderOutput
+from wean.errors import WeanError
+from wean.models.interfaces import Encoder, EncoderOutput
+from wean.registry import ENCODERS
 
 
 def default_attention_layers(layers: int) -> int:
@@ -50,12 +52,13 @@ class ConvBlock(nn.Module):
         return torch.tanh(y + x if self.residual else y)
 
 
-class ConvEncoder(nn.Module):
+@ENCODERS.register("conv")
+class ConvEncoder(Encoder):
     def __init__(self, embedding: nn.Embedding, config: EncoderConfig, embedding_dropout: float = 0.0):
         super().__init__()
         size = embedding.embedding_dim
         self.embedding = embedding
-        self.max_positions = config.max_positions if config.position_embeddings else None
+        self.max_source_length = config.max_positions if config.position_embeddings else None
         self.positions = nn.Embedding(config.max_positions, size) if config.position_embeddings else None
         self.dropout = nn.Dropout(embedding_dropout)
         self.up = nn.Linear(size, config.hidden_size) if config.hidden_size != size else nn.Identity()
@@ -68,10 +71,25 @@ class ConvEncoder(nn.Module):
         self.value_cnn = nn.ModuleList(ConvBlock(size, config.kernel_width) for _ in range(value_layers))
         self.output_size = size
 
+    @classmethod
+    def state_size(cls, model_config) -> int:
+        return model_config.embedding_size  # CNN-a and CNN-c both end at the embedding size
+
+    @classmethod
+    def check_config(cls, config) -> None:
+        encoder = config.model.encoder
+        if config.model.decoder.bridge != "zero":
+            raise WeanError("config: the conv encoder has no final state; use model.decoder.bridge: zero")
+        if encoder.position_embeddings and (config.data.max_tokens > encoder.max_positions or not config.data.max_tokens):
+            raise WeanError(
+                f"config: data.max_tokens ({config.data.max_tokens}) must be between 1 and "
+                f"model.encoder.max_positions ({encoder.max_positions})"
+            )
+
     def forward(self, source: torch.Tensor, lengths: torch.Tensor) -> EncoderOutput:
-        batch, length = source.shape
-        if self.max_positions is not None and length > self.max_positions:
-            raise ValueError(f"a source of {length} tokens is longer than max_positions {self.max_positions}")
+        length = source.size(1)
+        if self.max_source_length is not None and length > self.max_source_length:
+            raise ValueError(f"a source of {length} tokens is longer than max_positions {self.max_source_length}")
         mask = torch.arange(length, device=source.device).unsqueeze(0) < lengths.to(source.device).unsqueeze(1)
         words = self.embedding(source)
         embedded = words
@@ -90,5 +108,4 @@ class ConvEncoder(nn.Module):
             values = block(values, keep)
         values = values.transpose(1, 2)
 
-        empty = values.new_zeros(1, batch, self.output_size)
-        return EncoderOutput(values, mask, (empty, empty), words, keys=keys)
+        return EncoderOutput(values, mask, words, keys=keys)  # no final state: the decoder starts from zeros

@@ -12,25 +12,23 @@ from torch import nn
 
 from wean.config import ModelConfig
 from wean.data.vocabulary import PAD_ID
-from wean.models.decoder import LSTMDecoder
-from wean.models.encoder import EncoderOutput, LSTMEncoder
-from wean.models.output_layer import LinearOutput, WeanOutput
+from wean.models.interfaces import (
+    Decoder, DecoderState, Encoder, EncoderOutput, ModelOutput, OutputLayer, StepOutput,
+)
 from wean.models.selective_gate import SelectiveGate
 from wean.models.spm import SourcePredictionModule
-from wean.models.conditional_decoder import ConditionalLSTMDecoder
-from wean.models.conv_encoder import ConvEncoder
-from wean.models.word_attention import WordAttentionDecoder
-
-DECODERS = {"luong": LSTMDecoder, "bahdanau": WordAttentionDecoder, "conditional": ConditionalLSTMDecoder}
-ENCODERS = {"lstm": LSTMEncoder, "conv": ConvEncoder}
+from wean.registry import DECODERS, ENCODERS, OUTPUT_LAYERS
 
 
 class EncoderDecoder(nn.Module):
+    """The model contract (:mod:`wean.models.interfaces`): everything outside ``wean/models``
+    drives a model through these calls only."""
+
     def __init__(
         self,
-        encoder: nn.Module,
-        decoder: nn.Module,
-        output_layer: nn.Module,
+        encoder: Encoder,
+        decoder: Decoder,
+        output_layer: OutputLayer,
         selective_gate: nn.Module | None = None,
         spm: SourcePredictionModule | None = None,
     ):
@@ -41,30 +39,40 @@ class EncoderDecoder(nn.Module):
         self.output_layer = output_layer
         self.spm = spm  # training only
 
+    @property
+    def max_source_length(self) -> int | None:
+        """Longer sources are refused by the encoder; None: no limit."""
+        return self.encoder.max_source_length
+
     def encode(self, source: torch.Tensor, lengths: torch.Tensor) -> EncoderOutput:
         encoded = self.encoder(source, lengths)
         return self.selective_gate(encoded) if self.selective_gate is not None else encoded
 
+    def init_state(self, encoded: EncoderOutput) -> DecoderState:
+        return self.decoder.init_state(encoded)
+
+    def decode_step(self, previous: torch.Tensor, encoded: EncoderOutput, state: DecoderState) -> StepOutput:
+        """One step of search: ``previous`` (batch,) the last word of each row."""
+        output = self.decoder(previous.unsqueeze(1), encoded, state)
+        log_probs = torch.log_softmax(self.output_layer(output.queries.squeeze(1)).float(), dim=-1)
+        return StepOutput(log_probs, output.state, output.attention.squeeze(1))
+
     def loss_targets(self, targets: torch.Tensor) -> torch.Tensor:
         """The targets the loss compares with: the output layer may not generate every word."""
-        map_targets = getattr(self.output_layer, "map_targets", None)
-        return map_targets(targets) if map_targets else targets
-
-    def teacher_forced(
-        self, source: torch.Tensor, lengths: torch.Tensor, target_input: torch.Tensor
-    ) -> tuple[torch.Tensor, torch.Tensor]:
-        """The decoder's attentional states (batch, target, hidden), the output layer's queries,
-        and the attention (batch, target, source) given the true previous words."""
-        encoded = self.encode(source, lengths)
-        attentional, _, attention = self.decoder(target_input, encoded, self.decoder.init_state(encoded))
-        return attentional, attention
+        return self.output_layer.map_targets(targets)
 
     def forward(
-        self, source: torch.Tensor, lengths: torch.Tensor, target_input: torch.Tensor
-    ) -> tuple[torch.Tensor, torch.Tensor]:
-        """Teacher-forced logits (batch, target, vocabulary) and attention (batch, target, source)."""
-        attentional, attention = self.teacher_forced(source, lengths, target_input)
-        return self.output_layer(attentional), attention
+        self, source: torch.Tensor, lengths: torch.Tensor, target_input: torch.Tensor, extras: bool = False
+    ) -> ModelOutput:
+        """Teacher-forced: the true previous words ``target_input`` (batch, steps), <bos> first.
+        With ``extras``, what the variant computes besides (see :mod:`wean.models.interfaces`)."""
+        encoded = self.encode(source, lengths)
+        decoded = self.decoder(target_input, encoded, self.decoder.init_state(encoded), extras=extras)
+        logits = self.output_layer(decoded.queries)
+        kept = dict(decoded.extras)
+        if extras and self.spm is not None:
+            kept["source_prediction"] = self.spm.alignment(decoded.queries, source)
+        return ModelOutput(logits, decoded.queries, decoded.attention, kept)
 
 
 def build_model(config: ModelConfig, source_vocabulary_size: int, target_vocabulary_size: int) -> EncoderDecoder:
@@ -75,18 +83,14 @@ def build_model(config: ModelConfig, source_vocabulary_size: int, target_vocabul
         target_embedding = source_embedding
     else:
         target_embedding = nn.Embedding(target_vocabulary_size, config.embedding_size, padding_idx=PAD_ID)
-    encoder = ENCODERS[config.encoder.type](source_embedding, config.encoder, config.dropout)
-    decoder = DECODERS[config.decoder.type](target_embedding, config.decoder, encoder.output_size, config.dropout)
-    output = config.output_layer
-    if output.type == "wean":
-        output_layer = WeanOutput(
-            target_embedding, config.decoder.hidden_size, output.score, output.bias, output.detach_embeddings
-        )
-    else:
-        output_layer = LinearOutput(config.decoder.hidden_size, target_vocabulary_size)
-    gate = None
-    if config.encoder.selective_gate:
-        gate = SelectiveGate(encoder.output_size, sentence_from_final_state=config.encoder.type == "lstm")
+    encoder = ENCODERS.get(config.encoder.type).build(config.encoder, source_embedding, config.dropout)
+    decoder = DECODERS.get(config.decoder.type).build(
+        config.decoder, target_embedding, encoder.output_size, config.dropout
+    )
+    output_layer = OUTPUT_LAYERS.get(config.output_layer.type).build(
+        config.output_layer, target_embedding, config.decoder.hidden_size, target_vocabulary_size
+    )
+    gate = SelectiveGate(encoder.output_size) if config.encoder.selective_gate else None
     spm = None
     if config.spm.enabled:
         spm = SourcePredictionModule(config.decoder.hidden_size, source_vocabulary_size, config.spm.c)

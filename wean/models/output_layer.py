@@ -32,22 +32,31 @@ from torch import nn
 from torch.utils.checkpoint import checkpoint
 
 from wean.data.vocabulary import PAD_ID, UNK_ID
+from wean.errors import WeanError
+from wean.models.interfaces import OutputLayer
+from wean.registry import OUTPUT_LAYERS
 
 NEG_INF = float("-inf")
 
 
-class LinearOutput(nn.Module):
+@OUTPUT_LAYERS.register("linear")
+class LinearOutput(OutputLayer):
     """The usual softmax layer: logits = W q + b, with its own |V| x H matrix."""
 
     def __init__(self, hidden_size: int, vocabulary_size: int):
         super().__init__()
         self.projection = nn.Linear(hidden_size, vocabulary_size)
 
+    @classmethod
+    def build(cls, config, embedding, hidden_size, vocabulary_size):
+        return cls(hidden_size, vocabulary_size)
+
     def forward(self, query: torch.Tensor) -> torch.Tensor:
         return self.projection(query)
 
 
-class WeanOutput(nn.Module):
+@OUTPUT_LAYERS.register("wean")
+class WeanOutput(OutputLayer):
     def __init__(
         self,
         embedding: nn.Embedding,
@@ -77,6 +86,19 @@ class WeanOutput(nn.Module):
         # True for words that may be generated; saved with the weights
         self.register_buffer("candidates", torch.ones(embedding.num_embeddings, dtype=torch.bool))
         self._cache: tuple | None = None
+
+    @classmethod
+    def build(cls, config, embedding, hidden_size, vocabulary_size):
+        return cls(embedding, hidden_size, config.score, config.bias, config.detach_embeddings)
+
+    @classmethod
+    def check_config(cls, config) -> None:
+        model = config.model
+        if model.output_layer.score == "dot" and model.decoder.hidden_size != model.embedding_size:
+            raise WeanError(
+                f"config: WEAN dot scores the query ({model.decoder.hidden_size}) against embeddings "
+                f"({model.embedding_size}); make them equal or use score general or concat"
+            )
 
     def set_candidates(self, word_ids: list[int]) -> None:
         """Only these words (and <pad>, a training class of SPM that search never emits) may be

@@ -18,17 +18,16 @@ from dataclasses import replace
 import torch
 from torch import nn
 
-from wean.models.encoder import EncoderOutput
+from wean.models.interfaces import EncoderOutput
 
 
 class SelectiveGate(nn.Module):
-    def __init__(self, size: int, sentence_from_final_state: bool = True):
+    def __init__(self, size: int):
         super().__init__()
         self.gate = nn.Linear(2 * size, size)
-        self.sentence_from_final_state = sentence_from_final_state
 
     def sentence_vector(self, encoded: EncoderOutput) -> torch.Tensor:
-        if self.sentence_from_final_state:
+        if encoded.final is not None:
             return encoded.final[0][-1]  # (batch, size)
         mask = encoded.mask.unsqueeze(-1).to(encoded.states.dtype)
         return (encoded.states * mask).sum(1) / mask.sum(1)

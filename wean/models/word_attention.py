@@ -29,8 +29,9 @@ How each equation maps onto the LSTM (H decoder size, E embedding size, M encode
          contexts where the paper gates them); any output layer, WEAN's included, reads q_i.
 
 s_{i-1} is the top layer's output. Every step depends on the previous one, so training runs step
-by step. For the figures, :attr:`keep_maps` makes the decoder keep a, b and the mean gate of
-every step (the paper's Figure 2 plots o a + (1 - o) b with o the mean of o_i, Figure 3 1 - o).
+by step. For the figures, asked for ``extras``, the decoder returns b (``word_attention``) and
+the mean gate (``gate``) of every step (the paper's Figure 2 plots o a + (1 - o) b with o the
+mean of o_i, Figure 3 1 - o).
 """
 
 from __future__ import annotations
@@ -41,13 +42,15 @@ from torch import nn
 from wean.config import DecoderConfig
 from wean.models.attention import LuongAttention
 from wean.models.bridge import Bridge
-from wean.models.decoder import DecoderState
-from wean.models.encoder import EncoderOutput
+from wean.models.interfaces import DecoderState, EncoderOutput
+from wean.models.recurrent_decoder import RecurrentDecoder, lstm
+from wean.registry import DECODERS
 
 VARIANTS = ("none", "attention", "gates")
 
 
-class WordAttentionDecoder(nn.Module):
+@DECODERS.register("bahdanau")
+class WordAttentionDecoder(RecurrentDecoder):
     def __init__(self, embedding: nn.Embedding, config: DecoderConfig, memory_size: int, dropout: float = 0.0):
         super().__init__()
         if config.word_attention not in VARIANTS:
@@ -64,57 +67,35 @@ class WordAttentionDecoder(nn.Module):
             self.word_context = nn.Linear(embedding_size, hidden, bias=False)  # C^b
         if self.variant == "gates":
             self.gate = nn.Linear(embedding_size + hidden + memory_size + embedding_size, hidden)
-        self.rnn = nn.LSTM(
-            embedding_size + hidden,
-            hidden,
-            num_layers=config.layers,
-            dropout=config.dropout if config.layers > 1 else 0.0,
-            batch_first=True,
-        )
+        self.rnn = lstm(embedding_size + hidden, config)
         self.readout = nn.Linear(embedding_size + 2 * hidden, hidden)
         self.dropout = nn.Dropout(dropout)
-        self.keep_maps = False
-        self.maps: dict[str, list[torch.Tensor]] = {}
 
-    def init_state(self, encoder_output: EncoderOutput) -> DecoderState:
-        hidden = self.bridge(encoder_output.final)
-        word_keys = None
+    def init_state(self, encoded: EncoderOutput) -> DecoderState:
+        state = super().init_state(encoded)
         if self.variant != "none":
-            word_keys = self.word_attention.project_keys(self.dropout(encoder_output.embedded))
-        return DecoderState(hidden, None, self.attention.project_keys(encoder_output.attention_keys), word_keys)
+            state.source_side["word_keys"] = self.word_attention.project_keys(self.dropout(encoded.embedded))
+        return state
 
-    def forward(
-        self, previous: torch.Tensor, encoder_output: EncoderOutput, state: DecoderState
-    ) -> tuple[torch.Tensor, DecoderState, torch.Tensor]:
-        """Same contract as :class:`~wean.models.decoder.LSTMDecoder`: attentional states (the
-        queries q_i), the state after the last step, and the hidden attention a."""
-        embedded = self.dropout(self.embedding(previous))
-        words = self.dropout(encoder_output.embedded) if self.variant != "none" else None
-        hidden = state.hidden
-        queries, hidden_attention = [], []
-        if self.keep_maps:
-            self.maps = {"hidden": [], "word": [], "gate": []}
-        for t in range(previous.size(1)):
-            y = embedded[:, t : t + 1]  # (batch, 1, E)
-            s = hidden[0][-1].unsqueeze(1)  # s_{i-1}, top layer: (batch, 1, H)
-            c_a, a = self.attention(s, state.projected_keys, encoder_output.states, encoder_output.mask)
-            mixed = self.hidden_context(c_a)
-            if self.variant != "none":
-                c_b, b = self.word_attention(s, state.projected_word_keys, words, encoder_output.mask)
-                word_part = self.word_context(c_b)
-                if self.variant == "gates":
-                    o = torch.sigmoid(self.gate(torch.cat([y, s, c_a, c_b], dim=-1)))
-                    mixed = o * mixed + (1 - o) * word_part
-                else:
-                    mixed = mixed + word_part
-            output, hidden = self.rnn(torch.cat([y, mixed], dim=-1), hidden)
-            queries.append(self.dropout(torch.tanh(self.readout(torch.cat([y, output, mixed], dim=-1)))))
-            hidden_attention.append(a)
-            if self.keep_maps:
-                self.maps["hidden"].append(a)
-                if self.variant != "none":
-                    self.maps["word"].append(b)
-                if self.variant == "gates":
-                    self.maps["gate"].append(o.mean(-1))
-        new_state = DecoderState(hidden, None, state.projected_keys, state.projected_word_keys)
-        return torch.cat(queries, 1), new_state, torch.cat(hidden_attention, 1)
+    def source_values(self, encoded: EncoderOutput):
+        return self.dropout(encoded.embedded) if self.variant != "none" else None
+
+    def step(self, y, encoded, state, words):
+        """y: E y_{i-1} (batch, 1, E); words: the source embeddings x_j, attended by word attention."""
+        s = state.hidden[0][-1].unsqueeze(1)  # s_{i-1}, top layer: (batch, 1, H)
+        c_a, a = self.attention(s, state.projected_keys, encoded.states, encoded.mask)
+        mixed = self.hidden_context(c_a)
+        extras = {}
+        if self.variant != "none":
+            c_b, b = self.word_attention(s, state.source_side["word_keys"], words, encoded.mask)
+            extras["word_attention"] = b
+            word_part = self.word_context(c_b)
+            if self.variant == "gates":
+                o = torch.sigmoid(self.gate(torch.cat([y, s, c_a, c_b], dim=-1)))
+                mixed = o * mixed + (1 - o) * word_part
+                extras["gate"] = o.mean(-1)
+            else:
+                mixed = mixed + word_part
+        output, hidden = self.rnn(torch.cat([y, mixed], dim=-1), state.hidden)
+        query = self.dropout(torch.tanh(self.readout(torch.cat([y, output, mixed], dim=-1))))
+        return query, DecoderState(hidden, None, state.projected_keys, state.source_side), a, extras

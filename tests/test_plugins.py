@@ -1,0 +1,125 @@
+"""A component from outside the package: registered in a user's file, chosen by one config key,
+trained, saved and loaded back, without an edit to wean."""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+import yaml
+
+from synthetic import reverse_pairs, tiny_config, write_corpus
+from wean.config import config_from_dict, load_config
+from wean.errors import WeanError
+from wean.generator import load
+from wean.registry import OUTPUT_LAYERS, Registry
+from wean.training import Trainer
+
+PLUGIN = textwrap.dedent('''
+    """An output layer wean does not have: a linear layer whose logits are divided by a
+    temperature, which its own config key sets."""
+    from dataclasses import dataclass
+
+    from torch import nn
+
+    from wean.config import OutputLayerConfig
+    from wean.models.interfaces import OutputLayer
+    from wean.registry import OUTPUT_LAYERS
+
+
+    @dataclass
+    class TemperedOutputConfig(OutputLayerConfig):
+        temperature: float = 1.0
+
+
+    @OUTPUT_LAYERS.register("tempered-linear", config=TemperedOutputConfig)
+    class TemperedLinearOutput(OutputLayer):
+        def __init__(self, hidden_size, vocabulary_size, temperature):
+            super().__init__()
+            self.projection = nn.Linear(hidden_size, vocabulary_size)
+            self.temperature = temperature
+
+        @classmethod
+        def build(cls, config, embedding, hidden_size, vocabulary_size):
+            return cls(hidden_size, vocabulary_size, config.temperature)
+
+        def forward(self, queries):
+            return self.projection(queries) / self.temperature
+''')
+
+
+@pytest.fixture(scope="module")
+def plugin(tmp_path_factory):
+    """One file for the module: a name registered from two different files is refused."""
+    path = tmp_path_factory.mktemp("user") / "my_components.py"
+    path.write_text(PLUGIN, encoding="utf-8")
+    return path
+
+
+def plugin_config(tmp_path, plugin, **output_layer):
+    data = write_corpus(tmp_path / "data")
+    values = tiny_config(data, tmp_path / "model").to_dict()
+    values["plugins"] = [str(plugin)]
+    values["model"]["output_layer"] = {"type": "tempered-linear", **output_layer}
+    return values
+
+
+def test_an_output_layer_from_a_users_file_trains_saves_and_generates(tmp_path, plugin):
+    config = config_from_dict(plugin_config(tmp_path, plugin, temperature=0.5))
+    assert config.model.output_layer.temperature == 0.5
+    trainer = Trainer(config)
+    assert type(trainer.model.output_layer).__name__ == "TemperedLinearOutput"
+    trainer.train()
+
+    saved = yaml.safe_load((tmp_path / "model" / "config.yaml").read_text())
+    assert saved["model"]["output_layer"]["temperature"] == 0.5
+    generator = load(tmp_path / "model")
+    assert type(generator.model.output_layer).__name__ == "TemperedLinearOutput"
+    assert generator.model.output_layer.temperature == 0.5
+    sources, targets = reverse_pairs(200, seed=7)
+    outputs = [g.text for g in generator.generate(sources, beam=5)]
+    assert sum(o == t for o, t in zip(outputs, targets)) / len(targets) >= 0.9
+
+
+def test_a_plugins_keys_are_checked_like_wean_s_own(tmp_path, plugin):
+    with pytest.raises(WeanError, match=r"unknown key model.output_layer.temprature \(did you mean temperature\?\)"):
+        config_from_dict(plugin_config(tmp_path, plugin, temprature=0.5))
+    with pytest.raises(WeanError, match="model.output_layer.temperature must be float"):
+        config_from_dict(plugin_config(tmp_path, plugin, temperature="hot"))
+
+
+def test_unknown_type_names_every_registered_choice_plugins_included(tmp_path, plugin):
+    values = plugin_config(tmp_path, plugin)
+    config_from_dict(values)  # imports the plugin
+    values["model"]["output_layer"]["type"] = "tempered"
+    with pytest.raises(WeanError, match="model.output_layer.type is 'tempered'; choose one of linear, wean, tempered-linear"):
+        config_from_dict(values)
+
+
+def test_a_broken_or_missing_plugin_is_one_line_naming_the_file(tmp_path, plugin):
+    config_file = tmp_path / "config.yaml"
+    values = plugin_config(tmp_path, plugin)
+    values["plugins"] = [str(tmp_path / "absent.py")]
+    config_file.write_text(yaml.safe_dump(values))
+    with pytest.raises(WeanError, match="plugins: .*absent.py: file not found"):
+        load_config(config_file)
+
+    broken = tmp_path / "broken.py"
+    broken.write_text("import torch\n\nraise RuntimeError('no GPU here')\n")
+    values["plugins"] = [str(broken)]
+    config_file.write_text(yaml.safe_dump(values))
+    with pytest.raises(WeanError, match=r"plugins: .*broken.py:3: RuntimeError: no GPU here"):
+        load_config(config_file)
+
+
+def test_a_name_cannot_be_taken_twice():
+    registry = Registry("thing", "wean.models")
+
+    @registry.register("one")
+    class One:
+        pass
+
+    registry.register("one")(One)  # the same class again (a file imported twice) is fine
+    with pytest.raises(WeanError, match="thing 'one' is registered already"):
+        registry.register("one")(type("Other", (), {}))
+    assert "linear" in OUTPUT_LAYERS.names()

@@ -1,0 +1,166 @@
+"""The contract between a model's parts, and between the model and what drives it.
+
+Search, validation, the loss and the Generator use a model only through
+:class:`~wean.models.model.EncoderDecoder`'s four calls::
+
+    encoded = model.encode(source, lengths)                  # EncoderOutput
+    state = model.init_state(encoded)                        # DecoderState
+    step = model.decode_step(previous, encoded, state)       # StepOutput: one word per row
+    output = model(source, lengths, target_input)            # ModelOutput: teacher-forced
+
+and follow beams with ``encoded.repeat(k)`` and ``state.select(index)``. The model is built from
+three parts, each a subclass of a base class here and each picked by one config key:
+
+* an :class:`Encoder`: source ids → :class:`EncoderOutput`;
+* a :class:`Decoder`: previous words + encoder output + state → :class:`DecoderOutput`, whose
+  ``queries`` the output layer reads;
+* an :class:`OutputLayer`: queries → logits over the target vocabulary.
+
+What only some variants compute (word-attention maps, gates, SPM's source predictions) comes back
+in ``extras``, a dict of tensors with one row per sentence and one column per target step, when
+the caller asks for it (``extras=True``); names used by wean's own parts:
+
+``word_attention``      (batch, steps, source): attention over the source word embeddings
+``gate``                (batch, steps): the mean contextual gate (1: hidden context only)
+``source_prediction``   (batch, steps, source): the probability SPM gives each source token
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import torch
+from torch import nn
+
+
+@dataclass
+class EncoderOutput:
+    states: torch.Tensor  # (batch, source, memory size): the values attention averages
+    mask: torch.Tensor  # (batch, source), True on real tokens
+    embedded: torch.Tensor  # (batch, source, embedding): the source word embeddings
+    final: tuple[torch.Tensor, torch.Tensor] | None = None  # (h, c), each (layers, batch, memory size), if recurrent
+    keys: torch.Tensor | None = None  # what attention compares with, where not the states (CNN-a)
+
+    @property
+    def attention_keys(self) -> torch.Tensor:
+        return self.states if self.keys is None else self.keys
+
+    def repeat(self, times: int) -> "EncoderOutput":
+        """Each sentence ``times`` times in a row (for beam search)."""
+        def rows(tensor):
+            return None if tensor is None else tensor.repeat_interleave(times, 0)
+
+        return EncoderOutput(
+            rows(self.states), rows(self.mask), rows(self.embedded),
+            None if self.final is None else tuple(s.repeat_interleave(times, 1) for s in self.final),
+            rows(self.keys),
+        )
+
+
+@dataclass
+class DecoderState:
+    """What a recurrent decoder carries from one step to the next."""
+
+    hidden: tuple[torch.Tensor, torch.Tensor]  # (h, c), each (layers, batch, hidden)
+    input_feed: torch.Tensor | None  # (batch, hidden): the previous attentional state
+    projected_keys: torch.Tensor  # (batch, source, hidden): computed once per batch
+    # tensors a variant computes once per batch from the source (word attention's keys)
+    source_side: dict[str, torch.Tensor] = field(default_factory=dict)
+
+    def select(self, index: torch.Tensor, same_sources: bool = False) -> "DecoderState":
+        """Keep (and reorder) the batch rows in ``index``: how beam search follows its beams.
+        With ``same_sources`` every row keeps its source (beams of one sentence), so the
+        source-side tensors need no copy."""
+        def source_rows(tensor):
+            return tensor if same_sources else tensor.index_select(0, index)
+
+        return DecoderState(
+            (self.hidden[0].index_select(1, index), self.hidden[1].index_select(1, index)),
+            None if self.input_feed is None else self.input_feed.index_select(0, index),
+            source_rows(self.projected_keys),
+            {name: source_rows(tensor) for name, tensor in self.source_side.items()},
+        )
+
+
+@dataclass
+class DecoderOutput:
+    queries: torch.Tensor  # (batch, steps, hidden): what the output layer scores
+    state: DecoderState  # after the last step
+    attention: torch.Tensor  # (batch, steps, source): attention over the encoder states
+    extras: dict[str, torch.Tensor] = field(default_factory=dict)  # see the module docstring
+
+
+@dataclass
+class StepOutput:
+    log_probs: torch.Tensor  # (batch, vocabulary), float32
+    state: DecoderState
+    attention: torch.Tensor  # (batch, source)
+
+
+@dataclass
+class ModelOutput:
+    logits: torch.Tensor  # (batch, steps, vocabulary)
+    queries: torch.Tensor  # (batch, steps, hidden): the decoder's output, the output layer's input
+    attention: torch.Tensor  # (batch, steps, source)
+    extras: dict[str, torch.Tensor] = field(default_factory=dict)
+
+
+class Component(nn.Module):
+    """What every registered part offers config validation."""
+
+    @classmethod
+    def check_config(cls, config) -> None:
+        """Raise a WeanError naming the key if ``config`` (a :class:`wean.config.Config`) asks
+        this component for something it cannot do."""
+
+
+class Encoder(Component):
+    """Source ids (batch, source) and lengths (batch,) → :class:`EncoderOutput`."""
+
+    output_size: int  # the size of each state, which the decoder attends over
+    max_source_length: int | None = None  # longer sources are refused (never cut); None: no limit
+
+    @classmethod
+    def build(cls, config, embedding: nn.Embedding, dropout: float) -> "Encoder":
+        """``config``: its ``model.encoder`` section; ``dropout``: the model's, for the embeddings."""
+        return cls(embedding, config, dropout)
+
+    @classmethod
+    def state_size(cls, model_config) -> int | None:
+        """The size of each state for ``model_config`` (a ModelConfig), for checks made before any
+        model is built; None: not known before."""
+        return None
+
+    def forward(self, source: torch.Tensor, lengths: torch.Tensor) -> EncoderOutput:
+        raise NotImplementedError
+
+
+class Decoder(Component):
+    """Previous target ids (batch, steps), starting with <bos>, read with the encoder's output."""
+
+    @classmethod
+    def build(cls, config, embedding: nn.Embedding, memory_size: int, dropout: float) -> "Decoder":
+        """``config``: its ``model.decoder`` section; ``memory_size``: the encoder's state size."""
+        return cls(embedding, config, memory_size, dropout)
+
+    def init_state(self, encoded: EncoderOutput) -> DecoderState:
+        raise NotImplementedError
+
+    def forward(
+        self, previous: torch.Tensor, encoded: EncoderOutput, state: DecoderState, extras: bool = False
+    ) -> DecoderOutput:
+        raise NotImplementedError
+
+
+class OutputLayer(Component):
+    """Queries (..., hidden) → logits (..., vocabulary); the loss and search apply the softmax."""
+
+    @classmethod
+    def build(cls, config, embedding: nn.Embedding, hidden_size: int, vocabulary_size: int) -> "OutputLayer":
+        """``config``: its ``model.output_layer`` section; ``embedding``: the target embeddings;
+        ``hidden_size``: the size of the decoder's queries."""
+        raise NotImplementedError
+
+    def map_targets(self, targets: torch.Tensor) -> torch.Tensor:
+        """The targets the loss compares with: a layer that cannot generate some words maps them."""
+        return targets
