@@ -1,6 +1,6 @@
 """Training speed with ``training.precision: bf16`` against fp32, for the model shapes the
 experiments in results/ train: each preset's model on random batches of 64 sentences (lengths
-typical of its data), one training step (forward with the trainer's loss_sum, backward, Adam)
+typical of its data), one training step (forward with the trainer's Criterion, backward, Adam)
 timed in both precisions, repeats interleaved, best of each. bf16 autocast pays where the
 matrix products are large (a 50,000-word output layer) and the CPU has bfloat16 instructions.
 
@@ -18,9 +18,8 @@ import torch
 from encoder_speed import batch_of, best_time
 
 from wean.config import load_config
-from wean.data.corpus import IGNORE
 from wean.models.model import build_model
-from wean.training import loss_sum
+from wean.criterion import Criterion
 
 CONFIGS = Path(__file__).parent.parent / "configs"
 SPM_SCALE = {  # the shared scale-down of results/spm/run.sh
@@ -58,16 +57,15 @@ def main() -> None:
     parser.add_argument("--out", type=Path)
     args = parser.parse_args()
     generator = torch.Generator().manual_seed(0)
-    criterion = torch.nn.CrossEntropyLoss(ignore_index=IGNORE, reduction="sum")
     results: dict[str, dict] = {}
     for name, (preset, overrides, source_length, target_length) in SHAPES.items():
         model, vocabulary = model_for(preset, overrides)
-        with_spm = model.spm is not None
-        batch = batch_of(args.sentences, source_length, target_length, vocabulary, generator, with_spm)
+        batch = batch_of(args.sentences, source_length, target_length, vocabulary, generator, model.spm is not None)
         optimizer = torch.optim.Adam(model.parameters(), lr=1e-6)
+        criteria = {bf16: Criterion(model, bf16=bf16) for bf16 in (False, True)}
 
         def step(bf16: bool) -> None:
-            loss = loss_sum(model, batch, criterion, with_spm, bf16) / batch.target_tokens
+            loss = criteria[bf16].training_loss(batch) / batch.target_tokens
             optimizer.zero_grad()
             loss.backward()
             optimizer.step()

@@ -94,3 +94,56 @@ def test_every_row_of_the_spm_table_is_a_valid_config():
         build_model(config.model, 40, 40)
         kinds.add((config.model.encoder.selective_gate, config.model.spm.enabled, config.model.spm.c > 1e6))
     assert set(rows) == {"encdec", "sgate", "spm", "sgate-spm", "pad-only"} and len(kinds) == 5
+
+
+def _keys(values: dict, prefix: str = "") -> set[str]:
+    """Dotted keys of a config dict; generation.control's values are data, not keys."""
+    keys = set()
+    for key, value in values.items():
+        if isinstance(value, dict) and value and f"{prefix}{key}" != "generation.control":
+            keys |= _keys(value, f"{prefix}{key}.")
+        else:
+            keys.add(f"{prefix}{key}")
+    return keys
+
+
+def test_the_reference_config_lists_every_key():
+    import yaml
+
+    from wean.config import Config
+
+    reference = yaml.safe_load(Path("configs/seq2seq-pwkp.yaml").read_text())
+    assert _keys(reference) == _keys(Config().to_dict())
+
+
+def test_a_preset_inherits_its_base_and_overrides_only_what_it_names(tmp_path):
+    (tmp_path / "presets").mkdir()
+    (tmp_path / "base.yaml").write_text(
+        "name: base\nmodel:\n  dropout: 0.3\n  encoder: {hidden_size: 64, layers: 1}\n"
+        "  decoder: {bridge: linear}\n"
+    )
+    (tmp_path / "presets" / "child.yaml").write_text(
+        "base: ../base.yaml\nname: child\nmodel:\n  encoder: {layers: 2}\n"
+    )
+    config = load_config(tmp_path / "presets" / "child.yaml")
+    assert config.name == "child" and config.model.dropout == 0.3
+    assert (config.model.encoder.hidden_size, config.model.encoder.layers) == (64, 2)  # mappings merge key by key
+    (tmp_path / "base.yaml").write_text("base: presets/child.yaml\n")
+    with pytest.raises(WeanError, match="leads back to itself"):
+        load_config(tmp_path / "presets" / "child.yaml")
+
+
+def test_presets_with_a_base_equal_their_full_listing():
+    """wean-pwkp.yaml is seq2seq-pwkp.yaml and one key: the Seq2seq and WEAN rows differ only there."""
+    full = _keys(load_config("configs/seq2seq-pwkp.yaml").to_dict())
+    for preset, base in (("wean-pwkp", "seq2seq-pwkp"), ("wean-lcsts", "seq2seq-lcsts")):
+        child, parent = load_config(f"configs/{preset}.yaml").to_dict(), load_config(f"configs/{base}.yaml").to_dict()
+        assert _keys(child) == full
+        differ = {key for key in full if _get(child, key) != _get(parent, key)}
+        assert differ == {"name", "model_dir", "model.output_layer.type"}
+
+
+def _get(values: dict, key: str):
+    for part in key.split("."):
+        values = values.get(part, {}) if isinstance(values, dict) else None
+    return values

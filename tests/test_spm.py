@@ -121,7 +121,7 @@ def test_spm_composes_with_every_other_module_through_configuration(encoder):
     from wean.config import ModelConfig
     from wean.models.model import build_model
     from wean.search import beam_search
-    from wean.training import loss_sum
+    from wean.criterion import Criterion
 
     torch.manual_seed(0)
     config = ModelConfig(embedding_size=16)
@@ -134,8 +134,7 @@ def test_spm_composes_with_every_other_module_through_configuration(encoder):
     model = build_model(config, 30, 30)
     batch = collate([Example(0, [5, 6, 7, 8, 9, 10], [5, 7, EOS_ID]), Example(1, [11, 12, 13], [11, EOS_ID])],
                     extend_to_source=True)
-    criterion = torch.nn.CrossEntropyLoss(ignore_index=IGNORE, reduction="sum")
-    loss_sum(model, batch, criterion, with_spm=True).backward()
+    Criterion(model).training_loss(batch).backward()
     for part in (model.spm.head, model.selective_gate, model.encoder, model.decoder, model.output_layer):
         assert any(p.grad is not None and p.grad.abs().sum() > 0 for p in part.parameters()), part
     model.eval()

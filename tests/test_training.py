@@ -6,11 +6,11 @@ import pytest
 import torch
 
 from synthetic import reverse_pairs, tiny_config, write_corpus
-from wean.data.corpus import collate
 from wean.device import bf16_lstm_supported
 from wean.errors import WeanError
 from wean.generator import load
-from wean.training import Trainer, loss_sum
+from wean.criterion import Criterion
+from wean.training import Trainer
 
 
 @pytest.fixture(scope="module")
@@ -121,11 +121,11 @@ def test_bf16_loss_is_the_fp32_loss_to_bf16_precision(tmp_path, spm):
     config = tiny_config(data, tmp_path / "model")
     config.model.spm.enabled = spm
     trainer = Trainer(config)
-    batch = collate(trainer.train_examples[:32], extend_to_source=spm)
+    batch = trainer.criterion.training_batch(trainer.train_examples[:32])
     trainer.model.eval()  # no dropout: the same function twice
     with torch.no_grad():
-        fp32 = float(loss_sum(trainer.model, batch, trainer.criterion, with_spm=spm))
-        bf16 = loss_sum(trainer.model, batch, trainer.criterion, with_spm=spm, bf16=True)
+        fp32 = float(trainer.criterion.training_loss(batch))
+        bf16 = Criterion(trainer.model, bf16=True).training_loss(batch)
     assert bf16.dtype == torch.float32
     assert float(bf16) != fp32  # bf16 really ran...
     assert abs(float(bf16) - fp32) / fp32 < 0.02  # ...and agrees to its ~3 significant digits

@@ -312,16 +312,44 @@ def apply_overrides(values: dict, overrides: list[str]) -> dict:
     return values
 
 
-def load_config(path: str | Path, overrides: list[str] | None = None) -> Config:
-    path = Path(path)
+def _read_yaml(path: Path, seen: tuple[Path, ...] = ()) -> dict:
+    """A config file's values, with those of its ``base`` file (relative to it) underneath: a
+    preset names its base and only the keys that differ. Mappings merge key by key; any other
+    value (a list included) replaces the base's."""
     try:
         values = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
     except FileNotFoundError:
         raise WeanError(f"{path}: config file not found") from None
+    except UnicodeDecodeError:
+        raise WeanError(f"{path}: not UTF-8 text") from None
     except yaml.YAMLError as error:
         mark = getattr(error, "problem_mark", None)
         line = f":{mark.line + 1}" if mark else ""
         raise WeanError(f"{path}{line}: not valid YAML ({getattr(error, 'problem', error)})") from None
+    if not isinstance(values, dict) or "base" not in values:
+        return values
+    base = values.pop("base")
+    if not isinstance(base, str):
+        raise WeanError(f"{path}: base must be the path of another config file, got {base!r}")
+    base_path = (path.parent / base).resolve()
+    if base_path in seen:
+        raise WeanError(f"{path}: base {base} leads back to itself")
+    return _merged(_read_yaml(base_path, (*seen, path.resolve())), values)
+
+
+def _merged(base: dict, values: dict) -> dict:
+    merged = dict(base)
+    for key, value in values.items():
+        if isinstance(value, dict) and isinstance(merged.get(key), dict):
+            merged[key] = _merged(merged[key], value)
+        else:
+            merged[key] = value
+    return merged
+
+
+def load_config(path: str | Path, overrides: list[str] | None = None) -> Config:
+    path = Path(path)
+    values = _read_yaml(path)
     try:
         return config_from_dict(apply_overrides(values, overrides or []))
     except WeanError as error:

@@ -28,8 +28,9 @@ from torch import nn
 
 from wean.checkpoint import WEIGHTS, atomic_write_json, load_checkpoint, save_checkpoint, save_weights
 from wean.config import Config
+from wean.criterion import Criterion
 from wean.data.control import Control
-from wean.data.corpus import IGNORE, ParallelText, collate, encode_pairs, make_batches, read_parallel
+from wean.data.corpus import ParallelText, collate, encode_pairs, make_batches, read_parallel
 from wean.data.tokenizers import SentencePieceTokenizer, build_tokenizer
 from wean.data.vocabulary import EOS_ID, UNK_ID, Vocabulary
 from wean.device import bf16_lstm_supported, resolve_device
@@ -136,9 +137,7 @@ class Trainer:
             patience=config.training.lr_patience - 1,  # torch waits patience + 1 bad validations
             min_lr=config.training.min_learning_rate,
         )
-        self.criterion = nn.CrossEntropyLoss(
-            ignore_index=IGNORE, reduction="sum", label_smoothing=config.training.label_smoothing
-        )
+        self.criterion = Criterion(self.model, config.training.label_smoothing, config.training.precision == "bf16")
         self.train_examples = encode_pairs(
             train,
             self.assets.tokenizer,
@@ -215,12 +214,9 @@ class Trainer:
     def _update(self, examples) -> tuple[float, int]:
         """One Adam step on a batch; returns the loss per target token and the token count."""
         self.model.train()
-        with_spm = self.model.spm is not None
-        batch = collate(examples, extend_to_source=with_spm)
+        batch = self.criterion.training_batch(examples)
         tokens = batch.target_tokens  # counted on the CPU: no wait for the GPU
-        batch = batch.to(self.device)
-        bf16 = self.config.training.precision == "bf16"
-        loss = loss_sum(self.model, batch, self.criterion, with_spm, bf16) / tokens
+        loss = self.criterion.training_loss(batch.to(self.device)) / tokens
         self.optimizer.zero_grad(set_to_none=True)
         loss.backward()
         if self.config.training.clip_grad_norm > 0:
@@ -323,7 +319,7 @@ class Trainer:
         total, tokens = 0.0, 0
         for examples in make_batches(self.valid_examples, self.config.training.batch_size):
             batch = collate(examples).to(self.device)
-            total += float(loss_sum(self.model, batch, self.criterion, with_spm=False))
+            total += float(self.criterion.validation_loss(batch))
             tokens += batch.target_tokens
         return total / tokens
 
@@ -387,16 +383,6 @@ class Trainer:
         for path in checkpoints.glob("step-*"):
             if path.is_dir() and path.name not in keep:
                 shutil.rmtree(path)
-
-
-def loss_sum(model, batch, criterion, with_spm: bool, bf16: bool = False) -> torch.Tensor:
-    """Cross-entropy summed over the target tokens, plus SPM's bag-of-words loss if asked.
-    ``bf16``: the forward pass under bfloat16 autocast; the losses are still taken in fp32."""
-    with torch.autocast(batch.source.device.type, dtype=torch.bfloat16, enabled=bf16):
-        output = model(batch.source, batch.source_lengths, batch.target_input)
-        spm_loss = model.spm.loss(output.queries, batch.source, batch.source_lengths) if with_spm else 0.0
-    logits, targets = output.logits, model.loss_targets(batch.target_output)
-    return criterion(logits.float().reshape(-1, logits.size(-1)), targets.reshape(-1)) + spm_loss
 
 
 def _weights_depend_on(config: Config, section: str):
