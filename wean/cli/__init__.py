@@ -1,0 +1,41 @@
+"""The ``wean`` command: one module per subcommand, each a thin layer over the library function of
+the same name (``add`` declares its options, ``run`` runs it). A :class:`~wean.errors.WeanError`
+becomes one line on stderr and exit status 1."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+from wean.errors import WeanError
+
+# in the order `wean --help` lists them
+COMMANDS = ("train", "simplify", "serve", "generate", "evaluate", "compare", "test", "tune_control", "inspect",
+            "plot", "attention", "prepare", "odd_gen", "export")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from importlib import import_module
+
+    parser = argparse.ArgumentParser(prog="wean", description="Simplification and headline generation toolkit.")
+    subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for command in COMMANDS:
+        import_module(f"wean.cli.{command}").add(subparsers)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        status = args.run(args)
+        sys.stdout.flush()  # a closed pipe shows up here, inside the handler below, not at exit
+        return status
+    except WeanError as error:
+        print(f"wean {args.command}: error: {error}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:  # `wean ... | head`: the reader left; stop quietly like other filters
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no second error at exit
+        return 141

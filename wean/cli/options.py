@@ -1,0 +1,100 @@
+"""Options several subcommands share."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from wean.config import DEVICES
+from wean.errors import WeanError
+from wean.evaluation import METRICS, EvaluationSettings, data_root, get_benchmark
+from wean.evaluation.normalize import TOKENIZERS
+from wean.evaluation.sari import VARIANTS
+
+
+def add_scoring_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--src", type=Path, help="source (complex) sentences; needed for SARI and statistics")
+    parser.add_argument("--refs", type=Path, nargs="+", default=[], help="reference files, one line per source line")
+    parser.add_argument("--benchmark", help="take source and references from a named benchmark (see --list-benchmarks)")
+    parser.add_argument("--data-root", type=Path, help="folder the benchmark paths are relative to "
+                        "(default: $WEAN_DATA_ROOT, else ../shared/data)")
+    parser.add_argument("--metrics", help=f"comma-separated, from {','.join(METRICS)} "
+                        "(default: the benchmark's, else sari,bleu,fkgl,stats)")
+    parser.add_argument("--sari-variant", choices=VARIANTS, default="default",
+                        help="default: EASSE corpus SARI; legacy: EASSE legacy=True; del-precision: deletion "
+                        "scored by precision; xu2016: the original sentence-averaged SARIsent")
+    parser.add_argument("--lowercase", action=argparse.BooleanOptionalAction, default=None,
+                        help="lowercase before scoring (default: yes, or the benchmark's convention)")
+    parser.add_argument("--tokenize", choices=TOKENIZERS, default=None,
+                        help="13a (sacrebleu), none (already tokenized) or char (Chinese) "
+                        "(default: 13a, or the benchmark's convention)")
+
+
+def scoring_inputs(args: argparse.Namespace, default_metrics: tuple[str, ...] | None = None):
+    """(benchmark or None, source, references, settings) from --benchmark or --src/--refs and the
+    casing, tokenizer and metric options; a benchmark brings its own conventions."""
+    benchmark = None
+    source, references = args.src, list(args.refs)
+    metrics = ("sari", "bleu", "fkgl", "stats") if source is not None else ("bleu", "fkgl")
+    lowercase, tokenizer = True, "13a"
+    if args.benchmark:
+        if source is not None or references:
+            raise WeanError("give either --benchmark or --src/--refs, not both")
+        benchmark = get_benchmark(args.benchmark)
+        source, references = benchmark.paths(data_root(args.data_root))
+        metrics, lowercase, tokenizer = benchmark.metrics, benchmark.lowercase, benchmark.tokenizer
+    elif not references:
+        raise WeanError("no references: give --refs FILE [FILE ...] or --benchmark NAME")
+    if default_metrics is not None:
+        metrics = tuple(m for m in metrics if m in default_metrics) or default_metrics
+    if args.metrics:
+        metrics = tuple(m.strip() for m in args.metrics.split(",") if m.strip())
+    settings = EvaluationSettings(
+        metrics=metrics,
+        sari_variant=args.sari_variant,
+        lowercase=lowercase if args.lowercase is None else args.lowercase,
+        tokenizer=tokenizer if args.tokenize is None else args.tokenize,
+    )
+    return benchmark, source, references, settings
+
+
+def add_generation_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--beam", type=int, help="beam width; 1 is greedy (default: the model's config)")
+    parser.add_argument("--length-penalty", type=float, help="alpha in score / length**alpha; 0 ranks by log-probability")
+    parser.add_argument("--min-length", type=int)
+    parser.add_argument("--max-length", type=int)
+    parser.add_argument("--block-ngram-repeat", type=int, metavar="N", help="never repeat an N-gram (0: off)")
+    parser.add_argument("--no-replace-unk", dest="replace_unk", action="store_false", default=None,
+                        help="keep <unk> instead of copying the most-attended source token")
+    parser.add_argument("--batch-size", type=int)
+    parser.add_argument("--scores", action="store_true", help="prefix every output with its score and a tab")
+    add_control_option(parser)
+    add_device_option(parser)
+
+
+def add_control_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--control", metavar="NAME=VALUE,...",
+                        help="for a model trained with control tokens: the values asked for, e.g. "
+                        "chars_ratio=0.8,levenshtein=0.6,word_rank=0.8 (lower: shorter, more changed, simpler "
+                        "words; 1: like the source). Names not given take the model's tuned defaults")
+
+
+def control_values(args: argparse.Namespace) -> dict[str, float] | None:
+    from wean.data.control import parse_control
+
+    return parse_control(args.control) if getattr(args, "control", None) else None
+
+
+def add_device_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--device", choices=DEVICES, default="auto",
+                        help="where the model runs; auto: the GPU if PyTorch sees one (default)")
+
+
+def labels(text: str | None, count: int, what: str) -> list[str] | None:
+    """The comma-separated --labels, one per input, or None when not given."""
+    if not text:
+        return None
+    labels = text.split(",")
+    if len(labels) != count:
+        raise WeanError(f"--labels has {len(labels)} names for {count} {what}")
+    return labels

@@ -1,0 +1,27 @@
+"""``wean prepare``: training splits from the benchmark data."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from wean.evaluation import data_root
+
+
+def add(subparsers) -> None:
+    parser = subparsers.add_parser("prepare", help="build training splits from the benchmark data",
+                                   description="gigaword: train10k + validation samples without duplicates "
+                                   "and without test1951/valid1k sources; lcsts: PART III score < 3 for "
+                                   "training, >= 3 for testing. See wean/data/prepare.py.")
+    parser.add_argument("corpus", choices=("gigaword", "lcsts"))
+    parser.add_argument("--out", type=Path, required=True, help="folder for <split>.src / <split>.dst")
+    parser.add_argument("--data-root", type=Path)
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from wean.data.prepare import prepare
+
+    counts = prepare(args.corpus, data_root(args.data_root), args.out)
+    print(", ".join(f"{name} {count}" for name, count in counts.items()))
+    return 0

@@ -1,0 +1,54 @@
+"""``wean test``: generate for named benchmarks and score."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from wean.cli import options
+from wean.evaluation import get_benchmark
+
+
+def add(subparsers) -> None:
+    parser = subparsers.add_parser("test", help="generate for named benchmarks and score the outputs",
+                                   description="For each benchmark: generate for its source, write "
+                                   "OUT_DIR/SYSTEM.BENCHMARK.txt, score it with the benchmark's conventions "
+                                   "and gather the scores in OUT_DIR/metrics.json.")
+    parser.add_argument("--model", type=Path, required=True)
+    parser.add_argument("--benchmark", nargs="+", required=True, help="names from wean evaluate --list-benchmarks")
+    parser.add_argument("--system", help="name of the system in file names (default: the model directory's name)")
+    parser.add_argument("--out-dir", type=Path, required=True)
+    parser.add_argument("--data-root", type=Path)
+    parser.add_argument("--beam", type=int)
+    parser.add_argument("--length-penalty", type=float)
+    parser.add_argument("--max-length", type=int)
+    parser.add_argument("--detokenize", choices=("none", "ptb"), default="none",
+                        help="ptb: undo PTB tokenization, for benchmarks with detokenized references")
+    parser.add_argument("--plain-text", action="store_true",
+                        help="the benchmark's source is plain text: tokenize it as the model's corpus was, "
+                        "and detokenize the outputs (for turkcorpus-test with a PTB-trained model)")
+    options.add_control_option(parser)
+    options.add_device_option(parser)
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from wean.generator import load
+    from wean.scoring import score_on_benchmarks
+
+    for name in args.benchmark:
+        get_benchmark(name)  # fail on a typo before loading anything
+    system = args.system or args.model.resolve().name
+    generator = load(args.model, args.device)
+    control = options.control_values(args)
+    generator.control_prefix(control)
+    records = score_on_benchmarks(
+        generator, args.benchmark, system, args.out_dir, args.data_root, args.detokenize,
+        plain_text=args.plain_text, beam=args.beam, length_penalty=args.length_penalty, max_length=args.max_length,
+        control=control,
+    )
+    for name, record in records.items():
+        scores = ", ".join(f"{k} {v:.2f}" for k, v in record["scores"].items()
+                           if k in ("sari", "bleu", "multi_bleu", "fkgl", "rouge1", "rouge2", "rougeL"))
+        print(f"{system} on {name}: {scores}")
+    return 0

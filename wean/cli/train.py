@@ -1,0 +1,30 @@
+"""``wean train``: train a model from a YAML config."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+
+
+def add(subparsers) -> None:
+    parser = subparsers.add_parser("train", help="train a model from a YAML config",
+                                   description="Train a model; checkpoints, logs and the selected model "
+                                   "go to the config's model_dir.")
+    parser.add_argument("config", type=Path, help="YAML config (see configs/)")
+    parser.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
+                        help="override a config key, e.g. --set training.max_epochs=3 (repeatable)")
+    parser.add_argument("--resume", action="store_true", help="continue the run in model_dir exactly")
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from wean.config import load_config
+    from wean.training import Trainer
+
+    config = load_config(args.config, args.overrides)
+    state = Trainer(config, resume=args.resume).train()
+    best = state.best[0] if state.best else None
+    if best:
+        print(f"{config.model_dir}: best {config.training.selection_metric} {best[0]:.4f} at update {best[1]}")
+    return 0

@@ -1,0 +1,53 @@
+"""``wean tune-control``: default control values chosen on validation data."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from wean.cli import options
+from wean.errors import WeanError
+from wean.evaluation import get_benchmark
+
+
+def add(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "tune-control", help="choose a controllable model's default control values on validation data",
+        description="Coordinate ascent over the control values for the SARI of a sample of a validation "
+        "benchmark, counting only settings whose BLEU reaches --min-bleu. The chosen values become the "
+        "model's generation.control; the search is written to MODEL/control-tuning.json.",
+    )
+    parser.add_argument("--model", type=Path, required=True, help="model directory trained with data.control")
+    parser.add_argument("--benchmark", default="turkcorpus-tune", help="a validation benchmark (default: turkcorpus-tune)")
+    parser.add_argument("--sentences", type=int, default=300, help="sentences sampled for the search (default 300)")
+    parser.add_argument("--skip", type=int, default=500,
+                        help="leave out the first N sentences, e.g. those that selected the checkpoint (default 500)")
+    parser.add_argument("--seed", type=int, default=1, help="seed of the sample (default 1)")
+    parser.add_argument("--min-bleu", type=float, default=60.0,
+                        help="settings below this BLEU do not count: they ignore the source (default 60)")
+    parser.add_argument("--rounds", type=int, default=2, help="passes over the attributes (default 2)")
+    parser.add_argument("--beam", type=int, help="beam width (default: the model's)")
+    parser.add_argument("--plain-text", action=argparse.BooleanOptionalAction, default=None,
+                        help="the benchmark's source is plain text (default: the model's generation.plain_text)")
+    parser.add_argument("--data-root", type=Path)
+    options.add_device_option(parser)
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from wean.generator import load
+    from wean.tune_control import tune_control
+
+    for name in ("sentences", "rounds", "beam"):
+        value = getattr(args, name)
+        if value is not None and value < 1:
+            raise WeanError(f"--{name} must be at least 1")
+    if args.skip < 0:
+        raise WeanError("--skip must be 0 or more")
+    get_benchmark(args.benchmark)
+    values = tune_control(
+        load(args.model, args.device), args.model, args.benchmark, args.sentences, args.skip, args.seed,
+        args.min_bleu, args.rounds, args.plain_text, args.data_root, beam=args.beam,
+    )
+    print(f"{args.model}: generation.control set to " + ",".join(f"{k}={v:.2f}" for k, v in values.items()))
+    return 0
