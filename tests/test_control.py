@@ -19,7 +19,7 @@ from wean.data.corpus import encode_pairs, read_parallel
 from wean.data.vocabulary import UNK_ID
 from wean.errors import WeanError
 from wean.generator import load
-from wean.training import prepare_assets
+from wean.data.assets import build_assets
 from wean.tune_control import Trial, coordinate_ascent, tune_control
 
 
@@ -104,7 +104,7 @@ def test_reserved_tokens_survive_tokenization_and_lead_every_source(tmp_path):
     values["model"]["share_embeddings"] = True
     config = config_from_dict(values)
     train = read_parallel(config.data.train)
-    assets = prepare_assets(config, train)
+    assets = build_assets(config, train)
     vocabulary = assets.source_vocabulary
     control = assets.control
     assert all(token in vocabulary.stoi for token in control.reserved_tokens())

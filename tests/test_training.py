@@ -95,9 +95,9 @@ BF16 = pytest.mark.skipif(not bf16_lstm_supported(torch.device("cpu")),
 
 
 def test_bf16_is_refused_in_one_line_where_the_cpu_cannot_run_it(tmp_path, monkeypatch):
-    import wean.training
+    import wean.training.trainer
 
-    monkeypatch.setattr(wean.training, "bf16_lstm_supported", lambda device: False)
+    monkeypatch.setattr(wean.training.trainer, "bf16_lstm_supported", lambda device: False)
     data = write_corpus(tmp_path / "data", train=20, valid=4)
     with pytest.raises(WeanError, match="training.precision: bf16 cannot run here.*use fp32"):
         Trainer(tiny_config(data, tmp_path / "model", precision="bf16"))

@@ -124,6 +124,20 @@ def test_candidates_limit_generation_and_training_targets():
     assert layer.map_targets(torch.tensor([3, 2, 0, -100])).tolist() == [3, UNK_ID, 0, -100]
 
 
+def test_candidates_are_the_most_frequent_source_words_the_target_vocabulary_has():
+    """Section 2.4, prepared from the training sources before a new run trains."""
+    from wean.data.tokenizers import WordTokenizer
+    from wean.data.vocabulary import EOS_ID, Vocabulary
+    from wean.models.interfaces import TrainingCorpus
+
+    vocabulary = Vocabulary(["b", "c", "d", "e"])  # ids 4..7 after the four specials
+    layer = WeanOutput(nn.Embedding(len(vocabulary), 2), hidden_size=2, score="dot", candidates=2)
+    corpus = TrainingCorpus(["a a a b c", "b c d", "c z z z z"], WordTokenizer(), vocabulary)
+    layer.prepare(corpus)  # a and z are frequent but not in the target vocabulary; c 3, b 2, d 1
+    chosen = {i for i, kept in enumerate(layer.candidates.tolist()) if kept}
+    assert chosen == {0, UNK_ID, EOS_ID, vocabulary.stoi["c"], vocabulary.stoi["b"]}  # 0: <pad>, for SPM
+
+
 def test_detached_embeddings_get_no_gradient_from_the_output():
     for detach, expect_gradient in ((False, True), (True, False)):
         layer = WeanOutput(embedding(), hidden_size=2, score="general", detach_embeddings=detach)

@@ -27,10 +27,17 @@ the caller asks for it (``extras=True``); names used by wean's own parts:
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
+from functools import cached_property
+from typing import TYPE_CHECKING
 
 import torch
 from torch import nn
+
+if TYPE_CHECKING:
+    from wean.data.tokenizers import Tokenizer
+    from wean.data.vocabulary import Vocabulary
 
 
 @dataclass
@@ -105,13 +112,30 @@ class ModelOutput:
     extras: dict[str, torch.Tensor] = field(default_factory=dict)
 
 
+class TrainingCorpus:
+    """The training sources, for parts that learn something from the corpus before training."""
+
+    def __init__(self, sources: list[str], tokenizer: "Tokenizer", target_vocabulary: "Vocabulary"):
+        self.sources = sources
+        self.tokenizer = tokenizer
+        self.target_vocabulary = target_vocabulary
+
+    @cached_property
+    def source_token_counts(self) -> Counter:
+        """Occurrences of every token of the training sources (tokenized once, when first asked)."""
+        return Counter(token for source in self.sources for token in self.tokenizer.encode(source))
+
+
 class Component(nn.Module):
-    """What every registered part offers config validation."""
+    """What every registered part offers the rest of wean besides its forward pass."""
 
     @classmethod
     def check_config(cls, config) -> None:
         """Raise a WeanError naming the key if ``config`` (a :class:`wean.config.Config`) asks
         this component for something it cannot do."""
+
+    def prepare(self, corpus: TrainingCorpus) -> None:
+        """Called once before a new run trains (not on resume: what it sets is in the weights)."""
 
 
 class Encoder(Component):

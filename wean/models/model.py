@@ -13,7 +13,7 @@ from torch import nn
 from wean.config import ModelConfig
 from wean.data.vocabulary import PAD_ID
 from wean.models.interfaces import (
-    Decoder, DecoderState, Encoder, EncoderOutput, ModelOutput, OutputLayer, StepOutput,
+    Component, Decoder, DecoderState, Encoder, EncoderOutput, ModelOutput, OutputLayer, StepOutput, TrainingCorpus,
 )
 from wean.models.selective_gate import SelectiveGate
 from wean.models.spm import SourcePredictionModule
@@ -43,6 +43,12 @@ class EncoderDecoder(nn.Module):
     def max_source_length(self) -> int | None:
         """Longer sources are refused by the encoder; None: no limit."""
         return self.encoder.max_source_length
+
+    def prepare(self, corpus: TrainingCorpus) -> None:
+        """Before a new run trains: each part learns what it needs from the corpus."""
+        for part in (self.encoder, self.decoder, self.output_layer):
+            if isinstance(part, Component):
+                part.prepare(corpus)
 
     def encode(self, source: torch.Tensor, lengths: torch.Tensor) -> EncoderOutput:
         encoded = self.encoder(source, lengths)

@@ -31,9 +31,9 @@ import torch
 from torch import nn
 from torch.utils.checkpoint import checkpoint
 
-from wean.data.vocabulary import PAD_ID, UNK_ID
+from wean.data.vocabulary import EOS_ID, PAD_ID, UNK_ID
 from wean.errors import WeanError
-from wean.models.interfaces import OutputLayer
+from wean.models.interfaces import OutputLayer, TrainingCorpus
 from wean.registry import OUTPUT_LAYERS
 
 NEG_INF = float("-inf")
@@ -64,12 +64,14 @@ class WeanOutput(OutputLayer):
         score: str = "general",
         bias: bool = True,
         detach_embeddings: bool = False,
+        candidates: int = 0,
         concat_chunk_elements: int = 2**25,
     ):
         super().__init__()
         self.embedding = embedding  # shared, not owned: its parameters count as embeddings
         self.score = score
         self.detach_embeddings = detach_embeddings
+        self.candidate_count = candidates
         self.concat_chunk_elements = concat_chunk_elements
         embedding_size = embedding.embedding_dim
         if score == "dot":
@@ -89,7 +91,7 @@ class WeanOutput(OutputLayer):
 
     @classmethod
     def build(cls, config, embedding, hidden_size, vocabulary_size):
-        return cls(embedding, hidden_size, config.score, config.bias, config.detach_embeddings)
+        return cls(embedding, hidden_size, config.score, config.bias, config.detach_embeddings, config.candidates)
 
     @classmethod
     def check_config(cls, config) -> None:
@@ -99,6 +101,16 @@ class WeanOutput(OutputLayer):
                 f"config: WEAN dot scores the query ({model.decoder.hidden_size}) against embeddings "
                 f"({model.embedding_size}); make them equal or use score general or concat"
             )
+
+    def prepare(self, corpus: TrainingCorpus) -> None:
+        """WEAN's candidate words (section 2.4): the ``candidates`` most frequent words of the
+        training sources that the target vocabulary has, plus <unk> and <eos>; 0: every word."""
+        if not self.candidate_count:
+            return
+        vocabulary = corpus.target_vocabulary
+        counts = corpus.source_token_counts
+        ranked = [t for t, _ in sorted(counts.items(), key=lambda item: (-item[1], item[0])) if t in vocabulary.stoi]
+        self.set_candidates([UNK_ID, EOS_ID] + [vocabulary.stoi[t] for t in ranked[: self.candidate_count]])
 
     def set_candidates(self, word_ids: list[int]) -> None:
         """Only these words (and <pad>, a training class of SPM that search never emits) may be

@@ -1,4 +1,4 @@
-"""Training: batches → Adam updates → validation → checkpoints, resumable exactly.
+"""The training loop: batches → Adam updates → validation → checkpoints, resumable exactly.
 
 Every ``validate_every`` updates (or at the end of each epoch when it is 0) the model is scored on
 the validation split: teacher-forced loss, and BLEU, SARI and ROUGE-2 of greedy outputs. The
@@ -15,9 +15,6 @@ the epoch, the position in that epoch's batch order and the validation history, 
 
 from __future__ import annotations
 
-import math
-import shutil
-from collections import Counter
 import sys
 import time
 from dataclasses import dataclass, field, replace
@@ -26,19 +23,18 @@ from pathlib import Path
 import torch
 from torch import nn
 
-from wean.checkpoint import WEIGHTS, atomic_write_json, load_checkpoint, save_checkpoint, save_weights
+from wean.checkpoint import WEIGHTS, atomic_write_json, save_weights
 from wean.config import Config
 from wean.criterion import Criterion
-from wean.data.control import Control
-from wean.data.corpus import ParallelText, collate, encode_pairs, make_batches, read_parallel
-from wean.data.tokenizers import SentencePieceTokenizer, build_tokenizer
-from wean.data.vocabulary import EOS_ID, UNK_ID, Vocabulary
+from wean.data.assets import build_assets
+from wean.data.corpus import encode_pairs, make_batches, read_parallel
 from wean.device import bf16_lstm_supported, resolve_device
 from wean.errors import WeanError
-from wean.evaluation import EvaluationSettings, evaluate
-from wean.generator import Generator
 from wean.model_dir import Assets, load_assets, save_assets
+from wean.models.interfaces import TrainingCorpus
 from wean.models.model import build_model
+from wean.training.checkpoints import RunCheckpoints
+from wean.training.validation import Validation
 
 HIGHER_IS_BETTER = {"loss": False, "bleu": True, "sari": True, "rouge2": True}
 
@@ -56,29 +52,6 @@ class TrainingState:
     finished: bool = False
 
 
-def prepare_assets(config: Config, train: ParallelText) -> Assets:
-    """Tokenizer and vocabularies learned from the training pairs. The source vocabulary reserves
-    every control token; with byte fallback both hold every piece of the tokenizer, so no text
-    becomes <unk>."""
-    tokenizer = build_tokenizer(config.data.tokenizer, train.sources + train.targets)
-    settings = config.data.tokenizer
-    reserved = Control.from_config(config).reserved_tokens()
-    if isinstance(tokenizer, SentencePieceTokenizer) and tokenizer.byte_fallback:
-        source = Vocabulary(reserved + tokenizer.pieces())
-        target = source if settings.shared_vocab else Vocabulary(tokenizer.pieces())
-        return Assets(config, tokenizer, source, target)
-    source_tokens = [tokenizer.encode(s) for s in train.sources]
-    target_tokens = [tokenizer.encode(t) for t in train.targets]
-    if settings.shared_vocab:
-        source = target = Vocabulary.build(
-            source_tokens + target_tokens, settings.vocab_size, settings.min_frequency, reserved
-        )
-    else:
-        source = Vocabulary.build(source_tokens, settings.vocab_size, settings.min_frequency, reserved)
-        target = Vocabulary.build(target_tokens, settings.vocab_size, settings.min_frequency)
-    return Assets(config, tokenizer, source, target)
-
-
 class Trainer:
     def __init__(self, config: Config, resume: bool = False, log=None):
         if not config.model_dir:
@@ -89,10 +62,10 @@ class Trainer:
         self.directory = Path(config.model_dir)
         self.log_file = None
         self._print = log or (lambda message: print(message, file=sys.stderr))
-        latest = self.directory / "checkpoints" / "latest"
-        if resume and not latest.exists():
+        self.checkpoints = RunCheckpoints(self.directory)
+        if resume and not self.checkpoints.exist():
             raise WeanError(f"{self.directory}: nothing to resume (no checkpoints/latest)")
-        if not resume and latest.exists():
+        if not resume and self.checkpoints.exist():
             raise WeanError(
                 f"{self.directory}: already holds a training run; pass --resume to continue it "
                 "or choose another model_dir"
@@ -116,7 +89,7 @@ class Trainer:
             self.assets = Assets(config, assets.tokenizer, assets.source_vocabulary, assets.target_vocabulary)
             save_assets(self.directory, self.assets)  # the model is used with the settings it finished under
         else:
-            self.assets = prepare_assets(config, train)
+            self.assets = build_assets(config, train)
             save_assets(self.directory, self.assets)
         self.device = resolve_device(config.training.device)
         if config.training.precision == "bf16" and not bf16_lstm_supported(self.device):
@@ -126,8 +99,8 @@ class Trainer:
             )
         self.model = build_model(config.model, len(self.assets.source_vocabulary), len(self.assets.target_vocabulary))
         self.model.to(self.device)
-        if config.model.output_layer.candidates and not resume:  # on resume they come with the weights
-            self.model.output_layer.set_candidates(self._candidate_ids(train, config.model.output_layer.candidates))
+        if not resume:  # what parts learn from the corpus (WEAN's candidate words) comes with the weights on resume
+            self.model.prepare(TrainingCorpus(train.sources, self.assets.tokenizer, self.assets.target_vocabulary))
         self.optimizer = torch.optim.Adam(self.model.parameters(), lr=config.training.learning_rate)
         higher = HIGHER_IS_BETTER[config.training.selection_metric]
         self.scheduler = torch.optim.lr_scheduler.ReduceLROnPlateau(
@@ -146,42 +119,15 @@ class Trainer:
             config.data.max_tokens,
             self.assets.control,
         )
-        self.valid = read_parallel(config.data.valid)
-        if config.training.max_valid_sentences:
-            n = config.training.max_valid_sentences
-            self.valid.sources = self.valid.sources[:n]
-            self.valid.references = [stream[:n] for stream in self.valid.references]
-            self.valid.targets = self.valid.references[0]
-        valid_model_text = self.valid
-        if config.data.valid_plain_text:  # the loss reads the pairs as the training corpus is written
-            to_model_text = Generator(self.model, self.assets).to_model_text
-            valid_model_text = replace(
-                self.valid, sources=[to_model_text(s) for s in self.valid.sources],
-                targets=[to_model_text(t) for t in self.valid.targets],
-            )
-        self.valid_examples = encode_pairs(  # the loss reads each pair with its own (oracle) control values
-            valid_model_text, self.assets.tokenizer, self.assets.source_vocabulary, self.assets.target_vocabulary,
-            control=self.assets.control,
-        )
+        self.validation = Validation(config, self.assets, self.model)
         self.state = TrainingState()
         if resume:
-            self._restore(latest)
-
-    def _candidate_ids(self, train: ParallelText, count: int) -> list[int]:
-        """WEAN's candidate words (section 2.4): the ``count`` most frequent words of the training
-        sources that the target vocabulary has, plus <unk> and <eos>."""
-        counts = Counter(
-            token for source in train.sources for token in self.assets.tokenizer.encode(source)
-        )
-        vocabulary = self.assets.target_vocabulary
-        ranked = [t for t, _ in sorted(counts.items(), key=lambda item: (-item[1], item[0])) if t in vocabulary.stoi]
-        return [UNK_ID, EOS_ID] + [vocabulary.stoi[t] for t in ranked[:count]]
+            self._restore()
 
     # --- checkpoints ----------------------------------------------------------------------------
 
-    def _restore(self, latest: Path) -> None:
-        name = latest.read_text().strip()
-        saved = load_checkpoint(self.directory / "checkpoints" / name, self.model)
+    def _restore(self) -> None:
+        name, saved = self.checkpoints.load_latest(self.model)
         self.optimizer.load_state_dict(saved["optimizer"])
         self.scheduler.load_state_dict(saved["scheduler"])
         torch.set_rng_state(saved["rng"])
@@ -192,7 +138,6 @@ class Trainer:
         self._print(f"resumed from {name}: epoch {self.state.epoch + 1}, update {self.state.updates}")
 
     def _save(self, name: str) -> None:
-        checkpoints = self.directory / "checkpoints"
         state = {
             "optimizer": self.optimizer.state_dict(),
             "scheduler": self.scheduler.state_dict(),
@@ -200,9 +145,7 @@ class Trainer:
             **({"cuda_rng": torch.cuda.get_rng_state()} if self.device.type == "cuda" else {}),  # dropout masks
             "trainer": self.state.__dict__,
         }
-        save_checkpoint(checkpoints / name, self.model, state)
-        (checkpoints / "latest.tmp").write_text(name + "\n")
-        (checkpoints / "latest.tmp").replace(checkpoints / "latest")
+        self.checkpoints.save(name, self.model, state)
 
     # --- the loop -------------------------------------------------------------------------------
 
@@ -311,35 +254,13 @@ class Trainer:
 
     # --- validation and selection ----------------------------------------------------------------
 
-    @torch.no_grad()
-    def validation_loss(self) -> float:
-        """Cross-entropy per target token of the validation pairs (Y, never Y': comparable
-        across models with and without SPM)."""
-        self.model.eval()
-        total, tokens = 0.0, 0
-        for examples in make_batches(self.valid_examples, self.config.training.batch_size):
-            batch = collate(examples).to(self.device)
-            total += float(self.criterion.validation_loss(batch))
-            tokens += batch.target_tokens
-        return total / tokens
-
     def _validate(self, writer) -> bool:
         """Score the validation split, update selection state; True when training should stop."""
         started = time.perf_counter()
         epochs = self.state.epoch + self.state.batches_done / self.batches_per_epoch
-        record = {"updates": self.state.updates, "epochs": epochs, "loss": self.validation_loss()}
-        record["perplexity"] = math.exp(min(record["loss"], 50))
-        generator = Generator(self.model, self.assets)
-        # greedy, with the model's default control values (generation.control) if it has control tokens
-        outputs = [g.text for g in generator.generate(
-            self.valid.sources, beam=1, replace_unk=True, plain_text=self.config.data.valid_plain_text,
-            split_sentences=False,
-        )]
-        characters = self.config.data.tokenizer.type == "char"  # Chinese: character-level scores
-        settings = EvaluationSettings(metrics=("sari", "bleu", "rouge"), tokenizer="char" if characters else "13a")
-        scores = evaluate(outputs, self.valid.sources, self.valid.references, settings).scores
-        record.update(bleu=scores["bleu"], sari=scores["sari"], rouge2=scores["rouge2"],
-                      learning_rate=self.optimizer.param_groups[0]["lr"])
+        record = {"updates": self.state.updates, "epochs": epochs,
+                  **self.validation.scores(self.criterion, self.assets, self.device),
+                  "learning_rate": self.optimizer.param_groups[0]["lr"]}
         record["seconds"] = time.perf_counter() - started
         self.state.validations.append(record)
         atomic_write_json(self.directory / "validations.json", self.state.validations)
@@ -377,12 +298,7 @@ class Trainer:
 
     def _prune(self) -> None:
         """Keep the best ``keep_best`` validated checkpoints and the latest one."""
-        checkpoints = self.directory / "checkpoints"
-        keep = {entry[2] for entry in self.state.best[: self.config.training.keep_best]}
-        keep.add((checkpoints / "latest").read_text().strip())
-        for path in checkpoints.glob("step-*"):
-            if path.is_dir() and path.name not in keep:
-                shutil.rmtree(path)
+        self.checkpoints.prune({entry[2] for entry in self.state.best[: self.config.training.keep_best]})
 
 
 def _weights_depend_on(config: Config, section: str):

@@ -1,0 +1,41 @@
+"""The checkpoints of one training run: ``checkpoints/step-N/`` (weights and training state, see
+:mod:`wean.checkpoint`) and ``checkpoints/latest``, the name of the newest, replaced atomically."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import torch
+
+from wean.checkpoint import load_checkpoint, save_checkpoint
+
+
+class RunCheckpoints:
+    def __init__(self, model_dir: Path):
+        self.folder = model_dir / "checkpoints"
+        self.latest_file = self.folder / "latest"
+
+    def exist(self) -> bool:
+        return self.latest_file.exists()
+
+    def latest(self) -> str:
+        return self.latest_file.read_text().strip()
+
+    def save(self, name: str, model: torch.nn.Module, state: dict) -> None:
+        save_checkpoint(self.folder / name, model, state)
+        temporary = self.folder / "latest.tmp"
+        temporary.write_text(name + "\n")
+        temporary.replace(self.latest_file)
+
+    def load_latest(self, model: torch.nn.Module) -> tuple[str, dict]:
+        """The latest checkpoint's name and state; its weights are loaded into ``model``."""
+        name = self.latest()
+        return name, load_checkpoint(self.folder / name, model)
+
+    def prune(self, keep: set[str]) -> None:
+        """Delete every checkpoint but those in ``keep`` and the latest one."""
+        keep = keep | {self.latest()}
+        for path in self.folder.glob("step-*"):
+            if path.is_dir() and path.name not in keep:
+                shutil.rmtree(path)

@@ -1,0 +1,66 @@
+"""Scoring a model on the validation split while it trains: the teacher-forced loss, and BLEU, SARI
+and ROUGE-2 of its greedy outputs, computed as ``wean test`` computes them. Only the validation
+split is ever read here: there is no way to select on a test set."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+
+import torch
+
+from wean.config import Config
+from wean.criterion import Criterion
+from wean.data.corpus import collate, encode_pairs, make_batches, read_parallel
+from wean.evaluation import EvaluationSettings, evaluate
+from wean.generator import Generator
+from wean.model_dir import Assets
+
+
+class Validation:
+    def __init__(self, config: Config, assets: Assets, model: torch.nn.Module):
+        self.config = config
+        self.valid = read_parallel(config.data.valid)
+        if config.training.max_valid_sentences:
+            n = config.training.max_valid_sentences
+            self.valid.sources = self.valid.sources[:n]
+            self.valid.references = [stream[:n] for stream in self.valid.references]
+            self.valid.targets = self.valid.references[0]
+        model_text = self.valid
+        if config.data.valid_plain_text:  # the loss reads the pairs as the training corpus is written
+            to_model_text = Generator(model, assets).to_model_text
+            model_text = replace(
+                self.valid, sources=[to_model_text(s) for s in self.valid.sources],
+                targets=[to_model_text(t) for t in self.valid.targets],
+            )
+        self.examples = encode_pairs(  # the loss reads each pair with its own (oracle) control values
+            model_text, assets.tokenizer, assets.source_vocabulary, assets.target_vocabulary, control=assets.control,
+        )
+
+    @torch.no_grad()
+    def loss(self, criterion: Criterion, device: torch.device) -> float:
+        """Cross-entropy per target token of the validation pairs (Y, never Y': comparable
+        across models with and without SPM)."""
+        criterion.model.eval()
+        total, tokens = 0.0, 0
+        for examples in make_batches(self.examples, self.config.training.batch_size):
+            batch = collate(examples).to(device)
+            total += float(criterion.validation_loss(batch))
+            tokens += batch.target_tokens
+        return total / tokens
+
+    def scores(self, criterion: Criterion, assets: Assets, device: torch.device) -> dict[str, float]:
+        """loss, perplexity, bleu, sari and rouge2 of the model the criterion trains."""
+        record = {"loss": self.loss(criterion, device)}
+        record["perplexity"] = math.exp(min(record["loss"], 50))
+        generator = Generator(criterion.model, assets)
+        # greedy, with the model's default control values (generation.control) if it has control tokens
+        outputs = [g.text for g in generator.generate(
+            self.valid.sources, beam=1, replace_unk=True, plain_text=self.config.data.valid_plain_text,
+            split_sentences=False,
+        )]
+        characters = self.config.data.tokenizer.type == "char"  # Chinese: character-level scores
+        settings = EvaluationSettings(metrics=("sari", "bleu", "rouge"), tokenizer="char" if characters else "13a")
+        scores = evaluate(outputs, self.valid.sources, self.valid.references, settings).scores
+        record.update(bleu=scores["bleu"], sari=scores["sari"], rouge2=scores["rouge2"])
+        return record
