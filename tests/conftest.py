@@ -3,6 +3,7 @@ with a reason where it is absent, as in a user's fresh clone; CI has it."""
 
 from __future__ import annotations
 
+import inspect
 import json
 from pathlib import Path
 
@@ -52,3 +53,41 @@ def control_model(tmp_path_factory) -> Path:
     data = write_prefix_corpus(folder / "data", train=2000, valid=60)
     Trainer(control_config(data, folder / "model", max_epochs=10, selection_metric="loss")).train()
     return folder / "model"
+
+
+@pytest.fixture(scope="session")
+def model_dir(tmp_path_factory) -> Path:
+    """A tiny model trained by the installed ``wean train`` command, as a user runs it."""
+    import subprocess
+    import sys
+
+    import yaml
+
+    from synthetic import tiny_config, write_corpus
+
+    folder = tmp_path_factory.mktemp("cli")
+    data = write_corpus(folder / "data", train=400, valid=20)
+    config = tiny_config(data, folder / "model", max_epochs=2)
+    path = folder / "config.yaml"
+    path.write_text(yaml.safe_dump(config.to_dict()))
+    wean = str(Path(sys.executable).with_name("wean"))
+    result = subprocess.run([wean, "train", str(path), "--set", "training.max_epochs=1"],
+                            capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    assert "best bleu" in result.stdout
+    return folder / "model"
+
+
+# fixtures that train a model: every test that uses one is slow
+TRAINING_FIXTURES = {"control_model", "model_dir", "trained", "copier", "generator"}
+
+
+def pytest_collection_modifyitems(items):
+    """Mark ``slow`` every test that trains a model, itself or through a fixture, so that
+    ``pytest -m "not slow"`` is the quick loop (the full suite is still what CI runs)."""
+    for item in items:
+        function = getattr(item, "function", None)
+        trains = function is not None and ".train()" in inspect.getsource(function)
+        if trains or TRAINING_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.slow)
+

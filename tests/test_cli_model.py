@@ -1,32 +1,15 @@
 """``wean train``, ``wean generate`` and ``wean inspect`` as a user runs them."""
 
-import json
 import re
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-import yaml
 
-from synthetic import tiny_config, write_corpus
 from wean.cli import main
 
 WEAN = str(Path(sys.executable).with_name("wean"))
-
-
-@pytest.fixture(scope="module")
-def model_dir(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("cli")
-    data = write_corpus(folder / "data", train=400, valid=20)
-    config = tiny_config(data, folder / "model", max_epochs=2)
-    path = folder / "config.yaml"
-    path.write_text(yaml.safe_dump(config.to_dict()))
-    result = subprocess.run([WEAN, "train", str(path), "--set", "training.max_epochs=1"],
-                            capture_output=True, text=True)
-    assert result.returncode == 0, result.stderr
-    assert "best bleu" in result.stdout
-    return folder / "model"
 
 
 def test_generate_from_stdin_and_files_keeps_input_order(model_dir, tmp_path):
@@ -93,22 +76,6 @@ def test_inspect_reproduces_the_papers_output_layer_table(capsys, config, linear
     assert re.search(rf"linear \(Seq2seq\) +{linear}\n", out)
     assert re.search(rf"wean concat +{concat}\n", out)
     assert re.search(r"wean dot +0\n", out)
-
-
-def test_wean_test_writes_outputs_and_scores_per_benchmark(model_dir, data_dir, tmp_path, capsys):
-    out = tmp_path / "results"
-    assert main(["test", "--model", str(model_dir), "--benchmark", "wikismall-test", "--system", "tiny",
-                 "--out-dir", str(out), "--data-root", str(data_dir), "--beam", "2"]) == 0
-    assert "tiny on wikismall-test: sari" in capsys.readouterr().out
-    outputs = (out / "tiny.wikismall-test.txt").read_text().splitlines()
-    assert len(outputs) == 100  # one line per source line, in order
-    record = json.loads((out / "metrics.json").read_text())["tiny"]["wikismall-test"]
-    assert record["inputs"]["benchmark"] == "wikismall-test" and record["generation"] == {"beam": 2, "detokenize": "none"}
-    assert {"sari", "bleu", "multi_bleu", "fkgl"} <= set(record["scores"])
-    assert main(["test", "--model", str(model_dir), "--benchmark", "wikismall-test", "--system", "plain",
-                 "--out-dir", str(out), "--data-root", str(data_dir), "--beam", "2", "--plain-text"]) == 0
-    metrics = json.loads((out / "metrics.json").read_text())
-    assert set(metrics) == {"tiny", "plain"} and metrics["plain"]["wikismall-test"]["generation"]["plain_text"]
 
 
 def test_export_fp16_halves_the_weights_and_keeps_the_outputs(model_dir, tmp_path, capsys):

@@ -91,6 +91,7 @@ def test_conv_model_learns_to_copy_and_refuses_over_long_input(tmp_path):
         model.generate(["a b", " ".join(["a"] * 21)])
 
 
+@pytest.mark.slow  # it learns, by hand-written updates
 def test_conditional_decoder_fits_a_small_batch():
     """The paper's decoder learns: it memorises 32 copy pairs. On the synthetic tasks it needs
     far more updates than the luong and bahdanau decoders (measured while writing this test:

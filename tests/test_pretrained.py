@@ -64,17 +64,3 @@ def test_wean_simplify_on_the_command_line(simplifier):
     result = subprocess.run([WEAN, "simplify", SENTENCE], capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
     assert result.stdout == simplifier.generate([SENTENCE])[0].text + "\n"
-
-
-def test_it_simplifies_turkcorpus_better_than_copying(simplifier, data_dir):
-    """SARI above the identity baseline's 26.3 on the first 100 TurkCorpus test sentences."""
-    from wean.evaluation import EvaluationSettings, evaluate
-    from wean.textio import read_lines
-
-    folder = data_dir / "turkcorpus/case_detok"
-    sources = read_lines(folder / "test.src")[:100]
-    references = [read_lines(folder / f"test.ref.{i}")[:100] for i in range(8)]
-    outputs = [g.text for g in simplifier.generate(sources, beam=2)]
-    settings = EvaluationSettings(metrics=("sari",))
-    assert evaluate(outputs, sources, references, settings).scores["sari"] > \
-        evaluate(sources, sources, references, settings).scores["sari"] + 3

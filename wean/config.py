@@ -173,7 +173,6 @@ class Config:
 
     def validate(self) -> "Config":
         choices = {
-            "data.tokenizer.type": (self.data.tokenizer.type, ("word", "char", "bpe", "unigram")),
             "data.tokenizer.corpus_tokenization": (self.data.tokenizer.corpus_tokenization, ("none", "ptb")),
             "model.decoder.word_attention": (self.model.decoder.word_attention, ("none", "attention", "gates")),
             "model.decoder.attention": (self.model.decoder.attention, ("dot", "general", "concat")),
@@ -200,7 +199,9 @@ class Config:
             raise WeanError(f"config: data.control / generation.control: {error}") from None
         if self.model.share_embeddings and not self.data.tokenizer.shared_vocab:
             raise WeanError("config: model.share_embeddings needs data.tokenizer.shared_vocab: true")
-        from wean.registry import DECODERS, ENCODERS, OUTPUT_LAYERS  # the registered names, and their checks
+        from wean.registry import DECODERS, ENCODERS, OUTPUT_LAYERS, TOKENIZERS  # the registered names
+
+        TOKENIZERS.get(self.data.tokenizer.type, "data.tokenizer.type")
 
         encoder, decoder = self.model.encoder, self.model.decoder
         encoder_class = ENCODERS.get(encoder.type, "model.encoder.type")
@@ -246,6 +247,7 @@ def _from_dict(cls, values: Any, where: str):
 
 
 COMPONENT_SECTIONS = {  # config section -> the registry (wean/registry.py) its ``type`` names
+    "data.tokenizer": "TOKENIZERS",
     "model.encoder": "ENCODERS",
     "model.decoder": "DECODERS",
     "model.output_layer": "OUTPUT_LAYERS",

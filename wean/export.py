@@ -22,6 +22,7 @@ def export_model(source: Path, target: Path, fp16: bool = False, overrides: list
         if not override.startswith("generation."):
             raise WeanError(f"--set {override!r}: only generation.* settings can change after training")
     config = config_from_dict(apply_overrides(assets.config.to_dict(), overrides))
+    config.model_dir = str(target)  # where it now is, not the training machine's run directory
     model = build_model(config.model, len(assets.source_vocabulary), len(assets.target_vocabulary))
     load_weights(model, source / WEIGHTS)
     if target.resolve() == source.resolve():

@@ -78,6 +78,8 @@ def _where(component) -> str:
 ENCODERS = Registry("encoder", "wean.models")
 DECODERS = Registry("decoder", "wean.models")
 OUTPUT_LAYERS = Registry("output layer", "wean.models")
+TOKENIZERS = Registry("tokenizer", "wean.data.tokenizers")
+METRICS = Registry("metric", "wean.evaluation.evaluate")  # what `wean evaluate --metrics` and benchmarks name
 
 _loaded_plugins: dict[Path, str] = {}
 

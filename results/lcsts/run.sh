@@ -12,7 +12,7 @@
 # training headlines) is scored beside them.
 # Run from the repository root after `make install`.
 set -euo pipefail
-RUNS=${RUNS:-/root/wean-runs}
+RUNS=${RUNS:-runs}
 OUT=results/lcsts
 EPOCHS=${EPOCHS:-40}
 SMALL="--set model.embedding_size=128 --set model.encoder.hidden_size=256 --set model.decoder.hidden_size=256 \

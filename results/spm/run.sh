@@ -7,7 +7,7 @@
 # outputs and the SPM alignment map (Figure 4) for the first test sentence.
 # Run from the repository root after `make install`; runs resume when the script is run again.
 set -euo pipefail
-RUNS=${RUNS:-/root/wean-runs}
+RUNS=${RUNS:-runs}
 OUT=results/spm
 BUDGET=${BUDGET:-2000}
 test -e data/gigaword/train.src || .venv/bin/wean prepare gigaword --out data/gigaword

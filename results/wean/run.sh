@@ -5,7 +5,7 @@
 # script again and it continues where it stopped. RUNS is outside the work tree (checkpoints of a
 # 50k-word model are large and never committed).
 set -euo pipefail
-RUNS=${RUNS:-/root/wean-runs}
+RUNS=${RUNS:-runs}
 OUT=results/wean
 DEVICE=${DEVICE:-auto}  # auto | cpu | cuda
 # Seed 1 (CPU) trained in fp32 up to SWITCH, then continued with bf16 autocast, which reproduces

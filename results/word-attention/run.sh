@@ -8,7 +8,7 @@
 # resumes where it stopped when the script is run again. RUNS holds checkpoints (never committed).
 set -euo pipefail
 TASK=${1:?gigaword or simplification}
-RUNS=${RUNS:-/root/wean-runs}
+RUNS=${RUNS:-runs}
 CONFIG=configs/rnnsearch-$TASK.yaml
 case $TASK in
     gigaword)

@@ -18,7 +18,7 @@ def add_scoring_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--benchmark", help="take source and references from a named benchmark (see --list-benchmarks)")
     parser.add_argument("--data-root", type=Path, help="folder the benchmark paths are relative to "
                         "(default: $WEAN_DATA_ROOT, else ../shared/data)")
-    parser.add_argument("--metrics", help=f"comma-separated, from {','.join(METRICS)} "
+    parser.add_argument("--metrics", help=f"comma-separated, from {','.join(METRICS.names())} "
                         "(default: the benchmark's, else sari,bleu,fkgl,stats)")
     parser.add_argument("--sari-variant", choices=VARIANTS, default="default",
                         help="default: EASSE corpus SARI; legacy: EASSE legacy=True; del-precision: deletion "

@@ -24,15 +24,28 @@ from typing import Iterable
 
 from wean.config import TokenizerConfig
 from wean.errors import WeanError
+from wean.registry import TOKENIZERS
 
 SPACE = "▁"
 
 
 class Tokenizer:
+    """Registered in :data:`wean.registry.TOKENIZERS` under the name ``data.tokenizer.type`` gives."""
+
     kind = ""
 
     def __init__(self, lowercase: bool = False):
         self.lowercase = lowercase
+
+    @classmethod
+    def learn(cls, config: TokenizerConfig, training_texts: list[str]) -> "Tokenizer":
+        """The tokenizer for ``config``, learned from the training texts where it learns anything."""
+        return cls(config.lowercase)
+
+    @classmethod
+    def load(cls, directory: Path, settings: dict) -> "Tokenizer":
+        """The tokenizer saved in a model directory; ``settings``: its tokenizer.json."""
+        return cls(bool(settings.get("lowercase")))
 
     def _prepare(self, text: str) -> str:
         text = " ".join(text.split())
@@ -48,6 +61,7 @@ class Tokenizer:
         (directory / "tokenizer.json").write_text(json.dumps({"type": self.kind, "lowercase": self.lowercase}) + "\n")
 
 
+@TOKENIZERS.register("word")
 class WordTokenizer(Tokenizer):
     kind = "word"
 
@@ -58,6 +72,7 @@ class WordTokenizer(Tokenizer):
         return " ".join(tokens)
 
 
+@TOKENIZERS.register("char")
 class CharTokenizer(Tokenizer):
     kind = "char"
 
@@ -68,6 +83,8 @@ class CharTokenizer(Tokenizer):
         return "".join(" " if token == SPACE else token for token in tokens).strip()
 
 
+@TOKENIZERS.register("unigram")
+@TOKENIZERS.register("bpe")
 class SentencePieceTokenizer(Tokenizer):
     MODEL_FILE = "sentencepiece.model"
 
@@ -78,6 +95,18 @@ class SentencePieceTokenizer(Tokenizer):
         self.kind = kind
         self.model_proto = model_proto
         self.processor = sentencepiece.SentencePieceProcessor(model_proto=model_proto)
+
+    @classmethod
+    def learn(cls, config: TokenizerConfig, training_texts: list[str]) -> "SentencePieceTokenizer":
+        return cls.train(config.type, training_texts, config.vocab_size, config.lowercase, config.byte_fallback,
+                         config.character_coverage)
+
+    @classmethod
+    def load(cls, directory: Path, settings: dict) -> "SentencePieceTokenizer":
+        model_path = directory / cls.MODEL_FILE
+        if not model_path.exists():
+            raise WeanError(f"{model_path}: sentencepiece model not found")
+        return cls(settings["type"], model_path.read_bytes(), bool(settings.get("lowercase")))
 
     @property
     def byte_fallback(self) -> bool:
@@ -132,13 +161,7 @@ class SentencePieceTokenizer(Tokenizer):
 
 
 def build_tokenizer(config: TokenizerConfig, training_texts: list[str]) -> Tokenizer:
-    if config.type == "word":
-        return WordTokenizer(config.lowercase)
-    if config.type == "char":
-        return CharTokenizer(config.lowercase)
-    return SentencePieceTokenizer.train(
-        config.type, training_texts, config.vocab_size, config.lowercase, config.byte_fallback, config.character_coverage
-    )
+    return TOKENIZERS.get(config.type, "data.tokenizer.type").learn(config, training_texts)
 
 
 def load_tokenizer(directory: Path) -> Tokenizer:
@@ -147,14 +170,7 @@ def load_tokenizer(directory: Path) -> Tokenizer:
         settings = json.loads(settings_path.read_text())
     except FileNotFoundError:
         raise WeanError(f"{settings_path}: tokenizer settings not found") from None
-    kind, lowercase = settings.get("type"), bool(settings.get("lowercase"))
-    if kind == "word":
-        return WordTokenizer(lowercase)
-    if kind == "char":
-        return CharTokenizer(lowercase)
-    if kind in ("bpe", "unigram"):
-        model_path = directory / SentencePieceTokenizer.MODEL_FILE
-        if not model_path.exists():
-            raise WeanError(f"{model_path}: sentencepiece model not found")
-        return SentencePieceTokenizer(kind, model_path.read_bytes(), lowercase)
-    raise WeanError(f"{settings_path}: unknown tokenizer type {kind!r}")
+    kind = settings.get("type")
+    if kind not in TOKENIZERS.names():
+        raise WeanError(f"{settings_path}: unknown tokenizer type {kind!r}")
+    return TOKENIZERS.get(kind).load(directory, settings)

@@ -12,7 +12,7 @@ import sys
 from dataclasses import dataclass, field
 from importlib.metadata import version
 from pathlib import Path
-from typing import Sequence
+from typing import Callable, Sequence
 
 import sacrebleu
 
@@ -22,11 +22,9 @@ from wean.evaluation.benchmarks import Benchmark
 from wean.evaluation.normalize import TOKENIZERS, tokenize
 from wean.evaluation.sari import VARIANTS, corpus_sari, effective_lowercase
 from wean.evaluation.stats import copy_statistics, odd_generation
+from wean.registry import METRICS
 from wean.textio import check_same_length, empty_line_numbers, read_lines
 
-METRICS = ("sari", "bleu", "multi-bleu", "fkgl", "rouge", "stats")
-_NEEDS_SOURCE = {"sari"}
-_NEEDS_REFERENCES = {"sari", "bleu", "multi-bleu", "rouge"}
 _SHORT_KEYS = {"lowercase": "case", "tokenizer": "tok", "references": "nrefs"}
 
 
@@ -45,9 +43,8 @@ class EvaluationSettings:
     tokenizer: str = "13a"
 
     def __post_init__(self):
-        unknown = [m for m in self.metrics if m not in METRICS]
-        if unknown:
-            raise WeanError(f"unknown metric {unknown[0]!r}; choose from {', '.join(METRICS)}")
+        for name in self.metrics:
+            METRICS.get(name)  # an unknown name is one line listing the registered ones
         if self.sari_variant not in VARIANTS:
             raise WeanError(f"unknown SARI variant {self.sari_variant!r}; choose from {', '.join(VARIANTS)}")
         if self.tokenizer not in TOKENIZERS:
@@ -106,18 +103,19 @@ def evaluate(
     outputs: Sequence[str],
     sources: Sequence[str] | None = None,
     reference_streams: Sequence[Sequence[str]] | None = None,
-    settings: EvaluationSettings = EvaluationSettings(),
+    settings: EvaluationSettings | None = None,
 ) -> Evaluation:
     """Score ``outputs``; ``reference_streams[k][i]`` is reference k of output i."""
+    settings = settings or EvaluationSettings()
     reference_streams = list(reference_streams or [])
-    missing = [m for m in settings.metrics if m in _NEEDS_SOURCE and sources is None]
-    missing += [m for m in settings.metrics if m in _NEEDS_REFERENCES and not reference_streams]
-    if "stats" in settings.metrics and sources is None and not reference_streams:
-        missing.append("stats")
+    metrics = {name: METRICS.get(name) for name in settings.metrics}
+    # a missing source is named before missing references, whatever the order of the metrics
+    missing = [(name, "a source file") for name, m in metrics.items() if m.needs_source and sources is None]
+    missing += [(name, "references") for name, m in metrics.items() if m.needs_references and not reference_streams]
+    missing += [(name, "a source file or references") for name, m in metrics.items()
+                if m.needs_source_or_references and sources is None and not reference_streams]
     if missing:
-        needs = {"stats": "a source file or references"}.get(missing[0])
-        needs = needs or ("a source file" if missing[0] in _NEEDS_SOURCE and sources is None else "references")
-        raise WeanError(f"metric {missing[0]!r} needs {needs}")
+        raise WeanError(f"metric {missing[0][0]!r} needs {missing[0][1]}")
     if not outputs:
         raise WeanError("nothing to evaluate: there are no outputs")
     # sources and references come first, so that a mismatch blames the outputs
@@ -125,52 +123,107 @@ def evaluate(
     streams += [(f"references {k}", stream) for k, stream in enumerate(reference_streams)]
     check_same_length(streams + [("outputs", outputs)])
 
-    lowercase, tokenizer = settings.lowercase, settings.tokenizer
     nrefs = len(reference_streams)
     evaluation = Evaluation(segments=len(outputs), references=nrefs)
-    common = {"lowercase": lowercase, "tokenizer": tokenizer, "references": nrefs}
-    # SARI and the statistics are wean's own code on sacrebleu's 13a tokenizer
-    ours = f"wean=={_wean_version()},sacrebleu=={sacrebleu.__version__}"
-    for metric in settings.metrics:
-        if metric == "sari":
-            variant = settings.sari_variant
-            scores = corpus_sari(sources, outputs, reference_streams, variant, lowercase, tokenizer)
-            signature = {
-                "variant": variant,
-                **common,
-                "lowercase": effective_lowercase(variant, lowercase),
-                "level": "sentence mean" if variant == "xu2016" else "corpus",
-                "library": ours,
-            }
-            evaluation.results.append(MetricResult("sari", scores.as_dict(), signature))
-        elif metric in ("bleu", "multi-bleu"):
-            style = "multi-bleu" if metric == "multi-bleu" else "sacrebleu"
-            bleu_settings = bleu.BleuSettings(style, lowercase, tokenizer)
-            score = bleu.corpus_bleu(outputs, reference_streams, bleu_settings)
-            key = metric.replace("-", "_")
-            evaluation.results.append(MetricResult(key, {key: score}, bleu.signature(bleu_settings, nrefs)))
-        elif metric == "fkgl":
-            evaluation.results.append(
-                MetricResult("fkgl", {"fkgl": fkgl.corpus_fkgl(outputs)}, fkgl.signature())
-            )
-        elif metric == "rouge":
-            tokenization = "char" if tokenizer == "char" else "words"
-            scores = rouge.corpus_rouge(outputs, reference_streams, tokenization, lowercase)
-            evaluation.results.append(MetricResult("rouge", scores, rouge.signature(tokenization, lowercase, nrefs)))
-        elif metric == "stats":
-            output_tokens = [tokenize(line, lowercase, tokenizer) for line in outputs]
-            scores = {}
-            if sources is not None:
-                source_tokens = [tokenize(line, lowercase, tokenizer) for line in sources]
-                scores.update(copy_statistics(source_tokens, output_tokens))
-            if reference_streams:
-                per_output = [
-                    [tokenize(stream[i], lowercase, tokenizer) for stream in reference_streams]
-                    for i in range(len(outputs))
-                ]
-                scores.update(odd_generation(output_tokens, per_output).summary())
-            evaluation.results.append(MetricResult("stats", scores, {**common, "library": ours}))
+    inputs = MetricInputs(outputs, sources, reference_streams, settings)
+    for m in metrics.values():
+        evaluation.results.append(m.score(inputs))
     return evaluation
+
+
+@dataclass(frozen=True)
+class MetricInputs:
+    """What a metric scores, and how (casing, tokenizer, SARI variant)."""
+
+    outputs: Sequence[str]
+    sources: Sequence[str] | None
+    reference_streams: list
+    settings: EvaluationSettings
+
+    @property
+    def common_signature(self) -> dict:
+        settings = self.settings
+        return {"lowercase": settings.lowercase, "tokenizer": settings.tokenizer,
+                "references": len(self.reference_streams)}
+
+
+@dataclass(frozen=True)
+class Metric:
+    score: Callable[[MetricInputs], MetricResult]
+    needs_source: bool = False
+    needs_references: bool = False
+    needs_source_or_references: bool = False
+
+
+def metric(name: str, **needs: bool):
+    """Register ``function(inputs) -> MetricResult`` as the metric ``name`` (wean/registry.py);
+    ``needs``: the :class:`Metric` flags."""
+    def decorate(function):
+        METRICS.register(name)(Metric(function, **needs))
+        return function
+
+    return decorate
+
+
+def _ours() -> str:
+    # SARI and the statistics are wean's own code on sacrebleu's 13a tokenizer
+    return f"wean=={_wean_version()},sacrebleu=={sacrebleu.__version__}"
+
+
+@metric("sari", needs_source=True, needs_references=True)
+def _sari(inputs: MetricInputs) -> MetricResult:
+    settings, variant = inputs.settings, inputs.settings.sari_variant
+    scores = corpus_sari(inputs.sources, inputs.outputs, inputs.reference_streams, variant, settings.lowercase,
+                         settings.tokenizer)
+    signature = {
+        "variant": variant,
+        **inputs.common_signature,
+        "lowercase": effective_lowercase(variant, settings.lowercase),
+        "level": "sentence mean" if variant == "xu2016" else "corpus",
+        "library": _ours(),
+    }
+    return MetricResult("sari", scores.as_dict(), signature)
+
+
+def _bleu(inputs: MetricInputs, style: str) -> MetricResult:
+    bleu_settings = bleu.BleuSettings(style, inputs.settings.lowercase, inputs.settings.tokenizer)
+    score = bleu.corpus_bleu(inputs.outputs, inputs.reference_streams, bleu_settings)
+    key = "multi_bleu" if style == "multi-bleu" else "bleu"
+    return MetricResult(key, {key: score}, bleu.signature(bleu_settings, len(inputs.reference_streams)))
+
+
+metric("bleu", needs_references=True)(lambda inputs: _bleu(inputs, "sacrebleu"))
+metric("multi-bleu", needs_references=True)(lambda inputs: _bleu(inputs, "multi-bleu"))
+
+
+@metric("fkgl")
+def _fkgl(inputs: MetricInputs) -> MetricResult:
+    return MetricResult("fkgl", {"fkgl": fkgl.corpus_fkgl(inputs.outputs)}, fkgl.signature())
+
+
+@metric("rouge", needs_references=True)
+def _rouge(inputs: MetricInputs) -> MetricResult:
+    settings = inputs.settings
+    tokenization = "char" if settings.tokenizer == "char" else "words"
+    scores = rouge.corpus_rouge(inputs.outputs, inputs.reference_streams, tokenization, settings.lowercase)
+    return MetricResult("rouge", scores, rouge.signature(tokenization, settings.lowercase, len(inputs.reference_streams)))
+
+
+@metric("stats", needs_source_or_references=True)
+def _stats(inputs: MetricInputs) -> MetricResult:
+    lowercase, tokenizer = inputs.settings.lowercase, inputs.settings.tokenizer
+    output_tokens = [tokenize(line, lowercase, tokenizer) for line in inputs.outputs]
+    scores = {}
+    if inputs.sources is not None:
+        source_tokens = [tokenize(line, lowercase, tokenizer) for line in inputs.sources]
+        scores.update(copy_statistics(source_tokens, output_tokens))
+    if inputs.reference_streams:
+        per_output = [
+            [tokenize(stream[i], lowercase, tokenizer) for stream in inputs.reference_streams]
+            for i in range(len(inputs.outputs))
+        ]
+        scores.update(odd_generation(output_tokens, per_output).summary())
+    return MetricResult("stats", scores, {**inputs.common_signature, "library": _ours()})
 
 
 def _file_record(path: Path, lines: int) -> dict:

@@ -4,7 +4,7 @@ FKGL = 0.39 * words / sentences + 11.8 * syllables / words - 15.59, clipped at 0
 summed over the corpus. Every line is lowercased and 13a-tokenized, then split into sentences
 with NLTK's Punkt algorithm. EASSE loads Punkt's trained English model, which cannot be
 downloaded here; an untrained ``PunktSentenceTokenizer`` gives the same split on this lowercased,
-tokenized text (``shared/metric-parity/README.md``, and the tests pin it to EASSE's values).
+tokenized text (``tests/shared/test_fkgl.py`` pins it to values computed with EASSE).
 Words are whitespace tokens, punctuation included; syllables come from the vowel-group heuristic
 below.
 """

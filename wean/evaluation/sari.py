@@ -2,7 +2,7 @@
 source and several references.
 
 Four variants, because papers cite all of them and they differ by up to 14 points on the same
-outputs (``shared/research/anchors.md``, "SARI: where the implementations disagree"):
+outputs (EASSE, its legacy mode, the original Joshua/Java SARI and Xu et al.'s sentence script):
 
 ``default``
     EASSE's corpus SARI (``easse.sari.corpus_sari`` with its defaults). Source, output and
@@ -32,7 +32,7 @@ source, the output and all references pooled, and r the number of references:
 
 Precision or recall with a zero denominator is 0, and so is F1 when both are 0. Scores are on
 the 0-100 scale. Written here because no maintained package provides EASSE's SARI; it is pinned by
-tests to values computed with EASSE itself (``shared/metric-parity``).
+tests to values computed with EASSE itself (``tests/shared/test_sari.py``).
 """
 
 from __future__ import annotations

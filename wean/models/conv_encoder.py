@@ -1,14 +1,12 @@
 """The convolutional encoder of Gehring et al. (2016, "A Convolutional Encoder Model for Neural
-Machine Translation"), as applied to simplification by Manne and Azov
-(``shared/papers/convolutional-encoder-simplification.txt``).
+Machine Translation"), as applied to simplification by Manne and Azov.
 
     e_j  = w_j + l_j                       word embedding + learned position embedding
     z_j  = CNN-a(e)_j                      attention keys
     z'_j = CNN-c(e)_j                      attention values (the paper's "conditional input")
 
 Both CNNs are stacks of residual blocks, block(x) = tanh(conv(x) + x), with "same" padding (the
-sentence keeps its length) and no pooling, as in fairseq-lua's ``conv_model.lua``
-(``shared/research/anchors.md`` 1c): CNN-a works at ``hidden_size`` channels between a linear
+sentence keeps its length) and no pooling, as in fairseq-lua's ``conv_model.lua``: CNN-a works at ``hidden_size`` channels between a linear
 up-projection from and a down-projection to the embedding size, and its last convolution has no
 residual; CNN-c has ``attention_layers`` blocks at the embedding size, by default
 floor(layers / 2) clamped to [1, 5] (15 -> 5 as in the paper). Padding is zeroed before every

@@ -8,7 +8,7 @@ and the summed predictions must match the source's bag of words x~ (equations 9-
 
     l_src = ||sum_j q_j - x~||^2 / C,       loss = l_trg(Y') + l_src.
 
-Decisions the paper leaves open, and how they are taken here (``shared/research/anchors.md`` 1d):
+Decisions the paper leaves open (its code is not public), and how they are taken here:
 
 * Y' (section 4.1): the target is continued with <pad> up to the source length I, <pad> being a
   real output class trained by the cross-entropy; the decoder runs I steps (``collate`` with

@@ -1,0 +1,129 @@
+"""Training and beam-search speed of two checkouts of wean (say, before and after a refactor),
+interleaved in one run: each round times one child process per checkout, in alternating order,
+on the same synthetic corpus and model (the shipped simplifier's architecture); the ratios are
+of the medians over the rounds.
+
+    .venv/bin/python bench/revisions.py --old ../wean-before --new . [--rounds 3] [--out DIR]
+
+A child measures only the Trainer's update step and ``beam_search``, which both revisions have;
+start-up, corpus reading and validation are left out.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+CHILD = r'''
+import json, random, sys, time
+import torch
+from wean.config import config_from_dict
+from wean.search import beam_search
+from wean.training import Trainer
+
+folder, updates, sentences = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+torch.manual_seed(0)
+values = {
+    "model_dir": folder + "/model",
+    "data": {"train": folder + "/train", "valid": folder + "/valid", "max_tokens": 80,
+             "tokenizer": {"type": "word", "vocab_size": 8000}},
+    "model": {"embedding_size": 256, "dropout": 0.2,
+              "encoder": {"hidden_size": 128, "layers": 2, "bidirectional": True, "dropout": 0.2},
+              "decoder": {"hidden_size": 256, "layers": 1, "bridge": "linear"},
+              "output_layer": {"type": "wean"}},
+    "training": {"batch_size": 64},
+}
+trainer = Trainer(config_from_dict(values))
+batches = trainer._epoch_batches(0)[:updates + 2]
+for examples in batches[:2]:  # warm-up
+    trainer._update(examples)
+tokens, start = 0, time.perf_counter()
+for examples in batches[2:]:
+    tokens += trainer._update(examples)[1]
+train_rate = tokens / (time.perf_counter() - start)
+
+model = trainer.model.eval()
+rows = [e.source for e in trainer.train_examples[:sentences]]
+source = torch.zeros(len(rows), max(map(len, rows)), dtype=torch.long)
+for i, row in enumerate(rows):
+    source[i, : len(row)] = torch.tensor(row)
+lengths = torch.tensor([len(row) for row in rows])
+beam_search(model, source[:8], lengths[:8], beam_size=5, max_length=60)  # warm-up
+start = time.perf_counter()
+for begin in range(0, len(rows), 32):
+    beam_search(model, source[begin:begin + 32], lengths[begin:begin + 32], beam_size=5, max_length=60,
+                length_penalty=1.0, block_ngram_repeat=3)
+beam_rate = len(rows) / (time.perf_counter() - start)
+print(json.dumps({"train_tokens_per_second": train_rate, "beam5_sentences_per_second": beam_rate}))
+'''
+
+
+def write_corpus(folder: Path, pairs: int = 4000, vocabulary: int = 8000) -> None:
+    """Zipf-like words, sources of 10-40 words, targets a shortened copy (as simplification data)."""
+    import random
+
+    rng = random.Random(0)
+    words = [f"w{i}" for i in range(vocabulary)]
+    weights = [1 / (rank + 1) for rank in range(vocabulary)]
+    for split, count in (("train", pairs), ("valid", 50)):
+        sources, targets = [], []
+        for _ in range(count):
+            source = rng.choices(words, weights, k=rng.randint(10, 40))
+            target = [w for w in source if rng.random() > 0.15] or source[:1]
+            sources.append(" ".join(source))
+            targets.append(" ".join(target))
+        (folder / f"{split}.src").write_text("\n".join(sources) + "\n")
+        (folder / f"{split}.dst").write_text("\n".join(targets) + "\n")
+
+
+def measure(checkout: Path, corpus: Path, updates: int, sentences: int) -> dict:
+    with tempfile.TemporaryDirectory() as run:
+        for name in ("train", "valid"):
+            for side in ("src", "dst"):
+                os.symlink(corpus / f"{name}.{side}", Path(run) / f"{name}.{side}")
+        environment = {**os.environ, "PYTHONPATH": str(checkout.resolve()), "OMP_NUM_THREADS": os.environ.get(
+            "OMP_NUM_THREADS", "1")}
+        result = subprocess.run([sys.executable, "-c", CHILD, run, str(updates), str(sentences)], env=environment,
+                                capture_output=True, text=True, check=True)
+    return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--old", type=Path, required=True, help="checkout measured as the baseline")
+    parser.add_argument("--new", type=Path, required=True)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--updates", type=int, default=30)
+    parser.add_argument("--sentences", type=int, default=96)
+    parser.add_argument("--out", type=Path, help="write metrics.json here")
+    args = parser.parse_args()
+    loadavg = Path("/proc/loadavg").read_text().split()[:3] if Path("/proc/loadavg").exists() else None
+    runs: dict[str, list[dict]] = {"old": [], "new": []}
+    with tempfile.TemporaryDirectory() as corpus:
+        write_corpus(Path(corpus))
+        for round_number in range(args.rounds):
+            order = ("old", "new") if round_number % 2 == 0 else ("new", "old")
+            for name in order:
+                runs[name].append(measure(getattr(args, name), Path(corpus), args.updates, args.sentences))
+                print(f"round {round_number + 1} {name}: {runs[name][-1]}", flush=True)
+    medians = {name: {key: statistics.median(r[key] for r in rounds) for key in rounds[0]}
+               for name, rounds in runs.items()}
+    ratios = {key: medians["new"][key] / medians["old"][key] for key in medians["old"]}
+    record = {"medians": medians, "ratios_new_over_old": ratios, "rounds": runs,
+              "threads": int(os.environ.get("OMP_NUM_THREADS", "1")), "machine": platform.processor() or platform.machine(),
+              "loadavg_at_start": loadavg}
+    print(json.dumps({"ratios_new_over_old": ratios}, indent=1))
+    if args.out:
+        args.out.mkdir(parents=True, exist_ok=True)
+        (args.out / "metrics.json").write_text(json.dumps(record, indent=1) + "\n")
+
+
+if __name__ == "__main__":
+    main()
