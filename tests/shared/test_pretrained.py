@@ -22,3 +22,16 @@ def test_it_simplifies_turkcorpus_better_than_copying(simplifier, data_dir):
     settings = EvaluationSettings(metrics=("sari",))
     assert evaluate(outputs, sources, references, settings).scores["sari"] > \
         evaluate(sources, sources, references, settings).scores["sari"] + 3
+
+
+def test_it_still_writes_its_committed_turkcorpus_outputs(simplifier, data_dir):
+    """Generation is pinned: the first 40 outputs of results/controllable/shipped.turkcorpus-test.txt
+    (wean test --plain-text: beam 5, one line at a time) come back byte for byte."""
+    from pathlib import Path
+
+    from wean.textio import read_lines
+
+    sources = read_lines(data_dir / "turkcorpus/case_detok/test.src")[:40]
+    committed = Path(__file__).parents[2] / "results/controllable/shipped.turkcorpus-test.txt"
+    outputs = [g.text for g in simplifier.generate(sources, plain_text=True, split_sentences=False)]
+    assert outputs == read_lines(committed)[:40]
