@@ -103,13 +103,13 @@ def test_plain_text_in_and_out(model_dir, tmp_path):
     generator = load(model_dir)
     generator.config.data.tokenizer.corpus_tokenization = "ptb"
     generator.config.data.tokenizer.lowercase = True
-    assert generator.to_model_text('It isn\'t "cheap" (at all).') == "It is n't `` cheap '' -LRB- at all -RRB- ."
+    assert generator.plain_text.to_model_text('It isn\'t "cheap" (at all).') == "It is n't `` cheap '' -LRB- at all -RRB- ."
     source = "Paris, the capital of France, is (very) large."
-    assert generator.to_plain_text("paris is -lrb- very -rrb- large in france .", source) == \
+    assert generator.plain_text.to_plain_text("paris is -lrb- very -rrb- large in france .", source) == \
         "Paris is (very) large in France."
-    assert generator.to_plain_text("it is large .", source) == "It is large."
+    assert generator.plain_text.to_plain_text("it is large .", source) == "It is large."
     # a capital the source's first word has only by position does not spread through the output
-    assert generator.to_plain_text("a hole in the cloud .", "The spot is a hole in the Cloud.") == \
+    assert generator.plain_text.to_plain_text("a hole in the cloud .", "The spot is a hole in the Cloud.") == \
         "A hole in the Cloud."
     generated = generator.generate(["a b c"], plain_text=True)[0]
     assert generated.source == "a b c" and generated.text[:1].isupper()

@@ -17,7 +17,7 @@ import torch
 
 from wean.checkpoint import WEIGHTS, load_weights
 from wean.data.corpus import pad
-from wean.data.ptb import ptb_detokenize, ptb_tokenize
+from wean.data.plain_text import PlainText
 from wean.data.sentences import split_sentences
 from wean.data.tokenizers import SentencePieceTokenizer
 from wean.data.vocabulary import BOS_ID, EOS, UNK_ID
@@ -65,6 +65,7 @@ class Generator:
         self.model = model.eval()
         self.assets = assets
         self.tokenizer = assets.tokenizer
+        self.plain_text = PlainText(assets.config.data.tokenizer)
         self.control = assets.control
         # ids the search never writes: control tokens, and <unk> where the tokenizer can spell
         # every character (byte fallback), so that nothing unreadable reaches the output
@@ -104,7 +105,7 @@ class Generator:
     ) -> list[Generation]:
         """Outputs for ``sentences``, in their order. Options default to the model's
         ``generation`` config; ``beam=1`` is greedy search. With ``plain_text``, sentences are
-        untokenized text and outputs come back as text for people (see :meth:`to_model_text`).
+        untokenized text and outputs come back as text for people (see :mod:`wean.data.plain_text`).
         ``control``: for a model trained with control tokens, the values asked for, e.g.
         ``{"chars_ratio": 0.8}`` for outputs about 80 % of the source's length (see
         :mod:`wean.data.control`); attributes not given take the model's defaults.
@@ -142,7 +143,7 @@ class Generator:
         (data.max_tokens) comes back unchanged with a warning: a model asked for it invents text."""
         split_texts = [split_sentences(text) if split else [text] for text in texts]
         sentences = [sentence for parts in split_texts for sentence in parts]
-        source_tokens = [self.tokenizer.encode(self.to_model_text(sentence)) for sentence in sentences]
+        source_tokens = [self.tokenizer.encode(self.plain_text.to_model_text(sentence)) for sentence in sentences]
         longest = self.config.data.max_tokens if split else 0
         too_long = [bool(longest) and len(tokens) > longest for tokens in source_tokens]
         kept = [i for i, long in enumerate(too_long) if not long]
@@ -151,7 +152,7 @@ class Generator:
         )
         per_sentence: list[Generation] = [None] * len(sentences)  # type: ignore[list-item]
         for i, generation in zip(kept, generated):
-            generation.text = self.to_plain_text(generation.text, generation.source)
+            generation.text = self.plain_text.to_plain_text(generation.text, generation.source)
             per_sentence[i] = generation
         for i, long in enumerate(too_long):
             if long:
@@ -204,30 +205,6 @@ class Generator:
                 raise WeanError("control: this model was trained without control tokens")
             return []
         return self.control.tokens(control)
-
-    def to_model_text(self, text: str) -> str:
-        """Plain text in the tokenization of the training corpus."""
-        if self.config.data.tokenizer.corpus_tokenization == "ptb":
-            return ptb_tokenize(text)
-        return text
-
-    def to_plain_text(self, output: str, source: str) -> str:
-        """A model output as text for people: PTB escapes undone, and for a lowercasing model the
-        casing of the source's words restored and the first letter capitalised."""
-        settings = self.config.data.tokenizer
-        if settings.lowercase and output:
-            first_word, *others = self.to_model_text(source).split() or [""]
-            # the sentence-initial word is capitalised by position, so any later occurrence of it
-            # tells its casing better ("The ... the"); among those the first wins
-            casing = {first_word.lower(): first_word}
-            for word in others[::-1]:
-                casing[word.lower()] = word
-            first, *rest = output.split()
-            first = casing.get(first, first)
-            output = " ".join([first[:1].upper() + first[1:]] + [casing.get(word, word) for word in rest])
-        if settings.corpus_tokenization == "ptb":
-            output = ptb_detokenize(output)
-        return output
 
     @torch.no_grad()
     def attention_maps(

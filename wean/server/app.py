@@ -145,7 +145,7 @@ def create_app(generator: Generator, limits: Limits | None = None) -> FastAPI:
                 return _error(request, 422, f"texts[{number}] is empty")
             if len(text) > limits.max_chars:
                 return _error(request, 413, f"texts[{number}] has {len(text)} characters; at most {limits.max_chars}")
-            tokens = len(generator.tokenizer.encode(generator.to_model_text(text)))
+            tokens = len(generator.tokenizer.encode(generator.plain_text.to_model_text(text)))
             if tokens > limits.max_tokens:
                 return _error(request, 413, f"texts[{number}] has {tokens} tokens; at most {limits.max_tokens}")
         if body.beam is not None and body.beam > limits.max_beam:

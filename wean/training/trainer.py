@@ -119,7 +119,7 @@ class Trainer:
             config.data.max_tokens,
             self.assets.control,
         )
-        self.validation = Validation(config, self.assets, self.model)
+        self.validation = Validation(config, self.assets)
         self.state = TrainingState()
         if resume:
             self._restore()

@@ -13,12 +13,13 @@ from wean.config import Config
 from wean.criterion import Criterion
 from wean.data.corpus import collate, encode_pairs, make_batches, read_parallel
 from wean.evaluation import EvaluationSettings, evaluate
+from wean.data.plain_text import PlainText
 from wean.generator import Generator
 from wean.model_dir import Assets
 
 
 class Validation:
-    def __init__(self, config: Config, assets: Assets, model: torch.nn.Module):
+    def __init__(self, config: Config, assets: Assets):
         self.config = config
         self.valid = read_parallel(config.data.valid)
         if config.training.max_valid_sentences:
@@ -28,7 +29,7 @@ class Validation:
             self.valid.targets = self.valid.references[0]
         model_text = self.valid
         if config.data.valid_plain_text:  # the loss reads the pairs as the training corpus is written
-            to_model_text = Generator(model, assets).to_model_text
+            to_model_text = PlainText(config.data.tokenizer).to_model_text
             model_text = replace(
                 self.valid, sources=[to_model_text(s) for s in self.valid.sources],
                 targets=[to_model_text(t) for t in self.valid.targets],
