@@ -109,3 +109,50 @@ def test_beam_of_width_one_is_greedy_on_a_real_model(input_feeding, bidirectiona
     assert all(w.log_prob >= g.log_prob - 1e-4 for w, g in zip(wide, greedy))
     # attention rows cover each output token and <eos>, over the real source only
     assert all(h.attention.shape == (len(h.tokens) + 1, int(n)) for h, n in zip(beam, lengths))
+
+
+@pytest.mark.parametrize("length_penalty", [0.0, 1.0])
+def test_beam_attention_is_the_attention_of_the_hypothesis_it_returns(length_penalty):
+    """Each returned hypothesis's attention rows (collected through back-pointers) are those the
+    model gives when it is teacher-forced with that hypothesis, and its score is the sum of the
+    log-probabilities of its tokens and <eos>."""
+    torch.manual_seed(5)
+    config = ModelConfig(embedding_size=16)
+    config.encoder.hidden_size = config.decoder.hidden_size = 16
+    config.decoder.input_feeding, config.decoder.layers, config.encoder.layers = True, 1, 1
+    model = build_model(config, 30, 30).eval()
+    source = torch.randint(4, 30, (5, 8))
+    lengths = torch.tensor([8, 6, 5, 3, 2])
+    source[torch.arange(8) >= lengths.unsqueeze(1)] = 0
+    hypotheses = beam_search(model, source, lengths, beam_size=4, max_length=10, length_penalty=length_penalty)
+    for i, hypothesis in enumerate(hypotheses):
+        n = int(lengths[i])
+        previous = torch.tensor([[BOS_ID] + hypothesis.tokens])
+        with torch.no_grad():
+            output = model(source[i : i + 1, :n], lengths[i : i + 1], previous)
+        assert torch.allclose(hypothesis.attention, output.attention[0], atol=1e-5)
+        log_probs = torch.log_softmax(output.logits[0].float(), -1)
+        expected = log_probs.gather(1, torch.tensor(hypothesis.tokens + [EOS_ID]).unsqueeze(1)).sum()
+        assert hypothesis.log_prob == pytest.approx(float(expected), abs=1e-4)
+
+
+class PointingModel(ScriptedModel):
+    """ScriptedModel whose attention at each step points at source position (previous word mod
+    source length): the attention rows spell out the path a hypothesis took."""
+
+    def decode_step(self, previous, encoded, state):
+        step = super().decode_step(previous, encoded, state)
+        lengths = encoded.mask.sum(1)
+        step.attention = nn.functional.one_hot(previous % lengths, encoded.mask.size(1)).float()
+        return step
+
+
+def test_beam_attention_follows_a_hypothesis_that_changed_beams():
+    # After step 1, "B C" (0.4) overtakes "A A" / "A C" (0.3): the winner sat in the second beam
+    # at step 1 and in the first at step 2, and its rows must come from each.
+    model = PointingModel({BOS_ID: {A: 0.6, B: 0.4}, A: {A: 0.5, C: 0.5}, B: {C: 1.0}, C: {EOS_ID: 1.0}})
+    best = beam_search(model, SOURCE, LENGTHS, beam_size=2, max_length=5)[0]
+    assert best.tokens == [B, C]
+    previous = [BOS_ID, B, C]  # positions 0, 1, 0 of the two-token source
+    assert best.attention.tolist() == [[1.0, 0.0], [0.0, 1.0], [1.0, 0.0]] == \
+        [[float(p % 2 == i) for i in range(2)] for p in previous]

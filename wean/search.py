@@ -139,11 +139,16 @@ def beam_search(
     alive_scores = torch.full((batch, k), NEG_INF, device=device)
     alive_scores[:, 0] = 0.0  # all beams start identical: expand only the first
     alive_tokens = torch.zeros(batch, k, 0, dtype=torch.long, device=device)
-    alive_attention = torch.zeros(batch, k, 0, source_length, device=device)
+    # Attention is not copied along with each beam's history at every step (that costs O(steps)
+    # per step): each step's weights are kept per beam slot, with back-pointers to the slot each
+    # new beam came from, and the winners' rows are collected once at the end.
+    step_weights: list[torch.Tensor] = []  # step t: (batch, k, source) for the beams alive during it
+    back_pointers: list[torch.Tensor] = []  # step t: (batch, k) the slot each beam alive after it came from
     finished_rank = torch.full((batch, k), NEG_INF, device=device)
     finished_raw = torch.full((batch, k), NEG_INF, device=device)
     finished_tokens = torch.full((batch, k, max_length), PAD_ID, dtype=torch.long, device=device)
-    finished_attention = torch.zeros(batch, k, max_length, source_length, device=device)
+    finished_step = torch.zeros(batch, k, dtype=torch.long, device=device)  # the step that wrote its <eos>
+    finished_parent = torch.zeros(batch, k, dtype=torch.long, device=device)  # the slot it extended then
     done = torch.zeros(batch, dtype=torch.bool, device=device)
     previous = torch.full((batch * k,), BOS_ID, dtype=torch.long, device=device)
 
@@ -156,12 +161,10 @@ def beam_search(
         candidates = (alive_scores.view(-1, 1) + log_probs).view(batch, k * vocabulary)
         top_scores, top_ids = candidates.topk(min(2 * k, k * vocabulary), dim=1)
         parents, words = top_ids // vocabulary, top_ids % vocabulary
-        weights = weights.view(batch, k, source_length)
+        step_weights.append(weights.view(batch, k, source_length))
 
-        # Histories of all 2k candidates: the parent's tokens and attention, then this step.
+        # Token histories of all 2k candidates: the parent's, then this step's word.
         history = torch.cat([alive_tokens.gather(1, _expand(parents, alive_tokens)), words.unsqueeze(-1)], -1)
-        step_attention = weights.gather(1, parents.unsqueeze(-1).expand(-1, -1, source_length)).unsqueeze(2)
-        attention = torch.cat([alive_attention.gather(1, _expand(parents, alive_attention)), step_attention], 2)
 
         # Candidates ending in <eos> among the best k join the finished buffer.
         rank_in_step = torch.arange(top_scores.size(1), device=device).unsqueeze(0)
@@ -173,17 +176,14 @@ def beam_search(
             padded = torch.full((batch, history.size(1), max_length), PAD_ID, dtype=torch.long, device=device)
             padded[:, :, : step + 1] = history
             finished_tokens = torch.cat([finished_tokens, padded], 1).gather(1, _expand(keep, finished_tokens))
-            padded_attention = attention.new_zeros(batch, attention.size(1), max_length, source_length)
-            padded_attention[:, :, : step + 1] = attention
-            finished_attention = torch.cat([finished_attention, padded_attention], 1).gather(
-                1, _expand(keep, finished_attention)
-            )
+            finished_step = torch.cat([finished_step, torch.full_like(parents, step)], 1).gather(1, keep)
+            finished_parent = torch.cat([finished_parent, parents], 1).gather(1, keep)
 
         # The best k candidates that do not end continue.
         alive_scores, chosen = torch.where(words == EOS_ID, NEG_INF, top_scores).topk(k, dim=1)
         alive_tokens = history.gather(1, _expand(chosen, history))
-        alive_attention = attention.gather(1, _expand(chosen, attention))
         chosen_parents = parents.gather(1, chosen)
+        back_pointers.append(chosen_parents)
         state = state.select((offsets + chosen_parents).view(-1), same_sources=True)
         previous = words.gather(1, chosen).view(-1)
 
@@ -193,6 +193,7 @@ def beam_search(
         if done.all():
             break
 
+    attention = _best_attention(step_weights, back_pointers, finished_step[:, 0], finished_parent[:, 0])
     results = []
     for i in range(batch):
         row = finished_tokens[i, 0].tolist()
@@ -202,10 +203,26 @@ def beam_search(
                 row[:length],
                 float(finished_rank[i, 0]),
                 float(finished_raw[i, 0]),
-                finished_attention[i, 0, : length + 1, : int(lengths[i])],
+                attention[i, : length + 1, : int(lengths[i])],
             )
         )
     return results
+
+
+def _best_attention(
+    step_weights: list[torch.Tensor], back_pointers: list[torch.Tensor], last_step: torch.Tensor, slot: torch.Tensor
+) -> torch.Tensor:
+    """(batch, steps, source): the attention rows of each sentence's hypothesis that wrote its <eos>
+    at ``last_step`` from beam ``slot``, found by following the back-pointers from there."""
+    batch, source_length = slot.size(0), step_weights[0].size(2)
+    rows = step_weights[0].new_zeros(batch, len(step_weights), source_length)
+    sentences = torch.arange(batch, device=slot.device)
+    for step in range(int(last_step.max()), -1, -1):
+        written = last_step >= step  # sentences whose hypothesis has a row at this step
+        rows[written, step] = step_weights[step][sentences, slot][written]
+        if step > 0:  # the slot this beam was in one step before
+            slot = torch.where(written, back_pointers[step - 1][sentences, slot], slot)
+    return rows
 
 
 def _expand(index: torch.Tensor, like: torch.Tensor) -> torch.Tensor:
