@@ -5,9 +5,10 @@ Beam search keeps every sentence of the batch and all its beams in tensors of sh
 sentence, the 2k best. Those ending in ``<eos>`` among the first k become finished hypotheses
 (kept in a buffer of the k best by normalized score); the best k others continue. A sentence is
 done when it has k finished hypotheses, or, without length normalization, as soon as its best
-finished hypothesis outscores every live one (log-probabilities only fall). At ``max_length``
-every live hypothesis is ended with ``<eos>``. There is no Python loop over hypotheses; with
-width 1 this is exactly greedy search.
+finished hypothesis outscores every live one (log-probabilities only fall); its best hypothesis
+is then written out and the sentence leaves the batch, so the last steps run only for the
+sentences still searching. At ``max_length`` every live hypothesis is ended with ``<eos>``.
+There is no Python loop over hypotheses; with width 1 this is exactly greedy search.
 
 Scores are sums of token log-probabilities, ``<eos>`` included; the ranking score is
 score / length**alpha (alpha = 0: the raw sum, as WEAN's code ranked hypotheses).
@@ -134,46 +135,47 @@ def beam_search(
     source_length = source.size(1)
     encoded = model.encode(source, lengths).repeat(k)
     state = model.init_state(encoded)
-    offsets = (torch.arange(batch, device=device) * k).unsqueeze(1)
+    results: list[Hypothesis | None] = [None] * batch
+    sentence = torch.arange(batch, device=device)  # the input row of each sentence still searched
 
     alive_scores = torch.full((batch, k), NEG_INF, device=device)
     alive_scores[:, 0] = 0.0  # all beams start identical: expand only the first
     alive_tokens = torch.zeros(batch, k, 0, dtype=torch.long, device=device)
     # Attention is not copied along with each beam's history at every step (that costs O(steps)
     # per step): each step's weights are kept per beam slot, with back-pointers to the slot each
-    # new beam came from, and the winners' rows are collected once at the end.
-    step_weights: list[torch.Tensor] = []  # step t: (batch, k, source) for the beams alive during it
-    back_pointers: list[torch.Tensor] = []  # step t: (batch, k) the slot each beam alive after it came from
+    # new beam came from, and a finished sentence's rows are collected once.
+    step_weights: list[torch.Tensor] = []  # step t: (sentences, k, source) for the beams alive during it
+    back_pointers: list[torch.Tensor] = []  # step t: (sentences, k) the slot each beam alive after it came from
     finished_rank = torch.full((batch, k), NEG_INF, device=device)
     finished_raw = torch.full((batch, k), NEG_INF, device=device)
     finished_tokens = torch.full((batch, k, max_length), PAD_ID, dtype=torch.long, device=device)
     finished_step = torch.zeros(batch, k, dtype=torch.long, device=device)  # the step that wrote its <eos>
     finished_parent = torch.zeros(batch, k, dtype=torch.long, device=device)  # the slot it extended then
-    done = torch.zeros(batch, dtype=torch.bool, device=device)
     previous = torch.full((batch * k,), BOS_ID, dtype=torch.long, device=device)
 
     for step in range(max_length):
+        live = sentence.size(0)
         log_probs, state, weights = _step(model, previous, encoded, state, banned)
         _constrain(log_probs, step, min_length, max_length)
         if block_ngram_repeat:
-            block_repeated_ngrams(log_probs, alive_tokens.view(batch * k, -1), block_ngram_repeat)
+            block_repeated_ngrams(log_probs, alive_tokens.view(live * k, -1), block_ngram_repeat)
         vocabulary = log_probs.size(1)
-        candidates = (alive_scores.view(-1, 1) + log_probs).view(batch, k * vocabulary)
+        candidates = (alive_scores.view(-1, 1) + log_probs).view(live, k * vocabulary)
         top_scores, top_ids = candidates.topk(min(2 * k, k * vocabulary), dim=1)
         parents, words = top_ids // vocabulary, top_ids % vocabulary
-        step_weights.append(weights.view(batch, k, source_length))
+        step_weights.append(weights.view(live, k, source_length))
 
         # Token histories of all 2k candidates: the parent's, then this step's word.
         history = torch.cat([alive_tokens.gather(1, _expand(parents, alive_tokens)), words.unsqueeze(-1)], -1)
 
         # Candidates ending in <eos> among the best k join the finished buffer.
         rank_in_step = torch.arange(top_scores.size(1), device=device).unsqueeze(0)
-        ending = (words == EOS_ID) & (rank_in_step < k) & torch.isfinite(top_scores) & ~done.unsqueeze(1)
+        ending = (words == EOS_ID) & (rank_in_step < k) & torch.isfinite(top_scores)
         if ending.any():  # most steps end nothing: skip the buffer update
             new_rank = torch.where(ending, top_scores / float(step + 1) ** length_penalty, NEG_INF)
             finished_rank, keep = torch.cat([finished_rank, new_rank], 1).topk(k, dim=1)
             finished_raw = torch.cat([finished_raw, torch.where(ending, top_scores, NEG_INF)], 1).gather(1, keep)
-            padded = torch.full((batch, history.size(1), max_length), PAD_ID, dtype=torch.long, device=device)
+            padded = torch.full((live, history.size(1), max_length), PAD_ID, dtype=torch.long, device=device)
             padded[:, :, : step + 1] = history
             finished_tokens = torch.cat([finished_tokens, padded], 1).gather(1, _expand(keep, finished_tokens))
             finished_step = torch.cat([finished_step, torch.full_like(parents, step)], 1).gather(1, keep)
@@ -184,28 +186,39 @@ def beam_search(
         alive_tokens = history.gather(1, _expand(chosen, history))
         chosen_parents = parents.gather(1, chosen)
         back_pointers.append(chosen_parents)
+        offsets = (torch.arange(live, device=device) * k).unsqueeze(1)
         state = state.select((offsets + chosen_parents).view(-1), same_sources=True)
         previous = words.gather(1, chosen).view(-1)
 
-        done |= torch.isfinite(finished_rank).sum(1) >= k
+        done = torch.isfinite(finished_rank).sum(1) >= k
         if length_penalty == 0:
             done |= finished_rank[:, 0] >= alive_scores[:, 0]
-        if done.all():
-            break
-
-    attention = _best_attention(step_weights, back_pointers, finished_step[:, 0], finished_parent[:, 0])
-    results = []
-    for i in range(batch):
-        row = finished_tokens[i, 0].tolist()
-        length = row.index(EOS_ID)
-        results.append(
-            Hypothesis(
-                row[:length],
-                float(finished_rank[i, 0]),
-                float(finished_raw[i, 0]),
-                attention[i, : length + 1, : int(lengths[i])],
+        if step == max_length - 1:
+            done[:] = True  # every hypothesis has just been ended
+        if not done.any():
+            continue
+        # A finished sentence's best hypothesis is written out, and the sentence leaves the batch.
+        ended = done.nonzero().squeeze(1)
+        attention = _best_attention([w[ended] for w in step_weights], [b[ended] for b in back_pointers],
+                                    finished_step[ended, 0], finished_parent[ended, 0])
+        for row, i in enumerate(sentence[ended].tolist()):
+            tokens = finished_tokens[ended[row], 0].tolist()
+            length = tokens.index(EOS_ID)
+            results[i] = Hypothesis(
+                tokens[:length], float(finished_rank[ended[row], 0]), float(finished_raw[ended[row], 0]),
+                attention[row, : length + 1, : int(lengths[i])],
             )
-        )
+        if bool(done.all()):
+            break
+        keep = (~done).nonzero().squeeze(1)
+        beams = (keep.unsqueeze(1) * k + torch.arange(k, device=device)).view(-1)
+        encoded, state = encoded.select(beams), state.select(beams)
+        previous = previous.index_select(0, beams)
+        alive_scores, alive_tokens, sentence = alive_scores[keep], alive_tokens[keep], sentence[keep]
+        finished_rank, finished_raw, finished_tokens = finished_rank[keep], finished_raw[keep], finished_tokens[keep]
+        finished_step, finished_parent = finished_step[keep], finished_parent[keep]
+        step_weights = [w[keep] for w in step_weights]
+        back_pointers = [b[keep] for b in back_pointers]
     return results
 
 

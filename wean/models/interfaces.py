@@ -52,6 +52,17 @@ class EncoderOutput:
     def attention_keys(self) -> torch.Tensor:
         return self.states if self.keys is None else self.keys
 
+    def select(self, index: torch.Tensor) -> "EncoderOutput":
+        """The rows (sentences) in ``index``: how search drops the sentences it has finished."""
+        def rows(tensor):
+            return None if tensor is None else tensor.index_select(0, index)
+
+        return EncoderOutput(
+            rows(self.states), rows(self.mask), rows(self.embedded),
+            None if self.final is None else tuple(s.index_select(1, index) for s in self.final),
+            rows(self.keys),
+        )
+
     def repeat(self, times: int) -> "EncoderOutput":
         """Each sentence ``times`` times in a row (for beam search)."""
         def rows(tensor):
