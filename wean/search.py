@@ -85,35 +85,37 @@ def greedy_search(
     model: EncoderDecoder, source: torch.Tensor, lengths: torch.Tensor, max_length: int = 100, min_length: int = 1,
     banned_ids: Sequence[int] = (),
 ) -> list[Hypothesis]:
-    """The most probable next word at every step, for a whole batch at once; ``banned_ids`` are
-    never written (nor are <pad> and <bos>)."""
+    """The most probable next word at every step, for a whole batch at once (a sentence that has
+    written <eos> leaves the batch); ``banned_ids`` are never written (nor are <pad> and <bos>)."""
     banned = _banned(banned_ids, source.device)
     encoded = model.encode(source, lengths)
     state = model.init_state(encoded)
-    batch = source.size(0)
-    previous = torch.full((batch,), BOS_ID, dtype=torch.long, device=source.device)
-    finished = torch.zeros(batch, dtype=torch.bool, device=source.device)
-    scores = torch.zeros(batch, device=source.device)
-    tokens, attention = [], []
+    batch, device = source.size(0), source.device
+    sentence = torch.arange(batch, device=device)  # the input row of each sentence still writing
+    previous = torch.full((batch,), BOS_ID, dtype=torch.long, device=device)
+    scores = torch.zeros(batch, device=device)
+    tokens = torch.full((batch, max_length), PAD_ID, dtype=torch.long, device=device)
+    attention = torch.zeros(batch, max_length, source.size(1), device=device)
     for step in range(max_length):
         log_probs, state, weights = _step(model, previous, encoded, state, banned)
         _constrain(log_probs, step, min_length, max_length)
         best_scores, best = log_probs.max(dim=-1)
-        best = best.masked_fill(finished, PAD_ID)
-        scores += best_scores.masked_fill(finished, 0.0)
-        tokens.append(best)
-        attention.append(weights)
-        finished |= best == EOS_ID
-        if finished.all():
+        scores[sentence] += best_scores
+        tokens[sentence, step] = best
+        attention[sentence, step] = weights
+        writing = best != EOS_ID
+        if not bool(writing.any()):
             break
+        if not bool(writing.all()):  # a sentence that wrote <eos> leaves the batch
+            keep = writing.nonzero().squeeze(1)
+            encoded, state, best, sentence = encoded.select(keep), state.select(keep), best[keep], sentence[keep]
         previous = best
-    token_matrix, attention_matrix = torch.stack(tokens, 1), torch.stack(attention, 1)
     results = []
     for i in range(batch):
-        row = token_matrix[i].tolist()
+        row = tokens[i].tolist()
         length = row.index(EOS_ID) if EOS_ID in row else len(row)
         score = float(scores[i])
-        results.append(Hypothesis(row[:length], score, score, attention_matrix[i, : length + 1, : int(lengths[i])]))
+        results.append(Hypothesis(row[:length], score, score, attention[i, : length + 1, : int(lengths[i])]))
     return results
 
 
