@@ -1,12 +1,15 @@
-"""Training and beam-search speed of two checkouts of wean (say, before and after a refactor),
-interleaved in one run: each round times one child process per checkout, in alternating order,
-on the same synthetic corpus and model (the shipped simplifier's architecture); the ratios are
-of the medians over the rounds.
+"""Speed of two checkouts of wean (say, before and after a change), interleaved in one run: each
+round times one child process per checkout, in alternating order; the ratios are of the medians
+over the rounds.
 
     .venv/bin/python bench/revisions.py --old ../wean-before --new . [--rounds 3] [--out DIR]
+    .venv/bin/python bench/revisions.py --old ../wean-before --new . --decode-model wean/pretrained/simplifier \
+        --sentences-file ../shared/data/turkcorpus/case_detok/test.src
 
-A child measures only the Trainer's update step and ``beam_search``, which both revisions have;
-start-up, corpus reading and validation are left out.
+Without ``--decode-model``: the Trainer's update step and ``beam_search`` on a synthetic corpus
+and an untrained model of the shipped simplifier's architecture (start-up, corpus reading and
+validation left out). With it: ``generate`` of that trained model, as a user calls it (beam 5
+and greedy, plain text, batches of 32 sorted by length), on the first ``--sentences`` lines.
 """
 
 from __future__ import annotations
@@ -65,6 +68,24 @@ print(json.dumps({"train_tokens_per_second": train_rate, "beam5_sentences_per_se
 '''
 
 
+DECODE_CHILD = r'''
+import json, sys, time
+import torch
+import wean
+
+model, path, sentences = sys.argv[1], sys.argv[2], int(sys.argv[3])
+lines = [line.strip() for line in open(path, encoding="utf-8")][:sentences]
+generator = wean.load(model)
+generator.generate(lines[:8], beam=5, plain_text=True, split_sentences=False)  # warm-up
+rates = {}
+for name, beam in (("beam5_sentences_per_second", 5), ("greedy_sentences_per_second", 1)):
+    start = time.perf_counter()
+    generator.generate(lines, beam=beam, plain_text=True, split_sentences=False)
+    rates[name] = len(lines) / (time.perf_counter() - start)
+print(json.dumps(rates))
+'''
+
+
 def write_corpus(folder: Path, pairs: int = 4000, vocabulary: int = 8000) -> None:
     """Zipf-like words, sources of 10-40 words, targets a shortened copy (as simplification data)."""
     import random
@@ -83,14 +104,25 @@ def write_corpus(folder: Path, pairs: int = 4000, vocabulary: int = 8000) -> Non
         (folder / f"{split}.dst").write_text("\n".join(targets) + "\n")
 
 
+def child_environment(checkout: Path) -> dict:
+    return {**os.environ, "PYTHONPATH": str(checkout.resolve()),
+            "OMP_NUM_THREADS": os.environ.get("OMP_NUM_THREADS", "1")}
+
+
+def measure_decoding(checkout: Path, model: Path, sentences_file: Path, sentences: int) -> dict:
+    result = subprocess.run([sys.executable, "-c", DECODE_CHILD, str(model.resolve()), str(sentences_file.resolve()),
+                             str(sentences)], env=child_environment(checkout), capture_output=True, text=True,
+                            check=True)
+    return json.loads(result.stdout.strip().splitlines()[-1])
+
+
 def measure(checkout: Path, corpus: Path, updates: int, sentences: int) -> dict:
     with tempfile.TemporaryDirectory() as run:
         for name in ("train", "valid"):
             for side in ("src", "dst"):
                 os.symlink(corpus / f"{name}.{side}", Path(run) / f"{name}.{side}")
-        environment = {**os.environ, "PYTHONPATH": str(checkout.resolve()), "OMP_NUM_THREADS": os.environ.get(
-            "OMP_NUM_THREADS", "1")}
-        result = subprocess.run([sys.executable, "-c", CHILD, run, str(updates), str(sentences)], env=environment,
+        result = subprocess.run([sys.executable, "-c", CHILD, run, str(updates), str(sentences)],
+                                env=child_environment(checkout),
                                 capture_output=True, text=True, check=True)
     return json.loads(result.stdout.strip().splitlines()[-1])
 
@@ -102,6 +134,8 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--updates", type=int, default=30)
     parser.add_argument("--sentences", type=int, default=96)
+    parser.add_argument("--decode-model", type=Path, help="time generate() of this trained model instead")
+    parser.add_argument("--sentences-file", type=Path, help="with --decode-model: one input per line")
     parser.add_argument("--out", type=Path, help="write metrics.json here")
     args = parser.parse_args()
     loadavg = Path("/proc/loadavg").read_text().split()[:3] if Path("/proc/loadavg").exists() else None
@@ -111,7 +145,12 @@ def main() -> None:
         for round_number in range(args.rounds):
             order = ("old", "new") if round_number % 2 == 0 else ("new", "old")
             for name in order:
-                runs[name].append(measure(getattr(args, name), Path(corpus), args.updates, args.sentences))
+                if args.decode_model:
+                    result = measure_decoding(getattr(args, name), args.decode_model, args.sentences_file,
+                                              args.sentences)
+                else:
+                    result = measure(getattr(args, name), Path(corpus), args.updates, args.sentences)
+                runs[name].append(result)
                 print(f"round {round_number + 1} {name}: {runs[name][-1]}", flush=True)
     medians = {name: {key: statistics.median(r[key] for r in rounds) for key in rounds[0]}
                for name, rounds in runs.items()}
