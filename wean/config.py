@@ -266,7 +266,7 @@ def _section_class(kind: type, values: Any, path: str) -> type:
     config = registry.entry(name, f"{path}.type").config if isinstance(name, str) else None
     if config is None:
         return kind
-    if not (isinstance(config, type) and issubclass(config, kind)):
+    if not (isinstance(config, type) and dataclasses.is_dataclass(config) and issubclass(config, kind)):
         raise WeanError(f"{registry.kind} {name!r}: its config class must be a dataclass subclass of {kind.__name__}")
     return config
 

@@ -73,7 +73,7 @@ class EncoderDecoder(nn.Module):
         """Teacher-forced: the true previous words ``target_input`` (batch, steps), <bos> first.
         With ``extras``, what the variant computes besides (see :mod:`wean.models.interfaces`)."""
         encoded = self.encode(source, lengths)
-        decoded = self.decoder(target_input, encoded, self.decoder.init_state(encoded), extras=extras)
+        decoded = self.decoder(target_input, encoded, self.init_state(encoded), extras=extras)
         logits = self.output_layer(decoded.queries)
         kept = dict(decoded.extras)
         if extras and self.spm is not None:
