@@ -7,11 +7,13 @@
 #   SEED=1|2|3        the seed of both rows
 #   ARCH=wean         the shipped simplifier's architecture (WEAN output layer)
 #   ARCH=seq2seq      the same with the plain linear output layer (the papers' Seq2seq)
+#   ROWS="control nocontrol"  the rows to train and test (default both); a paired test needs both
 set -euo pipefail
 RUNS=${RUNS:-runs}
 OUT=results/controllable
 SEED=${SEED:-1}
 ARCH=${ARCH:-wean}
+ROWS=" ${ROWS:-control nocontrol} "
 # training.max_updates (0: until early stopping, 6 validations without a SARI gain). Seed 1: the
 # no-control run early-stopped at update 2,800; the control run, still improving, was stopped at
 # the same count (the session's time), so both rows had the same budget.
@@ -31,36 +33,46 @@ train() {  # model_dir name [--set ...]
     OMP_NUM_THREADS=1 .venv/bin/wean train configs/simplifier-control.yaml --set model_dir="$1" --set name="$2" \
         --set training.seed="$SEED" --set training.max_updates="$BUDGET" "${arch[@]}" "${@:3}" $resume
 }
-train "$control" "$prefix-control" >> "$control.out" 2>&1 &
-train "$nocontrol" "$prefix-nocontrol" --set 'data.control.attributes=[]' --set 'generation.control={}' \
-    >> "$nocontrol.out" 2>&1 &
+has() { [[ $ROWS == *" $1 "* ]]; }
+has control && { train "$control" "$prefix-control" >> "$control.out" 2>&1 & }
+has nocontrol && { train "$nocontrol" "$prefix-nocontrol" --set 'data.control.attributes=[]' \
+    --set 'generation.control={}' >> "$nocontrol.out" 2>&1 & }
 wait
 
-test -e "$control/control-tuning.json" ||
+if has control && ! test -e "$control/control-tuning.json"; then
     .venv/bin/wean tune-control --model "$control" --plain-text --sentences 300 --skip 500 --seed 1 \
         | tee "$OUT/${system}tune-control-seed$SEED.txt"
+fi
 
 suffix=-seed$SEED
 test_system() {  # model system [--control ...]
     .venv/bin/wean test --model "$1" --system "$2" --out-dir "$OUT" --benchmark turkcorpus-test --plain-text "${@:3}"
     .venv/bin/wean test --model "$1" --system "$2" --out-dir "$OUT" --benchmark wikismall-test "${@:3}"
 }
-test_system "$control" "${system}control-tuned$suffix"
-test_system "$control" "${system}control-access$suffix" --control "$ACCESS_VALUES"
-test_system "$nocontrol" "${system}nocontrol$suffix"
+if has control; then
+    test_system "$control" "${system}control-tuned$suffix"
+    test_system "$control" "${system}control-access$suffix" --control "$ACCESS_VALUES"
+    cp "$control/control-tuning.json" "$OUT/${system}control-tuning$suffix.json"
+    cp "$control/train.log" "$OUT/logs/${system}control$suffix.train.log"
+fi
+if has nocontrol; then
+    test_system "$nocontrol" "${system}nocontrol$suffix"
+    cp "$nocontrol/train.log" "$OUT/logs/${system}nocontrol$suffix.train.log"
+fi
 
 for benchmark in turkcorpus-test wikismall-test; do
     for other in nocontrol control-access; do
-        .venv/bin/wean compare --hyp "$OUT/${system}control-tuned$suffix.$benchmark.txt" \
-            "$OUT/$system$other$suffix.$benchmark.txt" --benchmark "$benchmark" \
-            > "$OUT/significance-${system}tuned-vs-$other$suffix.$benchmark.txt"
+        tuned=$OUT/${system}control-tuned$suffix.$benchmark.txt other_file=$OUT/$system$other$suffix.$benchmark.txt
+        if test -e "$tuned" && test -e "$other_file"; then
+            .venv/bin/wean compare --hyp "$tuned" "$other_file" --benchmark "$benchmark" \
+                > "$OUT/significance-${system}tuned-vs-$other$suffix.$benchmark.txt"
+        fi
     done
 done
-.venv/bin/wean plot "$nocontrol" "$control" --labels "no control,control" --metric sari \
-    --out "$OUT/${system}valid-sari$suffix.png"
-cp "$control/control-tuning.json" "$OUT/${system}control-tuning$suffix.json"
-cp "$control/train.log" "$OUT/logs/${system}control$suffix.train.log"
-cp "$nocontrol/train.log" "$OUT/logs/${system}nocontrol$suffix.train.log"
+if has control && has nocontrol; then
+    .venv/bin/wean plot "$nocontrol" "$control" --labels "no control,control" --metric sari \
+        --out "$OUT/${system}valid-sari$suffix.png"
+fi
 
 if [ "$ARCH-$SEED" = wean-1 ]; then
     # against the simplifier shipped before (results/simplifier)
