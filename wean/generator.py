@@ -25,6 +25,7 @@ from wean.device import model_device, resolve_device
 from wean.errors import WeanError
 from wean.model_dir import Assets, load_assets
 from wean.models.model import EncoderDecoder, build_model
+from wean.quantize import quantize
 from wean.search import Hypothesis, beam_search, greedy_search
 
 
@@ -77,13 +78,15 @@ class Generator:
 
     @classmethod
     def from_directory(
-        cls, directory: str | Path, weights: str | Path | None = None, device: str = "auto"
+        cls, directory: str | Path, weights: str | Path | None = None, device: str = "auto", quantization: str = "none"
     ) -> "Generator":
+        """``quantization``: none, or int8 (CPU only; see :mod:`wean.quantize`)."""
         directory = Path(directory)
         assets = load_assets(directory)
         model = build_model(assets.config.model, len(assets.source_vocabulary), len(assets.target_vocabulary))
         load_weights(model, Path(weights) if weights else directory / WEIGHTS)
-        return cls(model.to(resolve_device(device)), assets)
+        resolved = resolve_device(device)
+        return cls(quantize(model.eval(), quantization, resolved).to(resolved), assets)
 
     @property
     def config(self):
@@ -276,11 +279,12 @@ def _joined(text: str, parts: list[Generation]) -> Generation:
     )
 
 
-def load(directory: str | Path | None = None, device: str = "auto") -> Generator:
+def load(directory: str | Path | None = None, device: str = "auto", quantization: str = "none") -> Generator:
     """A trained model, ready to ``generate``; without a directory, the simplifier shipped with
-    wean (:data:`wean.pretrained.SIMPLIFIER`). ``device``: auto (the GPU if there is one) | cpu | cuda."""
+    wean (:data:`wean.pretrained.SIMPLIFIER`). ``device``: auto (the GPU if there is one) | cpu | cuda.
+    ``quantization``: none | int8 (int8 weights for the LSTM and linear layers, on the CPU)."""
     if directory is None:
         from wean.pretrained import pretrained_simplifier
 
         directory = pretrained_simplifier()
-    return Generator.from_directory(directory, device=device)
+    return Generator.from_directory(directory, device=device, quantization=quantization)

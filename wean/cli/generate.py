@@ -35,7 +35,7 @@ def run(args: argparse.Namespace) -> int:
         value = getattr(args, name)
         if value is not None and value < 1:
             raise WeanError(f"--{name.replace('_', '-')} must be at least 1")
-    generator = load(args.model, args.device)  # before reading input: a bad model fails at once
+    generator = load(args.model, args.device, args.quantize)  # before reading input: a bad model fails at once
     control = options.control_values(args)
     generator.control_prefix(control)  # a wrong name or value fails before any input is read
     if getattr(args, "text", None):

@@ -70,6 +70,7 @@ def add_generation_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--scores", action="store_true", help="prefix every output with its score and a tab")
     add_control_option(parser)
     add_device_option(parser)
+    add_quantize_option(parser)
 
 
 def add_control_option(parser: argparse.ArgumentParser) -> None:
@@ -88,6 +89,14 @@ def control_values(args: argparse.Namespace) -> dict[str, float] | None:
 def add_device_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--device", choices=DEVICES, default="auto",
                         help="where the model runs; auto: the GPU if PyTorch sees one (default)")
+
+
+def add_quantize_option(parser: argparse.ArgumentParser) -> None:
+    from wean.quantize import QUANTIZATIONS
+
+    parser.add_argument("--quantize", choices=QUANTIZATIONS, default="none",
+                        help="int8: int8 weights for the LSTM and linear layers, faster on a CPU, "
+                        "outputs slightly different (default: none)")
 
 
 def labels(text: str | None, count: int, what: str) -> list[str] | None:

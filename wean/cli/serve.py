@@ -24,6 +24,7 @@ def add(subparsers) -> None:
         parser.add_argument(f"--{limit.name.replace('_', '-')}", type=type(limit.default), default=limit.default,
                             metavar="N", help=f"{limit.metadata['help']} (default: {limit.default})")
     options.add_device_option(parser)
+    options.add_quantize_option(parser)
     parser.set_defaults(run=run)
 
 
@@ -38,5 +39,5 @@ def run(args: argparse.Namespace) -> int:
     for name, value in vars(limits).items():
         if value <= 0:
             raise WeanError(f"--{name.replace('_', '-')} must be positive")
-    serve(load(args.model, args.device), args.host, args.port, limits)
+    serve(load(args.model, args.device, args.quantize), args.host, args.port, limits)
     return 0

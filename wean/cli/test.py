@@ -29,6 +29,7 @@ def add(subparsers) -> None:
                         "and detokenize the outputs (for turkcorpus-test with a PTB-trained model)")
     options.add_control_option(parser)
     options.add_device_option(parser)
+    options.add_quantize_option(parser)
     parser.set_defaults(run=run)
 
 
@@ -39,7 +40,7 @@ def run(args: argparse.Namespace) -> int:
     for name in args.benchmark:
         get_benchmark(name)  # fail on a typo before loading anything
     system = args.system or args.model.resolve().name
-    generator = load(args.model, args.device)
+    generator = load(args.model, args.device, args.quantize)
     control = options.control_values(args)
     generator.control_prefix(control)
     records = score_on_benchmarks(

@@ -57,6 +57,7 @@ class LinearOutput(OutputLayer):
 
 @OUTPUT_LAYERS.register("wean")
 class WeanOutput(OutputLayer):
+    reads_weights = True  # uses its projections' weight tensors, not only their forward (int8 keeps fp32)
     def __init__(
         self,
         embedding: nn.Embedding,
