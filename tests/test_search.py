@@ -113,9 +113,9 @@ def test_beam_of_width_one_is_greedy_on_a_real_model(input_feeding, bidirectiona
 
 @pytest.mark.parametrize("length_penalty", [0.0, 1.0])
 def test_beam_attention_is_the_attention_of_the_hypothesis_it_returns(length_penalty):
-    """Each returned hypothesis's attention rows (collected through back-pointers) are those the
-    model gives when it is teacher-forced with that hypothesis, and its score is the sum of the
-    log-probabilities of its tokens and <eos>."""
+    """Each returned hypothesis's attention rows are those the model gives when it is teacher-forced
+    with that hypothesis, and its score is the sum of the log-probabilities of its tokens and <eos>.
+    (Here the winners stay in the first beam; the next test makes one change beams.)"""
     torch.manual_seed(5)
     config = ModelConfig(embedding_size=16)
     config.encoder.hidden_size = config.decoder.hidden_size = 16

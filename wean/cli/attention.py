@@ -6,7 +6,6 @@ import argparse
 from pathlib import Path
 
 
-
 def add(subparsers) -> None:
     parser = subparsers.add_parser("attention", help="attention maps of one sentence pair as PNGs",
                                    description="Write attention.png (and, for word attention models, "

@@ -6,7 +6,6 @@ import argparse
 from pathlib import Path
 
 
-
 def add(subparsers) -> None:
     parser = subparsers.add_parser("export", help="a trained model as a directory to ship (fp16, no checkpoints)")
     parser.add_argument("model", type=Path, help="model directory written by wean train")

@@ -29,15 +29,8 @@ def add(subparsers) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from wean.generator import load
-
-    for name in ("beam", "max_length", "batch_size"):
-        value = getattr(args, name)
-        if value is not None and value < 1:
-            raise WeanError(f"--{name.replace('_', '-')} must be at least 1")
-    generator = load(args.model, args.device, args.quantize)  # before reading input: a bad model fails at once
-    control = options.control_values(args)
-    generator.control_prefix(control)  # a wrong name or value fails before any input is read
+    options.require_at_least_one(args, "beam", "max_length", "batch_size")
+    generator, control = options.load_generator(args)
     if getattr(args, "text", None):
         sources = [" ".join(text.split()) for text in args.text]
     else:

@@ -6,7 +6,6 @@ import argparse
 from pathlib import Path
 
 
-
 def add(subparsers) -> None:
     parser = subparsers.add_parser("inspect", help="parameters per module of a model or config")
     parser.add_argument("target", type=Path, help="a model directory or a YAML config")

@@ -107,3 +107,23 @@ def labels(text: str | None, count: int, what: str) -> list[str] | None:
     if len(labels) != count:
         raise WeanError(f"--labels has {len(labels)} names for {count} {what}")
     return labels
+
+
+def require_at_least_one(args: argparse.Namespace, *names: str) -> None:
+    """Counts and sizes given on the command line must be 1 or more (None: not given)."""
+    for name in names:
+        value = getattr(args, name)
+        if value is not None and value < 1:
+            raise WeanError(f"--{name.replace('_', '-')} must be at least 1")
+
+
+def load_generator(args: argparse.Namespace):
+    """The model of --model on --device (--quantize where the command has it), and the --control
+    values checked against it, before any input is read: a bad model or value fails at once."""
+    from wean.generator import load
+
+    generator = load(args.model, args.device, getattr(args, "quantize", "none"))
+    control = control_values(args)
+    generator.control_prefix(control)
+    return generator, control
+

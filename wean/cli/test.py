@@ -34,15 +34,12 @@ def add(subparsers) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from wean.generator import load
     from wean.scoring import score_on_benchmarks
 
     for name in args.benchmark:
         get_benchmark(name)  # fail on a typo before loading anything
     system = args.system or args.model.resolve().name
-    generator = load(args.model, args.device, args.quantize)
-    control = options.control_values(args)
-    generator.control_prefix(control)
+    generator, control = options.load_generator(args)
     records = score_on_benchmarks(
         generator, args.benchmark, system, args.out_dir, args.data_root, args.detokenize,
         plain_text=args.plain_text, beam=args.beam, length_penalty=args.length_penalty, max_length=args.max_length,

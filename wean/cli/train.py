@@ -6,7 +6,6 @@ import argparse
 from pathlib import Path
 
 
-
 def add(subparsers) -> None:
     parser = subparsers.add_parser("train", help="train a model from a YAML config",
                                    description="Train a model; checkpoints, logs and the selected model "

@@ -38,10 +38,7 @@ def run(args: argparse.Namespace) -> int:
     from wean.generator import load
     from wean.tune_control import tune_control
 
-    for name in ("sentences", "rounds", "beam"):
-        value = getattr(args, name)
-        if value is not None and value < 1:
-            raise WeanError(f"--{name} must be at least 1")
+    options.require_at_least_one(args, "sentences", "rounds", "beam")
     if args.skip < 0:
         raise WeanError("--skip must be 0 or more")
     get_benchmark(args.benchmark)

@@ -54,23 +54,21 @@ class EncoderOutput:
 
     def select(self, index: torch.Tensor) -> "EncoderOutput":
         """The rows (sentences) in ``index``: how search drops the sentences it has finished."""
-        def rows(tensor):
-            return None if tensor is None else tensor.index_select(0, index)
-
-        return EncoderOutput(
-            rows(self.states), rows(self.mask), rows(self.embedded),
-            None if self.final is None else tuple(s.index_select(1, index) for s in self.final),
-            rows(self.keys),
-        )
+        return self._rows(lambda tensor, dim: tensor.index_select(dim, index))
 
     def repeat(self, times: int) -> "EncoderOutput":
         """Each sentence ``times`` times in a row (for beam search)."""
+        return self._rows(lambda tensor, dim: tensor.repeat_interleave(times, dim))
+
+    def _rows(self, take) -> "EncoderOutput":
+        """``take(tensor, batch dimension)`` applied to every tensor (the final states' batch
+        dimension is 1)."""
         def rows(tensor):
-            return None if tensor is None else tensor.repeat_interleave(times, 0)
+            return None if tensor is None else take(tensor, 0)
 
         return EncoderOutput(
             rows(self.states), rows(self.mask), rows(self.embedded),
-            None if self.final is None else tuple(s.repeat_interleave(times, 1) for s in self.final),
+            None if self.final is None else tuple(take(state, 1) for state in self.final),
             rows(self.keys),
         )
 
