@@ -154,6 +154,7 @@ def beam_search(
     finished_step = torch.zeros(batch, k, dtype=torch.long, device=device)  # the step that wrote its <eos>
     finished_parent = torch.zeros(batch, k, dtype=torch.long, device=device)  # the slot it extended then
     previous = torch.full((batch * k,), BOS_ID, dtype=torch.long, device=device)
+    offsets = (torch.arange(batch, device=device) * k).unsqueeze(1)  # each sentence's first beam row
 
     for step in range(max_length):
         live = sentence.size(0)
@@ -188,7 +189,6 @@ def beam_search(
         alive_tokens = history.gather(1, _expand(chosen, history))
         chosen_parents = parents.gather(1, chosen)
         back_pointers.append(chosen_parents)
-        offsets = (torch.arange(live, device=device) * k).unsqueeze(1)
         state = state.select((offsets + chosen_parents).view(-1), same_sources=True)
         previous = words.gather(1, chosen).view(-1)
 
@@ -221,6 +221,7 @@ def beam_search(
         finished_step, finished_parent = finished_step[keep], finished_parent[keep]
         step_weights = [w[keep] for w in step_weights]
         back_pointers = [b[keep] for b in back_pointers]
+        offsets = offsets[: keep.numel()]
     return results
 
 
