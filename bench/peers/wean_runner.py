@@ -1,0 +1,80 @@
+"""wean's side of the peer benchmark: trains and decodes through the library calls that
+`wean train` and `wean generate` make, and prints the lines bench/peers/run.py reads.
+
+    python bench/peers/wean_runner.py train  --config bench/peers/configs/wean.yaml --data DIR --run DIR
+    python bench/peers/wean_runner.py decode --run DIR --data DIR --beam 5 [--quantize int8]
+
+train: Trainer(config).train(), as `wean train` runs it. The one addition is a timer around each
+update (Trainer._update), so that every 10 updates it prints the window's target tokens and
+seconds: the same measure as the reference's, with no time of wean's own logging in it.
+decode: Generator.generate() on the test sources, forced to 16 decoder steps per sentence; the timer
+covers generate() only (loading excluded), as the peers' own generation timers do.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from pathlib import Path
+
+
+def train(args) -> None:
+    from wean.config import load_config
+    from wean.training import Trainer
+
+    args.run.mkdir(parents=True, exist_ok=True)
+    config_file = args.run / "wean.yaml"
+    config_file.write_text(args.config.read_text().replace("@DATA@", str(args.data)).replace("@RUN@", str(args.run)))
+    trainer = Trainer(load_config(config_file, args.set))
+    update = trainer._update
+    window = {"tokens": 0, "loss": 0.0, "start": time.perf_counter(), "updates": 0}
+
+    def timed_update(examples):
+        loss, tokens = update(examples)
+        window["updates"] += 1
+        window["tokens"] += tokens
+        window["loss"] += loss * tokens
+        if window["updates"] % 10 == 0:
+            seconds = time.perf_counter() - window["start"]
+            print(f"update {window['updates']} loss {window['loss'] / window['tokens']:.4f} "
+                  f"tokens {window['tokens']} seconds {seconds:.4f}", flush=True)
+            window.update(tokens=0, loss=0.0, start=time.perf_counter())
+        return loss, tokens
+
+    trainer._update = timed_update
+    trainer.train()
+
+
+def decode(args) -> None:
+    from wean.generator import Generator
+
+    # the run never validates, so it has no best weights: decode its last checkpoint
+    checkpoints = args.run / "model" / "checkpoints"
+    weights = checkpoints / (checkpoints / "latest").read_text().strip() / "model.safetensors"
+    generator = Generator.from_directory(args.run / "model", weights=weights, device="cpu",
+                                         quantization=args.quantize)
+    sources = (args.data / "test.src").read_text(encoding="utf-8").splitlines()
+    start = time.perf_counter()
+    outputs = generator.generate(sources, beam=args.beam, min_length=15, max_length=16, batch_size=64,
+                                 plain_text=False)
+    print(f"decoded {len(sources)} sentences in {time.perf_counter() - start:.3f} s", flush=True)
+    if args.out:
+        args.out.write_text("".join(g.text + "\n" for g in outputs), encoding="utf-8")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("mode", choices=["train", "decode"])
+    parser.add_argument("--config", type=Path, default=Path(__file__).parent / "configs" / "wean.yaml")
+    parser.add_argument("--data", type=Path, required=True)
+    parser.add_argument("--run", type=Path, required=True)
+    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE")
+    parser.add_argument("--beam", type=int, default=5)
+    parser.add_argument("--quantize", default="none", choices=["none", "int8"])
+    parser.add_argument("--out", type=Path)
+    args = parser.parse_args()
+    train(args) if args.mode == "train" else decode(args)
+
+
+if __name__ == "__main__":
+    main()
