@@ -1,0 +1,75 @@
+"""The Luong decoder's teacher-forced path with input feeding (LSTMDecoder._input_fed, the LSTM
+unrolled by hand for speed) computes the same function as the step path that search takes."""
+
+import pytest
+import torch
+
+from wean.config import ModelConfig
+from wean.models.model import build_model
+
+
+def model_and_batch(layers: int, bridge: str, attention: str, seed: int = 0):
+    torch.manual_seed(seed)
+    config = ModelConfig(embedding_size=12, dropout=0.0, share_embeddings=False)
+    config.encoder.hidden_size, config.encoder.layers, config.encoder.bidirectional = 8, layers, True
+    config.decoder.hidden_size, config.decoder.layers = 16, layers
+    config.decoder.bridge, config.decoder.attention, config.decoder.input_feeding = bridge, attention, True
+    model = build_model(config, 30, 25)
+    source = torch.randint(4, 30, (3, 7))
+    source[1, 5:] = 0  # padding
+    lengths = torch.tensor([7, 5, 7])
+    previous = torch.randint(4, 25, (3, 6))
+    return model, source, lengths, previous
+
+
+def step_by_step(model, source, lengths, previous):
+    """The search's path: one decoder call per target word."""
+    encoded = model.encode(source, lengths)
+    state = model.init_state(encoded)
+    queries, attention = [], []
+    for t in range(previous.size(1)):
+        output = model.decoder(previous[:, t : t + 1], encoded, state)
+        state = output.state
+        queries.append(output.queries)
+        attention.append(output.attention)
+    return torch.cat(queries, 1), torch.cat(attention, 1), state
+
+
+@pytest.mark.parametrize("layers,bridge,attention", [(2, "copy", "general"), (1, "linear", "dot"),
+                                                     (3, "zero", "concat")])
+def test_unrolled_training_path_equals_the_step_path(layers, bridge, attention):
+    model, source, lengths, previous = model_and_batch(layers, bridge, attention)
+    model.train()  # dropout 0: the training path is taken and deterministic
+    whole = model(source, lengths, previous)
+    queries, attention_maps, state = step_by_step(model, source, lengths, previous)
+    assert torch.allclose(whole.queries, queries, atol=1e-6)
+    assert torch.allclose(whole.attention, attention_maps, atol=1e-6)
+    encoded = model.encode(source, lengths)
+    final = model.decoder(previous, encoded, model.init_state(encoded)).state
+    assert torch.allclose(final.hidden[0], state.hidden[0], atol=1e-6)
+    assert torch.allclose(final.hidden[1], state.hidden[1], atol=1e-6)
+    assert torch.allclose(final.input_feed, state.input_feed, atol=1e-6)
+
+    # and so are the gradients the optimizer sees
+    model.zero_grad()
+    whole.logits.square().mean().backward()
+    unrolled = {name: p.grad.clone() for name, p in model.named_parameters() if p.grad is not None}
+    model.zero_grad()
+    model.output_layer(step_by_step(model, source, lengths, previous)[0]).square().mean().backward()
+    for name, p in model.named_parameters():
+        if name in unrolled:
+            assert torch.allclose(unrolled[name], p.grad, atol=1e-6), name
+
+
+def test_dropout_between_layers_is_applied_in_training_only():
+    model, source, lengths, previous = model_and_batch(2, "copy", "general")
+    model.decoder.rnn.dropout = 0.5
+    model.train()
+    torch.manual_seed(1)
+    first = model(source, lengths, previous).queries
+    torch.manual_seed(2)
+    second = model(source, lengths, previous).queries
+    assert not torch.allclose(first, second)
+    model.eval()
+    assert torch.allclose(model(source, lengths, previous).queries, step_by_step(model, source, lengths, previous)[0],
+                          atol=1e-6)
