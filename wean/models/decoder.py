@@ -79,6 +79,8 @@ class LSTMDecoder(RecurrentDecoder):
                 weights.append(torch.cat([w_ih[:, embedding_size:], w_hh], 1).t())
                 from_words = torch.addmm(biases[0], embedded.reshape(-1, embedding_size),
                                          w_ih[:, :embedding_size].t()).view(batch, steps, 4 * hidden_size)
+                # unbind, not [:, t]: the gradient of a slice is a zero tensor of the whole per step
+                from_words = from_words.unbind(1)
             else:
                 weights.append(torch.cat([w_ih, w_hh], 1).t())
         h, c = list(state.hidden[0].unbind(0)), list(state.hidden[1].unbind(0))
@@ -89,7 +91,7 @@ class LSTMDecoder(RecurrentDecoder):
             x = feed
             for layer in range(rnn.num_layers):
                 if layer == 0:
-                    gates = torch.addmm(from_words[:, t], torch.cat([feed, h[0]], 1), weights[0])
+                    gates = torch.addmm(from_words[t], torch.cat([feed, h[0]], 1), weights[0])
                 else:
                     x = F.dropout(x, between_layers, self.training) if between_layers else x
                     gates = torch.addmm(biases[layer], torch.cat([x, h[layer]], 1), weights[layer])

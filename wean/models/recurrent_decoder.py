@@ -52,8 +52,9 @@ class RecurrentDecoder(Decoder):
         embedded = self.dropout(self.embedding(previous))
         values = self.source_values(encoded)
         queries, attention, kept = [], [], {}
-        for t in range(previous.size(1)):
-            query, state, weights, step_extras = self.step(embedded[:, t : t + 1], encoded, state, values)
+        # split, not [:, t]: the gradient of a slice is a zero tensor of the whole per step
+        for embedded_t in embedded.split(1, dim=1):
+            query, state, weights, step_extras = self.step(embedded_t, encoded, state, values)
             queries.append(query)
             attention.append(weights)
             if extras:
