@@ -26,6 +26,8 @@ import sys
 import time
 from pathlib import Path
 
+import yaml
+
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
 sys.path.insert(0, str(HERE))
@@ -67,17 +69,15 @@ def commands(toolkit: str, data: Path, run: Path, peers: Path) -> dict[str, list
         return runs
     bin_dir = peers / toolkit / "bin"
     if toolkit == "fairseq":
-        flags = dict(re.findall(r"^(\w+)=\((.*?)\)$", (HERE / "configs" / "fairseq.sh").read_text(), re.M | re.S))
-        arrays = {k: subprocess.run(["bash", "-c", f"a=({v}); printf '%s\\n' \"${{a[@]}}\""], capture_output=True,
-                                    text=True, check=True).stdout.split("\n")[:-1] for k, v in flags.items()}
+        flags = yaml.safe_load((HERE / "configs" / "fairseq.yaml").read_text())
         binary = run / "bin"
         if not (binary / "dict.dst.txt").exists():
-            subprocess.run([str(bin_dir / "fairseq-preprocess"), *arrays["PREPROCESS"], "--trainpref", str(data / "train"),
+            subprocess.run([str(bin_dir / "fairseq-preprocess"), *flags["preprocess"], "--trainpref", str(data / "train"),
                             "--validpref", str(data / "valid"), "--testpref", str(data / "test"),
                             "--destdir", str(binary)], check=True, capture_output=True)
         generate = [str(bin_dir / "fairseq-generate"), str(binary), "--path", str(run / "checkpoints" / "checkpoint_last.pt"),
-                    *arrays["GENERATE"]]
-        return {"train": [str(bin_dir / "fairseq-train"), str(binary), *arrays["TRAIN"], "--save-dir", str(run / "checkpoints")],
+                    *flags["generate"]]
+        return {"train": [str(bin_dir / "fairseq-train"), str(binary), *flags["train"], "--save-dir", str(run / "checkpoints")],
                 "beam5": generate + ["--beam", "5"], "greedy": generate + ["--beam", "1"]}
     if toolkit == "opennmt":
         config = substitute(HERE / "configs" / "opennmt.yaml", run / "opennmt.yaml", DATA=str(data), RUN=str(run))
