@@ -210,5 +210,11 @@ def test_tune_control_writes_chosen_values_into_the_model(tmp_path, control_mode
     assert yaml.safe_load((model / "config.yaml").read_text())["generation"]["control"] == values
     record = json.loads((model / "control-tuning.json").read_text())
     assert record["chosen"]["control"] == values and min(record["lines"]) > 5 and len(record["lines"]) == 30
-    assert len(messages) == len(record["trials"])
+    # the task keeps a prefix, so training never saw a ratio above 1: that value is not tried
+    counts = json.loads((control_model / "control-counts.json").read_text())
+    assert "<chars_ratio_1.10>" not in counts and counts["<chars_ratio_0.50>"] > 0
+    assert sum(counts.values()) == 2000
+    assert "chars_ratio: 1.10 never occurred in training; not tried" in messages
+    assert all(t["control"]["chars_ratio"] <= 1.0 for t in record["trials"])
+    assert len([m for m in messages if "->" in m]) == len(record["trials"])
     assert load(model).control.defaults == values

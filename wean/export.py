@@ -10,7 +10,7 @@ from pathlib import Path
 from wean.checkpoint import WEIGHTS, atomic_write_text, load_weights, save_weights
 from wean.config import apply_overrides, config_from_dict
 from wean.errors import WeanError
-from wean.model_dir import load_assets, save_assets
+from wean.model_dir import CONTROL_COUNTS, load_assets, save_assets
 from wean.models.model import build_model
 
 
@@ -29,7 +29,8 @@ def export_model(source: Path, target: Path, fp16: bool = False, overrides: list
         raise WeanError(f"{target}: export needs a new directory, not the model's own")
     save_assets(target, dataclasses.replace(assets, config=config))
     save_weights(model.half() if fp16 else model, target / WEIGHTS)
-    tuning = source / "control-tuning.json"  # how the default control values were chosen
-    if tuning.exists():
-        atomic_write_text(target / tuning.name, tuning.read_text(encoding="utf-8"))
+    # how the default control values were chosen, and which values training saw (for tune-control)
+    for record in (source / "control-tuning.json", source / CONTROL_COUNTS):
+        if record.exists():
+            atomic_write_text(target / record.name, record.read_text(encoding="utf-8"))
     return (target / WEIGHTS).stat().st_size

@@ -3,12 +3,13 @@ the vocabularies. Everything :func:`wean.load` needs to turn text into outputs."
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
 import yaml
 
-from wean.checkpoint import atomic_write_text
+from wean.checkpoint import atomic_write_json, atomic_write_text, read_json
 from wean.config import Config, config_from_dict
 from wean.data.control import Control
 from wean.data.tokenizers import Tokenizer, load_tokenizer
@@ -27,6 +28,30 @@ class Assets:
     def control(self) -> Control:
         """The model's control attributes and their default values (empty without control tokens)."""
         return Control.from_config(self.config)
+
+
+CONTROL_COUNTS = "control-counts.json"
+
+
+def write_control_counts(directory: Path, assets: Assets, examples) -> None:
+    """How many training pairs carried each control token: a value never seen in training has an
+    untrained embedding, so tune-control leaves it out. ``examples`` are encoded training pairs,
+    whose sources start with the control tokens."""
+    attributes = len(assets.control.attributes)
+    itos = assets.source_vocabulary.itos
+    counts = Counter(itos[i] for example in examples for i in example.source[:attributes])
+    atomic_write_json(directory / CONTROL_COUNTS, dict(sorted(counts.items())))
+
+
+def read_control_counts(directory: Path) -> dict[str, int] | None:
+    """The counts written at training time; None for a model trained before they were kept."""
+    path = directory / CONTROL_COUNTS
+    if not path.exists():
+        return None
+    counts = read_json(path)
+    if not isinstance(counts, dict) or not all(isinstance(v, int) for v in counts.values()):
+        raise WeanError(f"{path}: not a JSON object of token counts")
+    return counts
 
 
 def save_assets(directory: Path, assets: Assets) -> None:

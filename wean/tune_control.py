@@ -20,7 +20,7 @@ from wean.checkpoint import atomic_write_json
 from wean.errors import WeanError
 from wean.evaluation import EvaluationSettings, data_root, evaluate, get_benchmark
 from wean.generator import Generator
-from wean.model_dir import save_assets
+from wean.model_dir import read_control_counts, save_assets
 from wean.textio import read_lines
 
 # steps of 0.1: each setting decodes every tuning sentence, and the outputs change little
@@ -124,6 +124,13 @@ def tune_control(
         return trial
 
     grids = {name: DEFAULT_GRIDS[name] for name in control.attributes}
+    seen = read_control_counts(model_dir)
+    if seen is not None:  # a value never seen in training has an untrained token: its outputs mean nothing
+        for name, grid in grids.items():
+            unseen = [value for value in grid if not seen.get(control.token(name, value))]
+            if unseen:
+                log(f"{name}: {', '.join(f'{v:.2f}' for v in unseen)} never occurred in training; not tried")
+                grids[name] = [value for value in grid if value not in unseen]
     values, trials = coordinate_ascent(score, dict(control.defaults), grids, min_bleu, rounds)
     best = next(t for t in trials if t.control == values)
     if not best.feasible(min_bleu):

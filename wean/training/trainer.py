@@ -30,7 +30,7 @@ from wean.data.assets import build_assets
 from wean.data.corpus import encode_pairs, make_batches, read_parallel
 from wean.device import bf16_lstm_supported, resolve_device
 from wean.errors import WeanError
-from wean.model_dir import Assets, load_assets, save_assets
+from wean.model_dir import Assets, load_assets, save_assets, write_control_counts
 from wean.models.interfaces import TrainingCorpus
 from wean.models.model import build_model
 from wean.training.checkpoints import RunCheckpoints
@@ -120,6 +120,8 @@ class Trainer:
             config.data.max_tokens,
             self.assets.control,
         )
+        if self.assets.control and not resume:
+            write_control_counts(self.directory, self.assets, self.train_examples)
         self.validation = Validation(config, self.assets)
         self.state = TrainingState()
         if resume:
