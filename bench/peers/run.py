@@ -70,14 +70,15 @@ def commands(toolkit: str, data: Path, run: Path, peers: Path) -> dict[str, list
     bin_dir = peers / toolkit / "bin"
     if toolkit == "fairseq":
         flags = yaml.safe_load((HERE / "configs" / "fairseq.yaml").read_text())
-        binary = run / "bin"
+        binary, checkpoints = run / "bin", run / "checkpoints"
         if not (binary / "dict.dst.txt").exists():
-            subprocess.run([str(bin_dir / "fairseq-preprocess"), *flags["preprocess"], "--trainpref", str(data / "train"),
-                            "--validpref", str(data / "valid"), "--testpref", str(data / "test"),
+            splits = ["--trainpref", str(data / "train"), "--validpref", str(data / "valid"),
+                      "--testpref", str(data / "test")]
+            subprocess.run([str(bin_dir / "fairseq-preprocess"), *flags["preprocess"], *splits,
                             "--destdir", str(binary)], check=True, capture_output=True)
-        generate = [str(bin_dir / "fairseq-generate"), str(binary), "--path", str(run / "checkpoints" / "checkpoint_last.pt"),
+        generate = [str(bin_dir / "fairseq-generate"), str(binary), "--path", str(checkpoints / "checkpoint_last.pt"),
                     *flags["generate"]]
-        return {"train": [str(bin_dir / "fairseq-train"), str(binary), *flags["train"], "--save-dir", str(run / "checkpoints")],
+        return {"train": [str(bin_dir / "fairseq-train"), str(binary), *flags["train"], "--save-dir", str(checkpoints)],
                 "beam5": generate + ["--beam", "5"], "greedy": generate + ["--beam", "1"]}
     if toolkit == "opennmt":
         config = substitute(HERE / "configs" / "opennmt.yaml", run / "opennmt.yaml", DATA=str(data), RUN=str(run))

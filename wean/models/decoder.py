@@ -88,17 +88,15 @@ class LSTMDecoder(RecurrentDecoder):
         between_layers = rnn.dropout if self.training else 0.0  # nn.LSTM's dropout, on all but the top
         queries, attention = [], []
         for t in range(steps):
-            x = feed
+            gates = torch.addmm(from_words[t], torch.cat([feed, h[0]], 1), weights[0])
             for layer in range(rnn.num_layers):
-                if layer == 0:
-                    gates = torch.addmm(from_words[t], torch.cat([feed, h[0]], 1), weights[0])
-                else:
-                    x = F.dropout(x, between_layers, self.training) if between_layers else x
-                    gates = torch.addmm(biases[layer], torch.cat([x, h[layer]], 1), weights[layer])
+                if layer > 0:
+                    below = F.dropout(h[layer - 1], between_layers, training=True) if between_layers else h[layer - 1]
+                    gates = torch.addmm(biases[layer], torch.cat([below, h[layer]], 1), weights[layer])
                 i, f, g, o = gates.chunk(4, 1)  # PyTorch's gate order
                 c[layer] = torch.sigmoid(f) * c[layer] + torch.sigmoid(i) * torch.tanh(g)
-                h[layer] = x = torch.sigmoid(o) * torch.tanh(c[layer])
-            attentional, weights_t = self._attend(x.unsqueeze(1), encoded, state.projected_keys)
+                h[layer] = torch.sigmoid(o) * torch.tanh(c[layer])
+            attentional, weights_t = self._attend(h[-1].unsqueeze(1), encoded, state.projected_keys)
             feed = attentional.squeeze(1)
             queries.append(attentional)
             attention.append(weights_t)
