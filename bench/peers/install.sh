@@ -3,7 +3,7 @@
 # place: every peer is installed against a constraints file that pins torch, because the
 # peers as published do not install on Python 3.11 + torch 2.13 (see README.md).
 #
-#   bash bench/peers/install.sh [PEERS_DIR]         (default: .peers, git-ignored; ~8 min, ~5 GB)
+#   bash bench/peers/install.sh [PEERS_DIR]         (default: .peers, git-ignored; 4.3 GB)
 #
 # wean and the plain PyTorch reference run from the project's own .venv (make install).
 set -euo pipefail
@@ -14,7 +14,6 @@ C=$P/constraints.txt
 
 venv() {  # venv NAME: a fresh environment with torch first, so nothing can pull another build
     test -x "$P/$1/bin/python" || python3 -m venv "$P/$1"
-    "$P/$1/bin/pip" install -q --upgrade pip
     "$P/$1/bin/pip" install -q torch==2.13.0
 }
 

@@ -202,11 +202,14 @@ def measured(toolkit: str, name: str, argv: list[str], run: Path, environment: d
 
 # --- the benchmark -------------------------------------------------------------------------------
 
-def median_row(runs: list[dict], toolkit: str, key: str, name: str) -> dict | None:
-    values = [r[name][key] for r in runs if r["toolkit"] == toolkit and name in r]
-    if not values:
-        return None
-    return {"median": statistics.median(values), "min": min(values), "max": max(values), "n": len(values)}
+def by_round(runs: list[dict], toolkit: str, measure: str) -> dict[int, float]:
+    """{round: figure} of one row (``wean-int8``: wean's int8 decoding runs) and one measure
+    (train, beam5 or greedy)."""
+    source, prefix = ("wean", "int8-") if toolkit == "wean-int8" else (toolkit, "")
+    if measure == "train" and prefix:
+        return {}  # int8 is a decoding mode
+    name, key = ("train", "target_tokens_per_s") if measure == "train" else (prefix + measure, "sentences_per_s")
+    return {r["round"]: r[name][key] for r in runs if r["toolkit"] == source and name in r}
 
 
 def corpus_lengths(data: Path) -> dict:
@@ -237,13 +240,12 @@ def summary(runs: list[dict], peaks: list[float], data: Path) -> dict:
     peak = statistics.median(peaks)
     rows = {}
     for toolkit in TOOLKITS + ["wean-int8"]:
-        source, prefix = ("wean", "int8-") if toolkit == "wean-int8" else (toolkit, "")
         row = {}
-        if toolkit != "wean-int8":
-            row["train"] = median_row(runs, source, "target_tokens_per_s", "train")
-        row["beam5"] = median_row(runs, source, "sentences_per_s", prefix + "beam5")
-        row["greedy"] = median_row(runs, source, "sentences_per_s", prefix + "greedy")
-        row = {k: v for k, v in row.items() if v}
+        for measure in ("train", "beam5", "greedy"):
+            values = list(by_round(runs, toolkit, measure).values())
+            if values:
+                row[measure] = {"median": statistics.median(values), "min": min(values), "max": max(values),
+                                "n": len(values)}
         if row:
             rows[toolkit] = row
     fastest = {}
@@ -251,18 +253,12 @@ def summary(runs: list[dict], peaks: list[float], data: Path) -> dict:
         medians = {t: rows[t][measure]["median"] for t in PEERS if t in rows and measure in rows[t]}
         if medians:
             fastest[measure] = max(medians, key=medians.get)
-    def per_round(toolkit: str, measure: str) -> dict[int, float]:
-        source, prefix = ("wean", "int8-") if toolkit == "wean-int8" else (toolkit, "")
-        key = "target_tokens_per_s" if measure == "train" else "sentences_per_s"
-        name = measure if measure == "train" else prefix + measure
-        return {r["round"]: r[name][key] for r in runs if r["toolkit"] == source and name in r}
-
     for toolkit, row in rows.items():
         for measure, figures in row.items():
             if measure in fastest:
                 figures["vs_fastest_peer"] = round(figures["median"] / rows[fastest[measure]][measure]["median"], 3)
                 # the same ratio within each round: the machine's drift between rounds cancels
-                mine, peer = per_round(toolkit, measure), per_round(fastest[measure], measure)
+                mine, peer = by_round(runs, toolkit, measure), by_round(runs, fastest[measure], measure)
                 figures["vs_fastest_peer_by_round"] = [round(mine[r] / peer[r], 3) for r in sorted(mine) if r in peer]
             if "reference" in rows and measure in rows["reference"]:
                 figures["vs_reference"] = round(figures["median"] / rows["reference"][measure]["median"], 3)

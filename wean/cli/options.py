@@ -126,4 +126,3 @@ def load_generator(args: argparse.Namespace):
     control = control_values(args)
     generator.control_prefix(control)
     return generator, control
-
