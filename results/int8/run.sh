@@ -8,5 +8,7 @@ OMP_NUM_THREADS=1 .venv/bin/wean test --model wean/pretrained/simplifier --syste
 .venv/bin/wean evaluate --hyp "$OUT/shipped-int8.turkcorpus-test.txt" \
     --refs results/controllable/shipped.turkcorpus-test.txt --metrics bleu --lowercase --tokenize 13a \
     | tee "$OUT/bleu-against-fp32.txt"
+# which layers move the outputs
+OMP_NUM_THREADS=1 .venv/bin/python results/int8/variants.py | tee "$OUT/variants.txt"
 # speed (on a quiet machine: stop background work first)
 OMP_NUM_THREADS=1 .venv/bin/python results/int8/speed.py | tee "$OUT/speed.txt"
