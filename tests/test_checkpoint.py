@@ -1,5 +1,8 @@
 """Weights files: tied tensors stored once, views of one buffer (how cuDNN packs an LSTM on a GPU)
-saved as they are, files of earlier wean versions still read, misfits refused by name."""
+saved as they are, files of earlier wean versions still read, misfits refused by name; a kill
+while a checkpoint is rewritten leaves a whole copy."""
+
+from pathlib import Path
 
 import pytest
 import torch
@@ -67,3 +70,35 @@ def test_weights_of_another_shape_are_refused_by_name(tmp_path):
     other.projection = nn.Linear(3, 5)
     with pytest.raises(WeanError, match="do not fit.*projection.weight"):
         load_weights(other, tmp_path / "w.safetensors")
+
+
+def test_a_kill_while_a_checkpoint_is_rewritten_leaves_a_whole_copy(tmp_path, monkeypatch):
+    """The last save of a run rewrites the step ``latest`` names. Killed after the old copy was
+    moved out of the way and before the new one was renamed in, the run must still resume."""
+    import wean.checkpoint as checkpoint
+
+    model = nn.Linear(3, 2)
+    step = tmp_path / "step-00000010"
+    checkpoint.save_checkpoint(step, model, {"updates": 10})
+    saved = model.weight.detach().clone()
+
+    real_replace = checkpoint.os.replace
+
+    def killed_before_the_new_copy_is_renamed_in(source, target):
+        if str(source).endswith(".tmp") and Path(target) == step:
+            raise KeyboardInterrupt("kill -9")
+        real_replace(source, target)
+
+    with torch.no_grad():
+        model.weight.add_(1.0)
+    monkeypatch.setattr(checkpoint.os, "replace", killed_before_the_new_copy_is_renamed_in)
+    with pytest.raises(KeyboardInterrupt):
+        checkpoint.save_checkpoint(step, model, {"updates": 10, "finished": True})
+    monkeypatch.setattr(checkpoint.os, "replace", real_replace)
+
+    resumed = nn.Linear(3, 2)
+    assert checkpoint.load_checkpoint(step, resumed) == {"updates": 10}
+    assert torch.equal(resumed.weight, saved)
+    checkpoint.save_checkpoint(step, model, {"updates": 10, "finished": True})  # the next save goes through
+    assert checkpoint.load_checkpoint(step, resumed) == {"updates": 10, "finished": True}
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["step-00000010"]

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from wean.cli import main
+from wean.errors import WeanError
 
 WEAN = str(Path(sys.executable).with_name("wean"))
 
@@ -48,7 +49,7 @@ def test_bad_input_gives_one_clear_line(model_dir, tmp_path, capsys, case):
     argv, message = {
         "missing_model": (["generate", "--model", str(tmp_path / "none")], "model directory not found"),
         "corrupt_weights": (["generate", "--model", str(broken)], "corrupt or incompatible weights"),
-        "bad_beam": (["generate", "--model", str(model_dir), "--beam", "0"], "--beam must be at least 1"),
+        "bad_beam": (["generate", "--model", str(model_dir), "--beam", "0"], "--beam is 0; it must be an integer from 1"),
         "missing_config": (["train", str(tmp_path / "no.yaml")], "no.yaml: config file not found"),
         "bad_key": (["train", "configs/demo.yaml", "--set", "training.epochs=3"],
                     "unknown key training.epochs (did you mean max_epochs?)"),
@@ -131,3 +132,29 @@ def test_simplify_reads_arguments_or_stdin(model_dir, monkeypatch, capsys):
     monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(b"a b c d\ne f g\n")))
     assert main(["simplify", "--model", str(model_dir)]) == 0
     assert capsys.readouterr().out.splitlines() == from_arguments and len(from_arguments) == 2
+
+
+@pytest.mark.parametrize("options, message", [
+    ({"max_length": 0}, "max_length is 0"),
+    ({"max_length": -1}, "max_length is -1"),
+    ({"batch_size": -1}, "batch_size is -1"),
+    ({"beam": 0}, "beam is 0"),
+    ({"beam": -1}, "beam is -1"),
+    ({"length_penalty": float("nan")}, "length_penalty is nan"),
+    ({"min_length": 10**9}, "min_length is 1000000000"),
+])
+def test_generate_refuses_options_out_of_range_in_one_line(model_dir, options, message):
+    from wean.generator import load
+
+    with pytest.raises(WeanError, match=f"^{message}; it must be"):
+        load(model_dir).generate(["a b c"], **options)
+
+
+def test_lone_surrogates_in_the_input_are_replaced_not_fatal(model_dir):
+    from wean.generator import load
+
+    for plain_text in (False, True):
+        outputs = load(model_dir).generate(["a \udca8 b c", "\ud800"], beam=2, plain_text=plain_text)
+        for output in outputs:
+            output.text.encode("utf-8")  # a lone surrogate cannot be written as UTF-8
+            assert "\udca8" not in output.source

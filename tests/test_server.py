@@ -122,7 +122,11 @@ def test_requests_with_different_options_never_share_a_batch(server):
     ({"texts": ["a b", "  "]}, 422, "texts[1] is empty"),
     ({"texts": []}, 422, "texts:"),
     ({"texts": ["a b"], "beam": 5}, 422, "beam 5; at most 4"),
-    ({"texts": ["a b"], "beam": 0}, 422, "beam:"),
+    ({"texts": ["a b"], "beam": 0}, 422, "beam is 0; it must be an integer from 1 to 100"),
+    ({"texts": ["a b"], "beam": True}, 422, "beam: Input should be a valid integer"),
+    ({"texts": ["a b"], "attention": "yes"}, 422, "attention: Input should be a valid boolean"),
+    ({"texts": ["a b"], "min_length": 10**9}, 422, "min_length is 1000000000"),
+    ({"texts": ["a b"], "min_length": 30, "max_length": 20}, 422, "min_length is 30, more than max_length (20)"),
     ({"texts": ["a b"], "max_length": 41}, 422, "max_length 41; at most 40"),
     ({"texts": ["a b"], "temperature": 1}, 422, "temperature: Extra inputs"),
     ({"texts": "a b"}, 422, "texts:"),
@@ -143,6 +147,34 @@ def test_malformed_and_oversized_bodies(server):
                       headers={"content-type": "application/json"})
     assert huge.status_code == 413 and "2000 bytes" in huge.json()["error"]
     assert httpx.get(f"{server.url}/v1/nothing").status_code == 404
+
+
+def test_a_chunked_body_is_cut_at_the_limit(server):
+    """Chunked transfer declares no length: the limit must count the bytes as they arrive (before,
+    a 256 MiB chunked body was read whole and answered "JSON decode error")."""
+    def chunks():
+        yield b'{"texts": ["'
+        for _ in range(128):
+            yield b"a" * 65536  # 8 MiB in all
+
+    response = httpx.post(f"{server.url}/v1/generate", content=chunks(), timeout=60,
+                          headers={"content-type": "application/json"})
+    assert response.status_code == 413 and response.json() == {"error": "request body over 2000 bytes"}
+    assert post(server, {"texts": ["a b c"]}).status_code == 200  # and the server goes on
+
+
+def test_non_finite_numbers_and_lone_surrogates(server):
+    """JSON as Python reads it allows NaN, and "\\ud800" escapes a lone surrogate: neither is text
+    or a number the model can take, and neither may end in a 500."""
+    def send(raw):
+        return httpx.post(f"{server.url}/v1/generate", content=raw.encode(), timeout=60,
+                          headers={"content-type": "application/json"})
+
+    nan = send('{"texts": ["a b c"], "length_penalty": NaN}')
+    assert nan.status_code == 422 and "length_penalty is nan" in nan.json()["error"]
+    surrogate = send('{"texts": ["a \\ud800 b c", "d \\udca8"], "beam": 1}')
+    assert surrogate.status_code == 200
+    assert all("\ud800" not in output["text"] for output in surrogate.json()["outputs"])
 
 
 def test_one_log_line_per_request_with_latency(server, caplog):

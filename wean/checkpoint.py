@@ -108,8 +108,15 @@ def unflatten_state(skeleton: Any, tensors: dict[str, torch.Tensor]) -> Any:
     return skeleton["value"]
 
 
+def _set_aside(directory: Path) -> Path:
+    return directory.with_name(directory.name + ".old")
+
+
 def save_checkpoint(directory: Path, model: torch.nn.Module, state: dict) -> None:
-    """Write ``directory`` (weights + training state) as a whole: built beside it, renamed in."""
+    """Write ``directory`` (weights + training state) as a whole: built beside it, renamed in.
+    A checkpoint already there (the last save of a run rewrites the step ``latest`` names) is
+    renamed aside first and deleted last, so a kill at any point leaves a whole copy under one of
+    the two names; :func:`load_checkpoint` takes the one set aside when the other is missing."""
     temporary = directory.with_name(directory.name + ".tmp")
     shutil.rmtree(temporary, ignore_errors=True)
     temporary.mkdir(parents=True)
@@ -117,12 +124,17 @@ def save_checkpoint(directory: Path, model: torch.nn.Module, state: dict) -> Non
     tensors, skeleton = flatten_state(state)
     save_file(tensors, str(temporary / "training.safetensors"))
     atomic_write_json(temporary / "training.json", skeleton)
+    aside = _set_aside(directory)
     if directory.exists():
-        shutil.rmtree(directory)
+        shutil.rmtree(aside, ignore_errors=True)
+        os.replace(directory, aside)
     os.replace(temporary, directory)
+    shutil.rmtree(aside, ignore_errors=True)
 
 
 def load_checkpoint(directory: Path, model: torch.nn.Module) -> dict:
+    if not directory.exists() and _set_aside(directory).is_dir():  # killed between save_checkpoint's renames
+        os.replace(_set_aside(directory), directory)
     load_weights(model, directory / WEIGHTS)
     skeleton = read_json(directory / "training.json")
     try:

@@ -17,6 +17,7 @@ from typing import Any
 import yaml
 
 from wean.errors import WeanError
+from wean.search_options import RANGES as SEARCH_OPTIONS, check_search_options
 
 DEVICES = ("auto", "cpu", "cuda")  # wean/device.py resolves them; here without importing torch
 
@@ -197,6 +198,10 @@ class Config:
             Control(self.data.control.attributes, self.data.control.bucket, self.generation.control)
         except WeanError as error:
             raise WeanError(f"config: data.control / generation.control: {error}") from None
+        generation = self.generation
+        check_search_options(
+            {name: getattr(generation, name) for name in SEARCH_OPTIONS}, lambda name: f"config: generation.{name}"
+        )
         if self.model.share_embeddings and not self.data.tokenizer.shared_vocab:
             raise WeanError("config: model.share_embeddings needs data.tokenizer.shared_vocab: true")
         from wean.registry import DECODERS, ENCODERS, OUTPUT_LAYERS, TOKENIZERS  # the registered names

@@ -19,7 +19,7 @@ from wean.checkpoint import WEIGHTS, load_weights
 from wean.data.corpus import pad
 from wean.data.plain_text import PlainText
 from wean.data.sentences import split_sentences
-from wean.data.tokenizers import SentencePieceTokenizer
+from wean.data.tokenizers import SentencePieceTokenizer, without_lone_surrogates
 from wean.data.vocabulary import BOS_ID, EOS, UNK_ID
 from wean.device import model_device, resolve_device
 from wean.errors import WeanError
@@ -27,6 +27,7 @@ from wean.model_dir import Assets, load_assets
 from wean.models.model import EncoderDecoder, build_model
 from wean.quantize import quantize
 from wean.search import Hypothesis, beam_search, greedy_search
+from wean.search_options import RANGES as SEARCH_OPTIONS, check_search_options
 
 
 @dataclass
@@ -116,27 +117,22 @@ class Generator:
         simplified sentence by sentence and joined back, and a sentence longer than the model was
         trained on comes back unchanged with a warning. Benchmarks, whose lines are sentences
         already, are scored without it, as their outputs always were."""
+        sentences = [without_lone_surrogates(sentence) for sentence in sentences]
         prefix = self.control_prefix(control)
         options = self.config.generation
         plain_text = options.plain_text if plain_text is None else plain_text
-        beam = options.beam if beam is None else beam
-        batch_size = batch_size or options.batch_size
         replace_unk = options.replace_unk if replace_unk is None else replace_unk
-        search = dict(
-            max_length=options.max_length if max_length is None else max_length,
-            min_length=options.min_length if min_length is None else min_length,
-            banned_ids=self.banned_ids,
-        )
+        settings = self.search_settings(beam=beam, length_penalty=length_penalty, min_length=min_length,
+                                        max_length=max_length, block_ngram_repeat=block_ngram_repeat,
+                                        batch_size=batch_size)
+        beam, batch_size = settings["beam"], settings["batch_size"]
+        search = dict(max_length=settings["max_length"], min_length=settings["min_length"], banned_ids=self.banned_ids)
         if beam > 1:
-            search.update(
-                beam_size=beam,
-                length_penalty=options.length_penalty if length_penalty is None else length_penalty,
-                block_ngram_repeat=options.block_ngram_repeat if block_ngram_repeat is None else block_ngram_repeat,
-            )
+            search.update(beam_size=beam, length_penalty=settings["length_penalty"],
+                          block_ngram_repeat=settings["block_ngram_repeat"])
         if plain_text:
             split = True if split_sentences is None else split_sentences
             return self._generate_plain_text(sentences, split, prefix, beam, batch_size, replace_unk, search)
-        sentences = list(sentences)
         source_tokens = [self.tokenizer.encode(sentence) for sentence in sentences]
         return self._generate_tokens(sentences, source_tokens, prefix, beam, batch_size, replace_unk, search)
 
@@ -200,6 +196,16 @@ class Generator:
             for i, hypothesis in zip(chunk, hypotheses):
                 results[i] = self._finish(sentences[i], source_tokens[i], hypothesis, replace_unk, len(prefix))
         return results
+
+    def search_settings(self, **given) -> dict:
+        """The search options (``beam``, ``max_length``, ...; see :mod:`wean.search_options`), those
+        not given (None) from the model's ``generation`` config, checked: a WeanError names the
+        first out of range."""
+        defaults = self.config.generation
+        settings = {name: getattr(defaults, name) if given.get(name) is None else given[name]
+                    for name in SEARCH_OPTIONS}
+        check_search_options(settings)
+        return settings
 
     def control_prefix(self, control: Mapping[str, float] | None = None) -> list[str]:
         """The control tokens a source starts with: ``control`` over the model's defaults."""

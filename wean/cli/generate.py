@@ -29,7 +29,7 @@ def add(subparsers) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    options.require_at_least_one(args, "beam", "max_length", "batch_size")
+    options.check_generation_arguments(args)
     generator, control = options.load_generator(args)
     if getattr(args, "text", None):
         sources = [" ".join(text.split()) for text in args.text]

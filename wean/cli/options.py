@@ -10,6 +10,7 @@ from wean.errors import WeanError
 from wean.evaluation import METRICS, EvaluationSettings, data_root, get_benchmark
 from wean.evaluation.normalize import TOKENIZERS
 from wean.evaluation.sari import VARIANTS
+from wean.search_options import RANGES as SEARCH_OPTIONS, check_search_options
 
 
 def add_scoring_options(parser: argparse.ArgumentParser) -> None:
@@ -107,6 +108,12 @@ def labels(text: str | None, count: int, what: str) -> list[str] | None:
     if len(labels) != count:
         raise WeanError(f"--labels has {len(labels)} names for {count} {what}")
     return labels
+
+
+def check_generation_arguments(args: argparse.Namespace) -> None:
+    """The search options given on the command line, in range (before the model is loaded)."""
+    check_search_options({name: getattr(args, name) for name in SEARCH_OPTIONS},
+                         lambda name: "--" + name.replace("_", "-"))
 
 
 def require_at_least_one(args: argparse.Namespace, *names: str) -> None:

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 from pathlib import Path
 from typing import Iterable
 
@@ -27,6 +28,14 @@ from wean.errors import WeanError
 from wean.registry import TOKENIZERS
 
 SPACE = "▁"
+LONE_SURROGATE = re.compile("[\ud800-\udfff]")  # a str never holds a pair: any surrogate is alone
+
+
+def without_lone_surrogates(text: str) -> str:
+    """A lone surrogate (from JSON's "\\ud800", or bytes of a command line that are not UTF-8) is
+    no character and cannot be written as UTF-8: U+FFFD stands for it, as a UTF-8 decoder writes
+    for bytes it cannot read."""
+    return LONE_SURROGATE.sub("\ufffd", text)
 
 
 class Tokenizer:
@@ -48,7 +57,8 @@ class Tokenizer:
         return cls(bool(settings.get("lowercase")))
 
     def _prepare(self, text: str) -> str:
-        text = " ".join(text.split())
+        """The one normalisation every text passes on its way to the model (all tokenizers)."""
+        text = " ".join(without_lone_surrogates(text).split())
         return text.lower() if self.lowercase else text
 
     def encode(self, text: str) -> list[str]:

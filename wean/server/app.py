@@ -26,6 +26,7 @@ from starlette.exceptions import HTTPException
 from wean.errors import WeanError
 from wean.generator import Generator
 from wean.server.batcher import DynamicBatcher, Options
+from wean.server.body_limit import StreamedBodyLimit
 from wean.server.limits import Limits
 
 log = logging.getLogger("wean.serve")
@@ -33,14 +34,16 @@ PAGE = Path(__file__).parent / "static" / "index.html"
 
 
 class GenerateRequest(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    # strict: "beam": true or "attention": "yes" is refused, not read as 1 or True
+    model_config = ConfigDict(extra="forbid", strict=True)
 
+    # the ranges of the search options are checked by wean.search_options, as for every interface
     texts: list[str] = Field(min_length=1, description="inputs, untokenized for a plain-text model")
-    beam: int | None = Field(None, ge=1, description="beam width; 1 is greedy (default: the model's)")
-    length_penalty: float | None = Field(None, ge=0, le=5, description="alpha in score / length**alpha")
-    min_length: int | None = Field(None, ge=0)
-    max_length: int | None = Field(None, ge=1)
-    block_ngram_repeat: int | None = Field(None, ge=0, description="never repeat an n-gram of this size; 0: off")
+    beam: int | None = Field(None, description="beam width; 1 is greedy (default: the model's)")
+    length_penalty: float | None = Field(None, description="alpha in score / length**alpha")
+    min_length: int | None = None
+    max_length: int | None = None
+    block_ngram_repeat: int | None = Field(None, description="never repeat an n-gram of this size; 0: off")
     attention: bool = Field(False, description="also return each output's attention weights")
     control: dict[str, float] | None = Field(
         None, description="for a model trained with control tokens: values asked for, e.g. "
@@ -98,6 +101,7 @@ def create_app(generator: Generator, limits: Limits | None = None) -> FastAPI:
 
     app = FastAPI(title="wean", version="1", lifespan=lifespan,
                   description=f"Text generation with the wean model `{name}`.")
+    app.add_middleware(StreamedBodyLimit, max_bytes=limits.max_body_bytes)
 
     @app.exception_handler(RequestValidationError)
     async def invalid_request(request: Request, error: RequestValidationError):
@@ -114,7 +118,7 @@ def create_app(generator: Generator, limits: Limits | None = None) -> FastAPI:
     @app.middleware("http")
     async def limit_and_log(request: Request, call_next):
         started = time.perf_counter()
-        length = request.headers.get("content-length")
+        length = request.headers.get("content-length")  # a declared length is refused before reading
         if length is not None and (not length.isdigit() or int(length) > limits.max_body_bytes):
             response = _error(request, 413, f"request body over {limits.max_body_bytes} bytes")
         else:
@@ -148,6 +152,11 @@ def create_app(generator: Generator, limits: Limits | None = None) -> FastAPI:
             tokens = len(generator.tokenizer.encode(generator.plain_text.to_model_text(text)))
             if tokens > limits.max_tokens:
                 return _error(request, 413, f"texts[{number}] has {tokens} tokens; at most {limits.max_tokens}")
+        try:
+            generator.search_settings(beam=body.beam, length_penalty=body.length_penalty, min_length=body.min_length,
+                                      max_length=body.max_length, block_ngram_repeat=body.block_ngram_repeat)
+        except WeanError as error:
+            return _error(request, 422, str(error))
         if body.beam is not None and body.beam > limits.max_beam:
             return _error(request, 422, f"beam {body.beam}; at most {limits.max_beam}")
         if body.max_length is not None and body.max_length > limits.max_output_length:
