@@ -177,6 +177,68 @@ def test_non_finite_numbers_and_lone_surrogates(server):
     assert all("\ud800" not in output["text"] for output in surrogate.json()["outputs"])
 
 
+def test_a_request_whose_client_hung_up_is_never_generated(server):
+    """The test server waits 300 ms for requests to share a batch: a client gone within it leaves
+    a request that must be dropped, not run."""
+    before = httpx.get(f"{server.url}/health").json()
+    with pytest.raises(httpx.TimeoutException):
+        httpx.post(f"{server.url}/v1/generate", json={"texts": ["a b c"]}, timeout=0.1)
+    time.sleep(0.6)
+    after = httpx.get(f"{server.url}/health").json()
+    assert after["dropped_unrun"]["client_gone"] == before["dropped_unrun"]["client_gone"] + 1
+    assert after["batches"] == before["batches"] and after["queued_texts"] == 0
+
+
+class SlowGenerator:
+    """Stands in for a Generator: each call takes ``seconds`` and is recorded."""
+
+    def __init__(self, seconds: float):
+        self.seconds, self.calls = seconds, []
+
+    def generate(self, texts, **options):
+        time.sleep(self.seconds)
+        self.calls.append(list(texts))
+        return [f"out of {text}" for text in texts]
+
+
+def test_the_batcher_runs_only_requests_someone_still_waits_for():
+    import asyncio
+
+    from wean.server.batcher import DynamicBatcher, Options, Overloaded
+
+    async def scenario(generator):
+        batcher = DynamicBatcher(generator, max_batch_size=1, max_wait_ms=1, max_queue_texts=4, max_queue_s=1.0)
+        batcher.start()
+        first = asyncio.ensure_future(batcher.generate(["first"], Options()))
+        await asyncio.sleep(0.05)  # the first batch is running now (0.3 s)
+        gone = [asyncio.ensure_future(batcher.generate([f"gone {i}"], Options())) for i in range(3)]
+        await asyncio.sleep(0.01)
+        for task in gone:
+            task.cancel()
+        await asyncio.sleep(0.01)
+        assert batcher.queued_texts == 0  # requests withdrawn do not fill the queue
+        generator.seconds = 0.05
+        waiting = [asyncio.ensure_future(batcher.generate([f"kept {i}"], Options())) for i in range(4)]
+        await asyncio.sleep(0.01)
+        with pytest.raises(Overloaded, match="4 texts are waiting already"):
+            await batcher.generate(["one too many"], Options())
+        assert [(await task)[0] for task in [first, *waiting]] == [["out of first"]] + [[f"out of kept {i}"] for i in range(4)]
+        # a request that waits longer than max_queue_s behind a long batch fails unrun
+        generator.seconds = 1.2
+        long = asyncio.ensure_future(batcher.generate(["long"], Options()))
+        await asyncio.sleep(0.05)
+        with pytest.raises(Overloaded, match="waited over 1 s"):
+            await batcher.generate(["late"], Options())
+        await long
+        await batcher.stop()
+        return batcher
+
+    generator = SlowGenerator(0.3)
+    batcher = asyncio.run(scenario(generator))
+    assert generator.calls == [["first"]] + [[f"kept {i}"] for i in range(4)] + [["long"]]
+    assert (batcher.abandoned, batcher.expired, batcher.queued_texts) == (3, 1, 0)
+
+
 def test_one_log_line_per_request_with_latency(server, caplog):
     with caplog.at_level(logging.INFO, logger="wean.serve"):
         post(server, {"texts": ["a b c"]})

@@ -2,16 +2,18 @@
 
 - ``POST /v1/generate``: texts in, outputs with scores and timings out (attention on request);
   concurrent requests share batches (:mod:`wean.server.batcher`).
-- ``GET /health``: the model's name and the batches run so far.
+- ``GET /health``: the model's name, the batches run so far, the texts waiting and the requests
+  dropped unrun (client gone, or waited longer than ``--max-queue-s``).
 - ``GET /``: a page where a person types a sentence and sees its output and attention heat map.
 - ``GET /docs``: the OpenAPI documentation FastAPI writes from the types below.
 
-Errors are JSON ``{"error": "one line"}`` with a 4xx status; every request is logged on one line
-with its latency.
+Errors are JSON ``{"error": "one line"}`` with a 4xx status (503 when too much work is waiting);
+every request is logged on one line with its latency.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
 from contextlib import asynccontextmanager
@@ -19,13 +21,13 @@ from pathlib import Path
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import HTMLResponse, JSONResponse
+from fastapi.responses import HTMLResponse, JSONResponse, Response
 from pydantic import BaseModel, ConfigDict, Field
 from starlette.exceptions import HTTPException
 
 from wean.errors import WeanError
 from wean.generator import Generator
-from wean.server.batcher import DynamicBatcher, Options
+from wean.server.batcher import DynamicBatcher, Options, Overloaded
 from wean.server.body_limit import StreamedBodyLimit
 from wean.server.limits import Limits
 
@@ -78,6 +80,28 @@ class GenerateResponse(BaseModel):
     timings: Timings
 
 
+class ClientLeft(Exception):
+    pass
+
+
+async def _unless_client_leaves(request: Request, work):
+    """``await work``, cancelled if the client disconnects first (then ClientLeft): a request
+    nobody will read must not keep its place in the queue."""
+    async def disconnected():
+        while (await request.receive())["type"] != "http.disconnect":
+            pass
+
+    task, watcher = asyncio.ensure_future(work), asyncio.ensure_future(disconnected())
+    try:
+        await asyncio.wait({task, watcher}, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        watcher.cancel()
+    if not task.done():
+        task.cancel()
+        raise ClientLeft
+    return task.result()
+
+
 def _error(request: Request, status: int, message: str) -> JSONResponse:
     request.state.log_note = f": {message}"  # the operator's log line says why
     return JSONResponse({"error": message}, status_code=status)
@@ -89,7 +113,8 @@ def create_app(generator: Generator, limits: Limits | None = None) -> FastAPI:
 
     @asynccontextmanager
     async def lifespan(app: FastAPI):
-        batcher = DynamicBatcher(generator, limits.max_batch_size, limits.max_wait_ms)
+        batcher = DynamicBatcher(generator, limits.max_batch_size, limits.max_wait_ms, limits.max_queue_texts,
+                                 limits.max_queue_s)
         batcher.start()
         app.state.batcher = batcher
         parameters = sum(p.numel() for p in generator.model.parameters())
@@ -134,12 +159,14 @@ def create_app(generator: Generator, limits: Limits | None = None) -> FastAPI:
 
     @app.get("/health")
     async def health(request: Request):
-        control = generator.control
-        return {"status": "ok", "model": name, "batches": request.app.state.batcher.batches,
+        control, batcher = generator.control, request.app.state.batcher
+        return {"status": "ok", "model": name, "batches": batcher.batches, "queued_texts": batcher.queued_texts,
+                "dropped_unrun": {"client_gone": batcher.abandoned, "waited_too_long": batcher.expired},
                 "control": {"attributes": control.attributes, "defaults": control.defaults}}
 
     @app.post("/v1/generate", response_model=GenerateResponse, response_model_exclude_none=True,
-              responses={413: {"description": "too many or too long texts"}, 422: {"description": "bad request"}})
+              responses={413: {"description": "too many or too long texts"}, 422: {"description": "bad request"},
+                         503: {"description": "too much work waiting; try again later"}})
     async def generate(body: GenerateRequest, request: Request):
         started = time.perf_counter()
         if len(body.texts) > limits.max_texts:
@@ -169,7 +196,12 @@ def create_app(generator: Generator, limits: Limits | None = None) -> FastAPI:
         options = Options(body.beam, body.length_penalty, body.min_length, body.max_length, body.block_ngram_repeat,
                           control)
         try:
-            generations, batch = await request.app.state.batcher.generate(body.texts, options)
+            generations, batch = await _unless_client_leaves(request, request.app.state.batcher.generate(body.texts, options))
+        except ClientLeft:
+            request.state.log_note = ": the client went away; not generated unless its batch had started"
+            return Response(status_code=499)  # nginx's "client closed request": nobody reads it
+        except Overloaded as error:
+            return _error(request, 503, str(error))
         except WeanError as error:
             return _error(request, 422, str(error))
         outputs = []

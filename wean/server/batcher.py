@@ -4,6 +4,10 @@ A request waits at most ``max_wait_ms`` for others to join it, and a batch holds
 ``max_batch_size`` texts (a larger request runs alone). Only requests with the same generation
 options share a batch; the others wait for the next one, in arrival order. One worker thread
 runs the model, so requests never compete for the CPU or GPU inside PyTorch.
+
+Work nobody waits for is not done: a request whose client went away (its future cancelled) is
+dropped when its batch is formed, and so is one that waited longer than ``max_queue_s``
+(:class:`Overloaded`). A new request is refused at once while ``max_queue_texts`` texts wait.
 """
 
 from __future__ import annotations
@@ -27,6 +31,10 @@ class Options:
     control: tuple[tuple[str, float], ...] | None = None  # (name, value) pairs: hashable, comparable
 
 
+class Overloaded(Exception):
+    """The server cannot take or finish this request in time (the app answers 503)."""
+
+
 @dataclass
 class BatchInfo:
     texts: int  # texts in the batch this request ran in
@@ -41,18 +49,25 @@ class _Job:
     options: Options
     future: asyncio.Future
     arrived: float = field(default_factory=time.perf_counter)
+    queued: bool = True  # counted in DynamicBatcher.queued_texts
 
 
 class DynamicBatcher:
-    def __init__(self, generator: Generator, max_batch_size: int = 32, max_wait_ms: float = 10.0):
+    def __init__(self, generator: Generator, max_batch_size: int = 32, max_wait_ms: float = 10.0,
+                 max_queue_texts: int = 256, max_queue_s: float = 30.0):
         self.generator = generator
         self.max_batch_size = max_batch_size
         self.max_wait = max_wait_ms / 1000
+        self.max_queue_texts = max_queue_texts
+        self.max_queue_s = max_queue_s
         self._queue: asyncio.Queue[_Job] | None = None
         self._waiting: deque[_Job] = deque()  # taken from the queue, but for a later batch
         self._worker: asyncio.Task | None = None
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="wean-generate")
+        self.queued_texts = 0  # texts of requests not yet in a batch
         self.batches = 0
+        self.abandoned = 0  # requests dropped unrun: their client went away
+        self.expired = 0  # requests dropped unrun: they waited longer than max_queue_s
 
     def start(self) -> None:
         self._queue = asyncio.Queue()
@@ -68,9 +83,32 @@ class DynamicBatcher:
         self._executor.shutdown(wait=True)
 
     async def generate(self, texts: list[str], options: Options) -> tuple[list[Generation], BatchInfo]:
-        future = asyncio.get_running_loop().create_future()
-        await self._queue.put(_Job(texts, options, future))
-        return await future
+        """The outputs for ``texts`` once a batch has run them. Cancelling the awaiting task (the
+        client went away) withdraws the request if it has not started."""
+        if self.queued_texts + len(texts) > self.max_queue_texts:
+            raise Overloaded(f"{self.queued_texts} texts are waiting already; try again later")
+        job = _Job(texts, options, asyncio.get_running_loop().create_future())
+        self.queued_texts += len(texts)
+        job.future.add_done_callback(lambda future: self._unqueue(job) if future.cancelled() else None)
+        await self._queue.put(job)
+        return await job.future
+
+    def _unqueue(self, job: _Job) -> None:
+        """``job`` no longer waits: it entered a batch, or its client went away."""
+        if job.queued:
+            job.queued = False
+            self.queued_texts -= len(job.texts)
+
+    def _still_wanted(self, job: _Job, now: float) -> bool:
+        """False for a job nobody waits for (cancelled) or one that waited too long (failed)."""
+        if job.future.done():
+            self.abandoned += 1
+            return False
+        if now - job.arrived > self.max_queue_s:
+            self.expired += 1
+            job.future.set_exception(Overloaded(f"waited over {self.max_queue_s:g} s for the model; try again later"))
+            return False
+        return True
 
     async def _next_job(self, timeout: float | None) -> _Job | None:
         if self._waiting:
@@ -102,6 +140,12 @@ class DynamicBatcher:
                 size += len(job.texts)
             self._waiting.extendleft(reversed(postponed))
             started = time.perf_counter()
+            for job in batch:
+                self._unqueue(job)
+            batch = [job for job in batch if self._still_wanted(job, started)]
+            if not batch:
+                continue
+            size = sum(len(job.texts) for job in batch)
             texts = [text for job in batch for text in job.texts]
             try:
                 generations = await loop.run_in_executor(self._executor, self._generate, texts, first.options)

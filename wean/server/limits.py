@@ -17,3 +17,5 @@ class Limits:
     max_body_bytes: int = _limit(256 * 1024, "bytes per request body")
     max_batch_size: int = _limit(32, "texts per model call, across concurrent requests")
     max_wait_ms: float = _limit(10.0, "how long a request waits for others to share its batch")
+    max_queue_texts: int = _limit(256, "texts waiting for the model before new requests get a 503")
+    max_queue_s: float = _limit(30.0, "seconds a request may wait for the model before it gets a 503, unrun")
