@@ -150,3 +150,16 @@ def test_closed_pipe_ends_quietly(tiny):
         os.close(write_end)
     assert result.returncode == 141
     assert result.stderr == ""
+
+
+@pytest.mark.parametrize("token_text, message", [
+    ("two words\n", "expected one line holding the token"),
+    ("first\nsecond\n", "expected one line holding the token"),
+    ("", "expected one line holding the token"),
+])
+def test_serve_refuses_a_token_file_it_cannot_read_one_token_from(tmp_path, capsys, token_text, message):
+    token_file = tmp_path / "token"
+    token_file.write_text(token_text)
+    assert main(["serve", "--token-file", str(token_file)]) == 1
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1

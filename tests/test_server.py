@@ -4,6 +4,7 @@ the operator's log, and the web page in a real headless Chromium."""
 import json
 import logging
 import os
+import re
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -70,7 +71,12 @@ def post(server, body, **kwargs):
 def test_health_docs_and_openapi(server):
     health = httpx.get(f"{server.url}/health").json()
     assert health["status"] == "ok" and health["model"] == "model"
-    assert "swagger" in httpx.get(f"{server.url}/docs").text.lower()
+    docs = httpx.get(f"{server.url}/docs").text
+    # every script, style sheet and icon of the page comes from this server: /docs works offline
+    linked = re.findall(r"""(?:src|href|url)\s*[:=]\s*['"]([^'"]+)['"]""", docs)
+    assert "swagger" in docs.lower() and linked and all(link.startswith("/") for link in linked), linked
+    for link in linked:
+        assert httpx.get(server.url + link).status_code == 200, link
     schema = httpx.get(f"{server.url}/openapi.json").json()
     assert "/v1/generate" in schema["paths"]
     assert set(schema["components"]["schemas"]["GenerateRequest"]["properties"]) >= {"texts", "beam", "attention"}
@@ -175,6 +181,22 @@ def test_non_finite_numbers_and_lone_surrogates(server):
     surrogate = send('{"texts": ["a \\ud800 b c", "d \\udca8"], "beam": 1}')
     assert surrogate.status_code == 200
     assert all("\ud800" not in output["text"] for output in surrogate.json()["outputs"])
+
+
+def test_only_allowed_host_names_and_with_a_token_only_its_bearers(server, generator):
+    from wean.server.app import Access, host_name
+
+    assert [host_name(h) for h in ("[::1]:8000", "LocalHost:80", "127.0.0.1", "::1")] == \
+        ["::1", "localhost", "127.0.0.1", "::1"]
+    # a page of another site whose name resolves to 127.0.0.1 (DNS rebinding) sends its own name
+    rebound = post(server, {"texts": ["a b c"]}, headers={"host": "attacker.example:8000"})
+    assert rebound.status_code == 400 and "Host 'attacker.example'" in rebound.json()["error"]
+    with Server(create_app(generator, LIMITS, Access(token="s3cret", allowed_hosts=("*",)))) as guarded:
+        assert post(guarded, {"texts": ["a b c"]}, headers={"host": "any.example"}).status_code == 401
+        wrong = post(guarded, {"texts": ["a b c"]}, headers={"authorization": "Bearer guess"})
+        assert wrong.status_code == 401 and "Authorization: Bearer" in wrong.json()["error"]
+        assert post(guarded, {"texts": ["a b c"]}, headers={"authorization": "Bearer s3cret"}).status_code == 200
+        assert httpx.get(f"{guarded.url}/health").status_code == 200  # for load balancers' probes
 
 
 def test_a_request_whose_client_hung_up_is_never_generated(server):

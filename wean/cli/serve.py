@@ -18,8 +18,13 @@ def add(subparsers) -> None:
                                    description="POST /v1/generate, GET /health, OpenAPI docs at /docs and "
                                    "a page at / to try the model. Concurrent requests share batches.")
     parser.add_argument("--model", type=Path, help="model directory (default: the pretrained simplifier)")
-    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--host", default="127.0.0.1", help="the address to listen on (default: loopback only)")
     parser.add_argument("--port", type=int, default=8000)
+    parser.add_argument("--token-file", type=Path, help="a file holding an access token: requests to /v1/ must "
+                        "send 'Authorization: Bearer <token>' (default: no token)")
+    parser.add_argument("--allowed-hosts", metavar="NAME,...",
+                        help="the names clients may reach the server by (Host header), '*' for any "
+                        "(default: localhost, 127.0.0.1 and ::1 on a loopback address; any otherwise)")
     for limit in fields(Limits):
         parser.add_argument(f"--{limit.name.replace('_', '-')}", type=type(limit.default), default=limit.default,
                             metavar="N", help=f"{limit.metadata['help']} (default: {limit.default})")
@@ -32,12 +37,31 @@ def run(args: argparse.Namespace) -> int:
     from dataclasses import fields
 
     from wean.generator import load
-    from wean.server.app import serve
+    from wean.server.app import Access, serve
     from wean.server.limits import Limits
 
     limits = Limits(**{f.name: getattr(args, f.name) for f in fields(Limits)})
     for name, value in vars(limits).items():
         if value <= 0:
             raise WeanError(f"--{name.replace('_', '-')} must be positive")
-    serve(load(args.model, args.device, args.quantize), args.host, args.port, limits)
+    access = Access(_read_token(args.token_file) if args.token_file else None, _allowed_hosts(args))
+    serve(load(args.model, args.device, args.quantize), args.host, args.port, limits, access)
     return 0
+
+
+def _read_token(path: Path) -> str:
+    from wean.textio import read_lines
+
+    lines = [line for line in read_lines(path) if line.strip()]
+    if len(lines) != 1 or len(lines[0].split()) != 1:
+        raise WeanError(f"{path}: expected one line holding the token")
+    return lines[0].strip()
+
+
+def _allowed_hosts(args: argparse.Namespace) -> tuple[str, ...]:
+    from wean.server.app import LOOPBACK_NAMES, host_name
+
+    if args.allowed_hosts:
+        return tuple(host_name(name.strip()) for name in args.allowed_hosts.split(",") if name.strip())
+    loopback = args.host in LOOPBACK_NAMES or args.host.startswith("127.")
+    return (*LOOPBACK_NAMES, args.host) if loopback else ("*",)

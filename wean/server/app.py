@@ -5,7 +5,8 @@
 - ``GET /health``: the model's name, the batches run so far, the texts waiting and the requests
   dropped unrun (client gone, or waited longer than ``--max-queue-s``).
 - ``GET /``: a page where a person types a sentence and sees its output and attention heat map.
-- ``GET /docs``: the OpenAPI documentation FastAPI writes from the types below.
+- ``GET /docs``: the OpenAPI documentation FastAPI writes from the types below (served from local
+  files: it works offline).
 
 Errors are JSON ``{"error": "one line"}`` with a 4xx status (503 when too much work is waiting);
 every request is logged on one line with its latency.
@@ -15,15 +16,20 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import secrets
 import time
 from contextlib import asynccontextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
+import swagger_ui_bundle
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
+from fastapi.openapi.docs import get_swagger_ui_html
 from fastapi.responses import HTMLResponse, JSONResponse, Response
 from pydantic import BaseModel, ConfigDict, Field
 from starlette.exceptions import HTTPException
+from starlette.staticfiles import StaticFiles
 
 from wean.errors import WeanError
 from wean.generator import Generator
@@ -107,8 +113,30 @@ def _error(request: Request, status: int, message: str) -> JSONResponse:
     return JSONResponse({"error": message}, status_code=status)
 
 
-def create_app(generator: Generator, limits: Limits | None = None) -> FastAPI:
+LOOPBACK_NAMES = ("localhost", "127.0.0.1", "::1")
+
+
+@dataclass(frozen=True)
+class Access:
+    """Who may use the server. ``token``: requests to /v1/generate must send ``Authorization:
+    Bearer <token>``. ``allowed_hosts``: the names the Host header may give ("*": any); a web
+    page of another site that resolves its own name to 127.0.0.1 (DNS rebinding) sends its own
+    name, and is refused."""
+
+    token: str | None = None
+    allowed_hosts: tuple[str, ...] = LOOPBACK_NAMES
+
+
+def host_name(header: str) -> str:
+    """The name of a Host header, without its port: "[::1]:8000" -> "::1"."""
+    if header.startswith("["):
+        return header[1:].split("]", 1)[0].lower()
+    return header.rsplit(":", 1)[0].lower() if header.count(":") == 1 else header.lower()
+
+
+def create_app(generator: Generator, limits: Limits | None = None, access: Access | None = None) -> FastAPI:
     limits = limits or Limits()
+    access = access or Access()
     name = generator.config.name
 
     @asynccontextmanager
@@ -124,8 +152,10 @@ def create_app(generator: Generator, limits: Limits | None = None) -> FastAPI:
         yield
         await batcher.stop()
 
-    app = FastAPI(title="wean", version="1", lifespan=lifespan,
+    # /docs from swagger-ui-bundle's files: FastAPI's own page loads them from a CDN (blank offline)
+    app = FastAPI(title="wean", version="1", lifespan=lifespan, docs_url=None, redoc_url=None,
                   description=f"Text generation with the wean model `{name}`.")
+    app.mount("/docs-files", StaticFiles(directory=swagger_ui_bundle.swagger_ui_path), name="docs-files")
     app.add_middleware(StreamedBodyLimit, max_bytes=limits.max_body_bytes)
 
     @app.exception_handler(RequestValidationError)
@@ -143,8 +173,16 @@ def create_app(generator: Generator, limits: Limits | None = None) -> FastAPI:
     @app.middleware("http")
     async def limit_and_log(request: Request, call_next):
         started = time.perf_counter()
+        host = host_name(request.headers.get("host", ""))
         length = request.headers.get("content-length")  # a declared length is refused before reading
-        if length is not None and (not length.isdigit() or int(length) > limits.max_body_bytes):
+        if "*" not in access.allowed_hosts and host not in access.allowed_hosts:
+            response = _error(request, 400, f"Host {host!r} is not a name this server answers to "
+                              f"(wean serve --allowed-hosts)")
+        elif access.token and request.url.path.startswith("/v1/") and not secrets.compare_digest(
+                request.headers.get("authorization", "").encode(), f"Bearer {access.token}".encode()):
+            response = _error(request, 401, "this server needs 'Authorization: Bearer <token>' (wean serve --token-file)")
+            response.headers["WWW-Authenticate"] = "Bearer"
+        elif length is not None and (not length.isdigit() or int(length) > limits.max_body_bytes):
             response = _error(request, 413, f"request body over {limits.max_body_bytes} bytes")
         else:
             response = await call_next(request)
@@ -152,6 +190,13 @@ def create_app(generator: Generator, limits: Limits | None = None) -> FastAPI:
         log.info('%s "%s %s" %d %.1f ms%s', request.client.host if request.client else "-", request.method,
                  request.url.path, response.status_code, (time.perf_counter() - started) * 1000, note)
         return response
+
+    @app.get("/docs", include_in_schema=False)
+    async def docs():
+        return get_swagger_ui_html(openapi_url="/openapi.json", title="wean: API",
+                                   swagger_js_url="/docs-files/swagger-ui-bundle.js",
+                                   swagger_css_url="/docs-files/swagger-ui.css",
+                                   swagger_favicon_url="/docs-files/favicon-32x32.png")
 
     @app.get("/", response_class=HTMLResponse, include_in_schema=False)
     async def page():
@@ -223,8 +268,8 @@ def create_app(generator: Generator, limits: Limits | None = None) -> FastAPI:
     return app
 
 
-def serve(generator: Generator, host: str, port: int, limits: Limits | None = None) -> None:
+def serve(generator: Generator, host: str, port: int, limits: Limits | None = None, access: Access | None = None) -> None:
     import uvicorn
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
-    uvicorn.run(create_app(generator, limits), host=host, port=port, access_log=False, log_level="info")
+    uvicorn.run(create_app(generator, limits, access), host=host, port=port, access_log=False, log_level="info")
