@@ -185,8 +185,7 @@ class Generator:
             else:
                 source_tokens[i] = prefix + tokens
         device = model_device(self.model)
-        for start in range(0, len(order), batch_size):
-            chunk = order[start : start + batch_size]
+        for chunk in _length_chunks(order, [len(tokens) for tokens in source_tokens], batch_size):
             ids = [self.assets.source_vocabulary.encode(source_tokens[i]) for i in chunk]
             source, lengths = pad(ids).to(device), torch.tensor([len(x) for x in ids], device=device)
             if beam > 1:
@@ -283,6 +282,20 @@ def _joined(text: str, parts: list[Generation]) -> Generation:
         [t for part in parts for t in part.source_tokens], sum(part.score for part in parts),
         sum(part.log_prob for part in parts), attention, "; ".join(warnings) or None,
     )
+
+
+def _length_chunks(order: list[int], lengths: list[int], batch_size: int) -> list[list[int]]:
+    """``order`` (indices sorted by length) cut into model calls of at most ``batch_size``
+    sentences in which no sentence is padded past twice its length: one very long input then runs
+    alone instead of making every sentence of its batch as long (7 inputs with a 7,056-token one
+    took 34 s in one call, 7 s one at a time)."""
+    chunks: list[list[int]] = []
+    for i in order:
+        if not chunks or len(chunks[-1]) == batch_size or lengths[i] > 2 * lengths[chunks[-1][0]]:
+            chunks.append([i])
+        else:
+            chunks[-1].append(i)
+    return chunks
 
 
 def load(directory: str | Path | None = None, device: str = "auto", quantization: str = "none") -> Generator:
