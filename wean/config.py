@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import math
 import typing
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -198,6 +199,7 @@ class Config:
             Control(self.data.control.attributes, self.data.control.bucket, self.generation.control)
         except WeanError as error:
             raise WeanError(f"config: data.control / generation.control: {error}") from None
+        _check_numbers(self, "")
         generation = self.generation
         check_search_options(
             {name: getattr(generation, name) for name in SEARCH_OPTIONS}, lambda name: f"config: generation.{name}"
@@ -229,6 +231,36 @@ class Config:
                 "use bridge: linear"
             )
         return self
+
+
+# the numeric settings' ranges by name, wherever their section (a plug-in's fields of these names too)
+AT_LEAST_ONE = {"vocab_size", "min_frequency", "max_tokens", "hidden_size", "layers", "kernel_width", "max_positions",
+                "embedding_size", "batch_size", "max_epochs", "keep_best", "log_every"}
+BELOW_ONE = {"dropout", "label_smoothing"}
+ABOVE_ZERO = {"learning_rate", "bucket", "c"}
+AT_LEAST_ZERO = {"attention_layers", "candidates", "init_range", "seed", "clip_grad_norm", "batch_tokens",
+                 "max_updates", "validate_every", "lr_patience", "min_learning_rate", "early_stopping_patience",
+                 "max_valid_sentences"}
+
+
+def _check_numbers(section: Any, where: str) -> None:
+    """Sizes, rates and counts in range: ``hidden_size: -5`` is refused here in one line, not by
+    PyTorch at model building with a traceback. (``generation`` has wean.search_options.)"""
+    for field_ in dataclasses.fields(section):
+        value, path = getattr(section, field_.name), f"{where}{field_.name}"
+        if dataclasses.is_dataclass(value):
+            if field_.name != "generation":
+                _check_numbers(value, path + ".")
+            continue
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            continue
+        name = field_.name
+        if not math.isfinite(value):
+            raise WeanError(f"config: {path} is {value}; it must be a finite number")
+        for names, holds, rule in ((AT_LEAST_ONE, value >= 1, "at least 1"), (BELOW_ONE, 0 <= value < 1, "in [0, 1)"),
+                                   (ABOVE_ZERO, value > 0, "above 0"), (AT_LEAST_ZERO, value >= 0, "at least 0")):
+            if name in names and not holds:
+                raise WeanError(f"config: {path} is {value}; it must be {rule}")
 
 
 def _from_dict(cls, values: Any, where: str):

@@ -10,7 +10,7 @@ from pathlib import Path
 import yaml
 
 from wean.checkpoint import atomic_write_json, atomic_write_text, read_json
-from wean.config import Config, config_from_dict
+from wean.config import Config, load_config
 from wean.data.control import Control
 from wean.data.tokenizers import Tokenizer, load_tokenizer
 from wean.data.vocabulary import Vocabulary
@@ -69,14 +69,9 @@ def load_assets(directory: Path) -> Assets:
     if not directory.is_dir():
         raise WeanError(f"{directory}: model directory not found")
     config_path = directory / "config.yaml"
-    try:
-        config = config_from_dict(yaml.safe_load(config_path.read_text(encoding="utf-8")))
-    except FileNotFoundError:
-        raise WeanError(f"{config_path}: not found; is {directory} a wean model directory?") from None
-    except yaml.YAMLError as error:
-        raise WeanError(f"{config_path}: corrupt ({error})") from None
-    except WeanError as error:
-        raise WeanError(f"{config_path}: {error}") from None
+    if not config_path.is_file():
+        raise WeanError(f"{config_path}: not found; is {directory} a wean model directory?")
+    config = load_config(config_path)  # its errors name the file (and the line of bad YAML)
     tokenizer = load_tokenizer(directory)
     if config.data.tokenizer.shared_vocab:
         source = target = Vocabulary.load(directory / "vocab.json")

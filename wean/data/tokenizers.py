@@ -116,7 +116,13 @@ class SentencePieceTokenizer(Tokenizer):
         model_path = directory / cls.MODEL_FILE
         if not model_path.exists():
             raise WeanError(f"{model_path}: sentencepiece model not found")
-        return cls(settings["type"], model_path.read_bytes(), bool(settings.get("lowercase")))
+        model_proto = model_path.read_bytes()
+        if not model_proto:  # sentencepiece loads empty bytes, and fails at the first text
+            raise WeanError(f"{model_path}: not a sentencepiece model (the file is empty)")
+        try:
+            return cls(settings["type"], model_proto, bool(settings.get("lowercase")))
+        except RuntimeError as error:  # what sentencepiece raises for bytes that are not a model
+            raise WeanError(f"{model_path}: not a sentencepiece model ({str(error).splitlines()[0]})") from None
 
     @property
     def byte_fallback(self) -> bool:
@@ -177,9 +183,13 @@ def build_tokenizer(config: TokenizerConfig, training_texts: list[str]) -> Token
 def load_tokenizer(directory: Path) -> Tokenizer:
     settings_path = directory / "tokenizer.json"
     try:
-        settings = json.loads(settings_path.read_text())
+        settings = json.loads(settings_path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise WeanError(f"{settings_path}: tokenizer settings not found") from None
+    except (json.JSONDecodeError, UnicodeDecodeError) as error:
+        raise WeanError(f"{settings_path}: corrupt tokenizer settings ({error})") from None
+    if not isinstance(settings, dict):
+        raise WeanError(f"{settings_path}: corrupt tokenizer settings (expected a JSON object)")
     kind = settings.get("type")
     if kind not in TOKENIZERS.names():
         raise WeanError(f"{settings_path}: unknown tokenizer type {kind!r}")

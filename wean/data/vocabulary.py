@@ -65,4 +65,11 @@ class Vocabulary:
             raise WeanError(f"{path}: not a vocabulary file ({error})") from None
         if not isinstance(itos, list) or tuple(itos[:4]) != SPECIALS:
             raise WeanError(f"{path}: not a vocabulary file (expected a list starting with {', '.join(SPECIALS)})")
+        if not all(isinstance(token, str) for token in itos):
+            raise WeanError(f"{path}: not a vocabulary file (every entry must be a string)")
+        seen = set()
+        for index, token in enumerate(itos):
+            if token in seen:  # two ids for one token: the model's rows would no longer match its words
+                raise WeanError(f"{path}: token {token!r} appears twice (again at index {index})")
+            seen.add(token)
         return cls(itos[4:])
