@@ -102,3 +102,19 @@ def test_a_kill_while_a_checkpoint_is_rewritten_leaves_a_whole_copy(tmp_path, mo
     checkpoint.save_checkpoint(step, model, {"updates": 10, "finished": True})  # the next save goes through
     assert checkpoint.load_checkpoint(step, resumed) == {"updates": 10, "finished": True}
     assert sorted(path.name for path in tmp_path.iterdir()) == ["step-00000010"]
+
+
+def test_weights_files_follow_the_umask_like_the_rest_of_a_model_directory(tmp_path):
+    import os
+
+    from wean.checkpoint import save_checkpoint
+
+    previous = os.umask(0o022)
+    try:
+        save_weights(nn.Linear(3, 2), tmp_path / "model.safetensors")
+        save_checkpoint(tmp_path / "step-1", nn.Linear(3, 2), {"updates": 1})
+    finally:
+        os.umask(previous)
+    for path in (tmp_path / "model.safetensors", tmp_path / "step-1" / "model.safetensors",
+                 tmp_path / "step-1" / "training.safetensors"):
+        assert path.stat().st_mode & 0o777 == 0o644, path  # safetensors' own writer made them 0600

@@ -109,3 +109,18 @@ def test_ptb_tokenization_matches_the_corpora_and_round_trips():
     assert tokens == ("He said `` I do n't know '' -LRB- twice -RRB- , and left . It was 1945 . "
                       "The U.S. army came .")
     assert ptb_detokenize(tokens) == text
+
+
+def test_a_literal_space_mark_in_the_input_survives_every_tokenizer():
+    """sentencepiece and the char tokenizer write a space as U+2581: an input U+2581 came back as
+    a space."""
+    corpus = [f"{t} {i}" for i in range(60) for t in ENGLISH]
+    sentencepiece = build_tokenizer(TokenizerConfig(type="bpe", vocab_size=400, byte_fallback=True), corpus)
+    for tokenizer in (WordTokenizer(), CharTokenizer(), sentencepiece):
+        for text in ("a ▁ b", "x▁y z", "▁"):
+            assert tokenizer.decode(tokenizer.encode(text)) == text, type(tokenizer).__name__
+
+
+def test_surrogates_alone_become_the_replacement_character():
+    for tokenizer in (WordTokenizer(), CharTokenizer()):
+        assert tokenizer.decode(tokenizer.encode("a \udca8 b")) == "a \ufffd b"

@@ -64,3 +64,10 @@ def test_wean_simplify_on_the_command_line(simplifier):
     result = subprocess.run([WEAN, "simplify", SENTENCE], capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
     assert result.stdout == simplifier.generate([SENTENCE])[0].text + "\n"
+
+
+def test_load_takes_the_device_and_quantization_of_the_generator_it_returns():
+    generator = wean.load(device="cpu", quantization="int8")
+    assert next(generator.model.parameters()).device.type == "cpu"
+    assert "Quantized" in type(generator.model.decoder.rnn).__name__ or "quantized" in type(
+        generator.model.decoder.rnn).__module__

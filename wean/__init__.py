@@ -3,16 +3,18 @@
 from wean.evaluation import evaluate, evaluate_files
 
 
-def load(directory=None):
+def load(directory=None, device="auto", quantization="none"):
     """A trained model from its directory, ready to ``generate`` (see :mod:`wean.generator`);
     without one, the pretrained simplifier shipped with wean:
 
         import wean
         print(wean.load().generate(["A sentence that is rather too complicated."])[0].text)
+
+    ``device``: auto (the GPU if PyTorch sees one), cpu or cuda; ``quantization``: none or int8.
     """
     from wean.generator import load as load_generator  # torch is imported only when a model is used
 
-    return load_generator(directory)
+    return load_generator(directory, device=device, quantization=quantization)
 
 
 __all__ = ["evaluate", "evaluate_files", "load"]

@@ -17,7 +17,7 @@ from typing import Any
 
 import torch
 from safetensors import SafetensorError, safe_open
-from safetensors.torch import load_file, save_file
+from safetensors.torch import load_file, save
 
 from wean.errors import WeanError
 
@@ -55,8 +55,15 @@ def save_weights(model: torch.nn.Module, path: Path) -> None:
         else:
             stored[view] = name
             tensors[name] = tensor.detach().cpu().contiguous()
+    _write_tensors(path, tensors, aliases or None)
+
+
+def _write_tensors(path: Path, tensors: dict[str, torch.Tensor], metadata: dict | None = None) -> None:
+    """safetensors bytes written by Python, so that the file's mode follows the umask like every
+    other file of a model directory (safetensors' own writer makes it 0600: a shared model
+    directory was unreadable to others); atomically, through a temporary name."""
     temporary = path.with_name(path.name + ".tmp")
-    save_file(tensors, str(temporary), metadata=aliases or None)
+    temporary.write_bytes(save(tensors, metadata=metadata))
     os.replace(temporary, path)
 
 
@@ -122,7 +129,7 @@ def save_checkpoint(directory: Path, model: torch.nn.Module, state: dict) -> Non
     temporary.mkdir(parents=True)
     save_weights(model, temporary / WEIGHTS)
     tensors, skeleton = flatten_state(state)
-    save_file(tensors, str(temporary / "training.safetensors"))
+    _write_tensors(temporary / "training.safetensors", tensors)
     atomic_write_json(temporary / "training.json", skeleton)
     aside = _set_aside(directory)
     if directory.exists():

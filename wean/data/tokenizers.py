@@ -28,6 +28,9 @@ from wean.errors import WeanError
 from wean.registry import TOKENIZERS
 
 SPACE = "▁"
+# sentencepiece (and the char tokenizer) write a space as U+2581: one in the input would come back
+# as a space. It stands in as a Unicode noncharacter (never in real text) until decoding.
+SPACE_MARK_STAND_IN = "\ufdd0"
 LONE_SURROGATE = re.compile("[\ud800-\udfff]")  # a str never holds a pair: any surrogate is alone
 
 
@@ -58,8 +61,13 @@ class Tokenizer:
 
     def _prepare(self, text: str) -> str:
         """The one normalisation every text passes on its way to the model (all tokenizers)."""
-        text = " ".join(without_lone_surrogates(text).split())
+        text = " ".join(without_lone_surrogates(text).split()).replace(SPACE, SPACE_MARK_STAND_IN)
         return text.lower() if self.lowercase else text
+
+    @staticmethod
+    def _restore(text: str) -> str:
+        """Decoded text with what _prepare stood in for given back."""
+        return text.replace(SPACE_MARK_STAND_IN, SPACE)
 
     def encode(self, text: str) -> list[str]:
         raise NotImplementedError
@@ -79,7 +87,7 @@ class WordTokenizer(Tokenizer):
         return self._prepare(text).split()
 
     def decode(self, tokens: list[str]) -> str:
-        return " ".join(tokens)
+        return self._restore(" ".join(tokens))
 
 
 @TOKENIZERS.register("char")
@@ -90,7 +98,7 @@ class CharTokenizer(Tokenizer):
         return [SPACE if char == " " else char for char in self._prepare(text)]
 
     def decode(self, tokens: list[str]) -> str:
-        return "".join(" " if token == SPACE else token for token in tokens).strip()
+        return self._restore("".join(" " if token == SPACE else token for token in tokens).strip())
 
 
 @TOKENIZERS.register("unigram")
@@ -169,7 +177,7 @@ class SentencePieceTokenizer(Tokenizer):
         text = self.processor.decode_pieces(tokens)
         # byte pieces that do not make a whole UTF-8 character (a model may write one alone)
         # decode to U+FFFD: leave them out rather than print a character nobody wrote
-        return text.replace("\ufffd", "") if self.byte_fallback else text
+        return self._restore(text.replace("\ufffd", "") if self.byte_fallback else text)
 
     def save(self, directory: Path) -> None:
         super().save(directory)
