@@ -5,8 +5,10 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 PIP := $(BIN)/pip install --quiet --disable-pip-version-check
-# training pairs for the demo: <prefix>.src and <prefix>.dst
+# training pairs for the demo: <prefix>.src and <prefix>.dst; validation pairs likewise (empty:
+# 500 training pairs are held out for it), WikiLarge's with the default training pairs
 DEMO_TRAIN ?= ../shared/data/kauchak_v2/train
+DEMO_VALID ?= $(if $(filter ../shared/%,$(DEMO_TRAIN)),../shared/data/wikilarge/valid,)
 
 .PHONY: install demo train-demo test clean
 
@@ -26,7 +28,7 @@ demo: install
 # Train a small simplifier yourself (about ten minutes on two CPU cores), then simplify the same
 # sentences, each printed after its model score (sum of log-probabilities).
 train-demo: install
-	$(BIN)/wean train configs/demo.yaml --set data.train=$(DEMO_TRAIN) \
+	$(BIN)/wean train configs/demo.yaml --set data.train=$(DEMO_TRAIN) --set 'data.valid="$(DEMO_VALID)"' \
 		$$(test -e runs/demo/checkpoints/latest && echo --resume)
 	$(BIN)/wean generate --model runs/demo --input examples/complex.txt --plain-text --scores
 

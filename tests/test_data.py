@@ -124,3 +124,20 @@ def test_a_literal_space_mark_in_the_input_survives_every_tokenizer():
 def test_surrogates_alone_become_the_replacement_character():
     for tokenizer in (WordTokenizer(), CharTokenizer()):
         assert tokenizer.decode(tokenizer.encode("a \udca8 b")) == "a \ufffd b"
+
+
+def test_held_out_pairs_are_seeded_disjoint_and_keep_their_line_numbers(tmp_path, capsys):
+    from wean.data.corpus import hold_out
+
+    (tmp_path / "t.src").write_text("".join(f"s{i}\n" for i in range(10)) + "\n")  # line 11 is empty
+    (tmp_path / "t.dst").write_text("".join(f"d{i}\n" for i in range(10)) + "x\n")
+    text = read_parallel(tmp_path / "t")
+    rest, held = hold_out(text, 3, seed=1)
+    assert hold_out(text, 3, seed=1)[1].sources == held.sources != hold_out(text, 3, seed=2)[1].sources
+    assert sorted(rest.sources + held.sources) == sorted(text.sources) and len(held.sources) == 3
+    assert all(int(s[1:]) + 1 == n for s, n in zip(held.sources, held.line_numbers) if s)
+    if "" in rest.sources:  # the empty pair is reported at its own line, not its place in the part
+        encode_pairs(rest, WordTokenizer(), Vocabulary(["s1"]), Vocabulary(["d1"]))
+        assert "first at line 11" in capsys.readouterr().err
+    with pytest.raises(WeanError, match="cannot hold out 11"):
+        hold_out(text, 11, seed=1)

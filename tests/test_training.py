@@ -164,3 +164,29 @@ def test_the_logged_loss_averages_the_last_updates_across_an_epoch_boundary(tmp_
     window = state.losses[15:20]
     assert min(window) - 1e-4 <= logged <= max(window) + 1e-4
     assert abs(logged - state.losses[19]) > 1e-3  # not the first update of epoch 2 alone
+
+
+def test_without_a_validation_split_training_pairs_are_held_out_and_said_so(tmp_path):
+    """`make train-demo DEMO_TRAIN=mine` on a machine without ../shared used to stop at once: the
+    demo config named a validation split there."""
+    import dataclasses
+
+    data = write_corpus(tmp_path / "data", train=300, valid=20)
+    config = tiny_config(data, tmp_path / "model", max_updates=4, validate_every=2, batch_size=16)
+    config = dataclasses.replace(config, data=dataclasses.replace(config.data, valid="", valid_holdout=40))
+    trainer = Trainer(config)
+    assert len(trainer.train_examples) == 260 and len(trainer.validation.valid.sources) == 40
+    trained_lines = {example.index for example in trainer.train_examples}
+    assert len(trained_lines) == 260
+    state = trainer.train()
+    assert state.validations and "40 of the 300 training pairs" in (tmp_path / "model" / "train.log").read_text()
+    # the same pairs again on resume: the choice is a function of the seed
+    again = Trainer(config, resume=True)
+    assert again.validation.valid.sources == trainer.validation.valid.sources
+
+
+def test_a_budget_that_ends_between_validations_still_writes_the_model(tmp_path):
+    data = write_corpus(tmp_path / "data", train=300, valid=20)
+    state = Trainer(tiny_config(data, tmp_path / "model", max_updates=7, batch_size=16)).train()  # epoch: 19
+    assert state.validations == [] and "holds the last weights" in (tmp_path / "model" / "train.log").read_text()
+    load(tmp_path / "model").generate(["a b c"])

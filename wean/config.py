@@ -53,6 +53,9 @@ class ControlConfig:
 class DataConfig:
     train: str = ""  # file prefix: <train>.src and <train>.dst
     valid: str = ""  # prefix; references are <valid>.dst and any <valid>.ref.N
+    # without data.valid: this many training pairs, chosen with training.seed, are held out and
+    # validated on instead (the log says so)
+    valid_holdout: int = 500
     # the validation split is plain text (EASSE's detokenized TurkCorpus): sources are tokenized as
     # the training corpus was (tokenizer.corpus_tokenization) and outputs detokenized before scoring,
     # exactly as `wean test --plain-text` does
@@ -234,11 +237,11 @@ class Config:
 
 
 # the numeric settings' ranges by name, wherever their section (a plug-in's fields of these names too)
-AT_LEAST_ONE = {"vocab_size", "min_frequency", "max_tokens", "hidden_size", "layers", "kernel_width", "max_positions",
+AT_LEAST_ONE = {"valid_holdout", "vocab_size", "min_frequency", "max_tokens", "hidden_size", "layers", "kernel_width", "max_positions",
                 "embedding_size", "batch_size", "max_epochs", "keep_best", "log_every"}
 BELOW_ONE = {"dropout", "label_smoothing"}
-ABOVE_ZERO = {"learning_rate", "bucket", "c"}
-AT_LEAST_ZERO = {"attention_layers", "candidates", "init_range", "seed", "clip_grad_norm", "batch_tokens",
+ABOVE_ZERO = {"bucket", "c"}
+AT_LEAST_ZERO = {"learning_rate", "attention_layers", "candidates", "init_range", "seed", "clip_grad_norm", "batch_tokens",
                  "max_updates", "validate_every", "lr_patience", "min_learning_rate", "early_stopping_patience",
                  "max_valid_sentences"}
 

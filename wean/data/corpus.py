@@ -9,6 +9,7 @@ dropped with a warning that says how many and where the first one is. Nothing is
 from __future__ import annotations
 
 import dataclasses
+import random
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,6 +34,27 @@ class ParallelText:
     targets: list[str]
     references: list[list[str]]  # streams: references[k][i]; the target is stream 0
     source_path: Path
+    line_numbers: list[int] | None = None  # of each pair in its files, where not 1, 2, 3, ... (a part of them)
+
+    def line_number(self, i: int) -> int:
+        return self.line_numbers[i] if self.line_numbers else i + 1
+
+
+def hold_out(text: ParallelText, count: int, seed: int) -> tuple[ParallelText, ParallelText]:
+    """(the rest, ``count`` pairs chosen with ``seed``): a validation split for a corpus that
+    comes without one. Both keep the file order and the pairs' line numbers."""
+    if not 0 < count < len(text.sources):
+        raise WeanError(f"{text.source_path}: {len(text.sources)} pairs: cannot hold out {count} for validation "
+                        "and train on the rest (data.valid_holdout)")
+    chosen = set(random.Random(seed).sample(range(len(text.sources)), count))
+
+    def part(held_out: bool) -> ParallelText:
+        rows = [i for i in range(len(text.sources)) if (i in chosen) == held_out]
+        references = [[stream[i] for i in rows] for stream in text.references]
+        return ParallelText([text.sources[i] for i in rows], references[0], references, text.source_path,
+                            [text.line_number(i) for i in rows])
+
+    return part(False), part(True)
 
 
 def reference_paths(prefix: str | Path) -> list[Path]:
@@ -80,9 +102,9 @@ def encode_pairs(
     for i, (source, target) in enumerate(zip(text.sources, text.targets)):
         source_tokens, target_tokens = tokenizer.encode(source), tokenizer.encode(target)
         if not source_tokens or not target_tokens:
-            empty.append(i + 1)
+            empty.append(text.line_number(i))
         elif max_tokens and max(len(source_tokens), len(target_tokens)) > max_tokens:
-            too_long.append(i + 1)
+            too_long.append(text.line_number(i))
         else:
             prefix = control.oracle_tokens(source, target) if control else []
             examples.append(

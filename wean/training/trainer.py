@@ -27,7 +27,7 @@ from wean.checkpoint import WEIGHTS, atomic_write_json, save_weights
 from wean.config import Config
 from wean.criterion import Criterion
 from wean.data.assets import build_assets
-from wean.data.corpus import encode_pairs, make_batches, read_parallel
+from wean.data.corpus import encode_pairs, hold_out, make_batches, read_parallel
 from wean.device import bf16_lstm_supported, resolve_device
 from wean.errors import WeanError
 from wean.model_dir import Assets, load_assets, save_assets, write_control_counts
@@ -56,8 +56,8 @@ class Trainer:
     def __init__(self, config: Config, resume: bool = False, log=None):
         if not config.model_dir:
             raise WeanError("config: model_dir is empty; say where the model goes (--set model_dir=DIR)")
-        if not config.data.train or not config.data.valid:
-            raise WeanError("config: data.train and data.valid are both needed")
+        if not config.data.train:
+            raise WeanError("config: data.train is empty; say where the training pairs are (--set data.train=PREFIX)")
         self.config = config
         self.directory = Path(config.model_dir)
         self.log_file = None
@@ -72,6 +72,15 @@ class Trainer:
             )
         torch.manual_seed(config.training.seed)
         train = read_parallel(config.data.train)
+        self.validation_note = ""  # said in the log when training starts
+        if config.data.valid:
+            valid = read_parallel(config.data.valid)
+        else:
+            train, valid = hold_out(train, config.data.valid_holdout, config.training.seed)
+            self.validation_note = (
+                f"data.valid is not set: {len(valid.sources)} of the {len(train.sources) + len(valid.sources):,} "
+                f"training pairs (chosen with training.seed {config.training.seed}) are held out and validated on "
+                "(data.valid_holdout)")
         if resume:
             assets = load_assets(self.directory)
             for section in ("data", "model"):
@@ -122,7 +131,7 @@ class Trainer:
         )
         if self.assets.control and not resume:
             write_control_counts(self.directory, self.assets, self.train_examples)
-        self.validation = Validation(config, self.assets)
+        self.validation = Validation(config, self.assets, valid)
         self.state = TrainingState()
         if resume:
             self._restore()
@@ -183,6 +192,8 @@ class Trainer:
             f"{len(self.assets.source_vocabulary)}/{len(self.assets.target_vocabulary)}, "
             f"{sum(p.numel() for p in self.model.parameters()):,} parameters"
         )
+        if self.validation_note:
+            self.log(self.validation_note)
         stop = False
         try:
             if settings.max_updates and self.state.updates >= settings.max_updates:  # a resumed run at its budget
@@ -243,6 +254,13 @@ class Trainer:
             self.state.finished = True
             self._save(f"step-{self.state.updates:08d}")
             self._prune()
+            if not (self.directory / WEIGHTS).exists():
+                # no validation ran (max_updates below validate_every or an epoch): a run that exits 0
+                # leaves a model to use all the same. Not validated here, so that a longer resumed
+                # run stays identical to one never stopped
+                save_weights(self.model, self.directory / WEIGHTS)
+                self.log(f"no validation ran before update {self.state.updates}: model.safetensors holds "
+                         "the last weights, not selected ones")
         finally:
             writer.close()
             self.log_file.close()

@@ -11,7 +11,7 @@ import torch
 
 from wean.config import Config
 from wean.criterion import Criterion
-from wean.data.corpus import collate, encode_pairs, make_batches, read_parallel
+from wean.data.corpus import ParallelText, collate, encode_pairs, make_batches
 from wean.evaluation import EvaluationSettings, evaluate
 from wean.data.plain_text import PlainText
 from wean.generator import Generator
@@ -19,9 +19,10 @@ from wean.model_dir import Assets
 
 
 class Validation:
-    def __init__(self, config: Config, assets: Assets):
+    def __init__(self, config: Config, assets: Assets, valid: ParallelText):
+        """``valid``: the pairs of data.valid, or those held out of the training pairs."""
         self.config = config
-        self.valid = read_parallel(config.data.valid)
+        self.valid = valid
         if config.training.max_valid_sentences:
             n = config.training.max_valid_sentences
             self.valid.sources = self.valid.sources[:n]
