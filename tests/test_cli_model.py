@@ -158,3 +158,41 @@ def test_lone_surrogates_in_the_input_are_replaced_not_fatal(model_dir):
         for output in outputs:
             output.text.encode("utf-8")  # a lone surrogate cannot be written as UTF-8
             assert "\udca8" not in output.source
+
+
+def test_an_interrupted_generate_keeps_the_finished_outputs(model_dir, tmp_path, monkeypatch, capsys):
+    import wean.cli.generate as generate_command
+    from wean.generator import Generator
+
+    (tmp_path / "in.txt").write_text("".join(f"{'a b c d e f g'[: 2 * (i % 5) + 3]}\n" for i in range(7)))
+    monkeypatch.setattr(generate_command, "BLOCK", 3)
+    real, calls = Generator.generate, []
+
+    def interrupted_at_the_third_block(self, sentences, **options):
+        calls.append(len(sentences))
+        if len(calls) == 3:
+            raise KeyboardInterrupt
+        return real(self, sentences, **options)
+
+    monkeypatch.setattr(Generator, "generate", interrupted_at_the_third_block)
+    out = tmp_path / "out.txt"
+    argv = ["generate", "--model", str(model_dir), "--input", str(tmp_path / "in.txt"), "--output", str(out)]
+    assert main(argv) == 130
+    assert "interrupted: 6 of 7 outputs written; they are in" in capsys.readouterr().err
+    assert not out.exists() and len((tmp_path / "out.txt.partial").read_text().splitlines()) == 6
+    monkeypatch.setattr(Generator, "generate", real)
+    assert main(argv) == 0
+    assert len(out.read_text().splitlines()) == 7 and not (tmp_path / "out.txt.partial").exists()
+
+
+def test_reading_a_terminal_says_what_it_waits_for(model_dir, monkeypatch, capsys):
+    import io
+
+    class Terminal(io.TextIOWrapper):
+        def isatty(self):
+            return True
+
+    monkeypatch.setattr(sys, "stdin", Terminal(io.BytesIO(b"a b c\n"), encoding="utf-8"))
+    assert main(["generate", "--model", str(model_dir)]) == 0
+    out, err = capsys.readouterr()
+    assert "end with Ctrl-D" in err and len(out.splitlines()) == 1

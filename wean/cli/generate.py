@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
-from wean.checkpoint import atomic_write_text
 from wean.cli import options
 from wean.errors import WeanError
 from wean.textio import read_lines
@@ -28,32 +28,60 @@ def add(subparsers) -> None:
     parser.set_defaults(run=run)
 
 
+BLOCK = 256  # lines per generate() call: outputs are written block by block, in input order
+
+
 def run(args: argparse.Namespace) -> int:
     options.check_generation_arguments(args)
     generator, control = options.load_generator(args)
     if getattr(args, "text", None):
         sources = [" ".join(text.split()) for text in args.text]
+    elif args.input is not None:
+        sources = read_lines(args.input)
     else:
-        sources = read_lines(args.input) if args.input is not None else read_stdin()
+        if sys.stdin.isatty():  # not a silent wait: say what is expected
+            print("reading one input per line from stdin; end with Ctrl-D", file=sys.stderr)
+        sources = read_stdin()
+    where = args.input or "stdin"
     for number, line in enumerate(sources, start=1):
         if not line:
-            print(f"warning: {args.input or 'stdin'}:{number}: empty input, empty output", file=sys.stderr)
-    generations = generator.generate(
-        sources, beam=args.beam, length_penalty=args.length_penalty, min_length=args.min_length,
-        max_length=args.max_length, block_ngram_repeat=args.block_ngram_repeat,
-        replace_unk=args.replace_unk, batch_size=args.batch_size, plain_text=args.plain_text, control=control,
-    )
+            print(f"warning: {where}:{number}: empty input, empty output", file=sys.stderr)
+    from tqdm import tqdm
+
     from wean.data.ptb import detokenize
 
-    for number, generation in enumerate(generations, start=1):
-        if generation.warning:
-            print(f"warning: {args.input or 'input'}:{number}: {generation.warning}", file=sys.stderr)
-    texts = [detokenize(g.text, args.detokenize) for g in generations]
-    text = "".join((f"{g.score:.4f}\t{t}" if args.scores else t) + "\n" for g, t in zip(generations, texts))
-    if args.output is not None:
-        atomic_write_text(args.output, text)
-    else:
-        sys.stdout.write(text)
+    # a file is written under a temporary name as outputs come, and renamed when complete: an
+    # interrupted run keeps what it finished there, and never leaves a half file under the name
+    partial = args.output.with_name(args.output.name + ".partial") if args.output is not None else None
+    out = partial.open("w", encoding="utf-8") if partial is not None else sys.stdout
+    written = 0
+    try:
+        with tqdm(total=len(sources), unit="line", disable=None if len(sources) > BLOCK else True,
+                  file=sys.stderr, leave=False) as progress:
+            for start in range(0, len(sources), BLOCK):
+                generations = generator.generate(
+                    sources[start : start + BLOCK], beam=args.beam, length_penalty=args.length_penalty,
+                    min_length=args.min_length, max_length=args.max_length,
+                    block_ngram_repeat=args.block_ngram_repeat, replace_unk=args.replace_unk,
+                    batch_size=args.batch_size, plain_text=args.plain_text, control=control,
+                )
+                for number, generation in enumerate(generations, start=start + 1):
+                    if generation.warning:
+                        print(f"warning: {where}:{number}: {generation.warning}", file=sys.stderr)
+                    text = detokenize(generation.text, args.detokenize)
+                    out.write((f"{generation.score:.4f}\t{text}" if args.scores else text) + "\n")
+                out.flush()
+                written += len(generations)
+                progress.update(len(generations))
+    except KeyboardInterrupt:
+        kept = f"; they are in {partial}" if partial is not None else ""
+        print(f"interrupted: {written} of {len(sources)} outputs written{kept}", file=sys.stderr)
+        return 130
+    finally:
+        if partial is not None:
+            out.close()
+    if partial is not None:
+        os.replace(partial, args.output)
     return 0
 
 
