@@ -163,3 +163,32 @@ def test_serve_refuses_a_token_file_it_cannot_read_one_token_from(tmp_path, caps
     assert main(["serve", "--token-file", str(token_file)]) == 1
     err = capsys.readouterr().err
     assert message in err and err.count("\n") == 1
+
+
+@pytest.mark.parametrize("flag, benchmark_plain, expected", [
+    (None, True, True), (None, False, False), (False, True, False), (True, False, True),
+])
+def test_wean_test_reads_a_benchmark_as_plain_text_when_the_benchmark_is(tmp_path, monkeypatch, flag,
+                                                                         benchmark_plain, expected):
+    """A PTB-trained model scored on EASSE's detokenized TurkCorpus without --plain-text lost 2.8 BLEU:
+    the benchmark knows its source is plain text; --plain-text / --no-plain-text still decide."""
+    import dataclasses
+
+    from wean.evaluation import benchmarks
+    from wean.generator import Generation
+    from wean.scoring import score_on_benchmarks
+
+    (tmp_path / "b.src").write_text("A plain sentence .\n")
+    (tmp_path / "b.ref").write_text("A plain sentence .\n")
+    bench = dataclasses.replace(benchmarks.BENCHMARKS["wikismall-test"], name="tiny", source="b.src",
+                                references=("b.ref",), plain_text=benchmark_plain)
+    monkeypatch.setitem(benchmarks.BENCHMARKS, "tiny", bench)
+    seen = []
+
+    class Recorder:
+        def generate(self, sentences, plain_text=None, **options):
+            seen.append(plain_text)
+            return [Generation(s, s, [], [], 0.0, 0.0, None) for s in sentences]
+
+    score_on_benchmarks(Recorder(), ["tiny"], "system", tmp_path / "out", tmp_path, plain_text=flag)
+    assert seen == [expected]

@@ -21,11 +21,12 @@ def score_on_benchmarks(
     out_dir: Path,
     root: Path | None = None,
     detokenizer: str = "none",
-    plain_text: bool = False,
+    plain_text: bool | None = None,
     **search,
 ) -> dict[str, dict]:
     """Outputs and scores of ``generator`` on each benchmark; ``metrics.json`` in ``out_dir``
-    gathers the records of every system and benchmark scored there."""
+    gathers the records of every system and benchmark scored there. ``plain_text`` None: each
+    benchmark's own (yes for untokenized ones such as turkcorpus-test)."""
     root = data_root(root)
     out_dir.mkdir(parents=True, exist_ok=True)
     metrics_path = out_dir / "metrics.json"
@@ -35,7 +36,8 @@ def score_on_benchmarks(
         benchmark = get_benchmark(name)
         source, references = benchmark.paths(root)
         # a benchmark line is one sentence: never split, as the references were written
-        generations = generator.generate(read_lines(source), plain_text=plain_text, split_sentences=False, **search)
+        as_plain_text = benchmark.plain_text if plain_text is None else plain_text
+        generations = generator.generate(read_lines(source), plain_text=as_plain_text, split_sentences=False, **search)
         outputs = [detokenize(g.text, detokenizer) for g in generations]
         hypothesis = out_dir / f"{system}.{name}.txt"
         atomic_write_text(hypothesis, "".join(line + "\n" for line in outputs))
@@ -45,7 +47,7 @@ def score_on_benchmarks(
         record["inputs"]["hypothesis"]["path"] = hypothesis.name  # relative: the folder moves
         record["generation"] = {key: value for key, value in search.items() if value is not None}
         record["generation"]["detokenize"] = detokenizer
-        if plain_text:
+        if as_plain_text:
             record["generation"]["plain_text"] = True
         records[name] = record
         metrics.setdefault(system, {})[name] = record

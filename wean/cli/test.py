@@ -24,9 +24,10 @@ def add(subparsers) -> None:
     parser.add_argument("--max-length", type=int)
     parser.add_argument("--detokenize", choices=("none", "ptb"), default="none",
                         help="ptb: undo PTB tokenization, for benchmarks with detokenized references")
-    parser.add_argument("--plain-text", action="store_true",
+    parser.add_argument("--plain-text", action=argparse.BooleanOptionalAction, default=None,
                         help="the benchmark's source is plain text: tokenize it as the model's corpus was, "
-                        "and detokenize the outputs (for turkcorpus-test with a PTB-trained model)")
+                        "and detokenize the outputs (default: yes for benchmarks of plain text, as "
+                        "turkcorpus-test; no for tokenized ones)")
     options.add_control_option(parser)
     options.add_device_option(parser)
     options.add_quantize_option(parser)

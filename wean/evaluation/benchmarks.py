@@ -30,6 +30,9 @@ class Benchmark:
     lowercase: bool = True
     tokenizer: str = "13a"
     note: str = ""
+    # sources and references are text for people (untokenized): a model trained on tokenized text
+    # reads them through its plain-text conversion (wean test --plain-text is then the default)
+    plain_text: bool = False
 
     def paths(self, root: Path) -> tuple[Path, list[Path]]:
         return root / self.source, [root / reference for reference in self.references]
@@ -49,11 +52,11 @@ _PTB = "truecased, PTB-tokenized English (-LRB- -RRB- `` ''), as the DRESS relea
 BENCHMARKS: dict[str, Benchmark] = {
     "turkcorpus-test": Benchmark(
         "turkcorpus-test", *_turkcorpus("test", "case_detok"), _TURK_DETOK.format(split="test"),
-        SIMPLIFICATION_METRICS, note="359 sentences, 8 references",
+        SIMPLIFICATION_METRICS, note="359 sentences, 8 references", plain_text=True,
     ),
     "turkcorpus-tune": Benchmark(
         "turkcorpus-tune", *_turkcorpus("tune", "case_detok"), _TURK_DETOK.format(split="valid"),
-        SIMPLIFICATION_METRICS, note="2,000 sentences, 8 references; EASSE's validation set",
+        SIMPLIFICATION_METRICS, note="2,000 sentences, 8 references; EASSE's validation set", plain_text=True,
     ),
     "turkcorpus-test-lower": Benchmark(
         "turkcorpus-test-lower", *_turkcorpus("test", "lower_tok"), _TURK_LOWER,
