@@ -192,3 +192,23 @@ def test_wean_test_reads_a_benchmark_as_plain_text_when_the_benchmark_is(tmp_pat
 
     score_on_benchmarks(Recorder(), ["tiny"], "system", tmp_path / "out", tmp_path, plain_text=flag)
     assert seen == [expected]
+
+
+def test_every_subcommand_and_option_says_what_it_is_for(capsys):
+    import argparse
+
+    from wean.cli import build_parser
+
+    parser = build_parser()
+    commands = next(action for action in parser._actions if isinstance(action, argparse._SubParsersAction))
+    described = {choice.dest: choice.help for choice in commands._choices_actions}
+    missing = [name for name in commands.choices if not described.get(name)]
+    for name, subparser in commands.choices.items():
+        missing += [f"{name} {'/'.join(a.option_strings) or a.dest}" for a in subparser._actions
+                    if not a.help and a.dest != "help"]
+        subparser.format_help()  # raises on a bad % in a help string
+    assert missing == []
+    assert "%%" not in commands.choices["compare"].format_help()
+    with pytest.raises(SystemExit):
+        main(["--version"])
+    assert capsys.readouterr().out.startswith("wean 0.")

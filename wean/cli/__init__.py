@@ -18,7 +18,14 @@ COMMANDS = ("train", "simplify", "serve", "generate", "evaluate", "compare", "te
 def build_parser() -> argparse.ArgumentParser:
     from importlib import import_module
 
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        installed = version("wean")
+    except PackageNotFoundError:  # run from a checkout that was never installed
+        installed = "unknown (not installed)"
     parser = argparse.ArgumentParser(prog="wean", description="Simplification and headline generation toolkit.")
+    parser.add_argument("--version", action="version", version=f"wean {installed}")
     subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for command in COMMANDS:
         import_module(f"wean.cli.{command}").add(subparsers)

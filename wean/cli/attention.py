@@ -11,10 +11,10 @@ def add(subparsers) -> None:
                                    description="Write attention.png (and, for word attention models, "
                                    "word_attention.png, gated_attention.png and gates.png) for a source and "
                                    "a target (teacher-forced) or the model's own greedy output.")
-    parser.add_argument("--model", type=Path, required=True)
+    parser.add_argument("--model", type=Path, required=True, help="model directory written by wean train")
     parser.add_argument("--source", required=True, help="the input sentence")
     parser.add_argument("--target", help="the output to explain (default: the model's greedy output)")
-    parser.add_argument("--out-dir", type=Path, required=True)
+    parser.add_argument("--out-dir", type=Path, required=True, help="folder for the PNGs")
     parser.set_defaults(run=run)
 
 

@@ -16,7 +16,7 @@ def add(subparsers) -> None:
         "compare",
         help="paired bootstrap test of two systems' outputs (SARI, BLEU, ROUGE)",
         description="Is system A better than system B on this test set beyond what resampling its "
-        "sentences explains? Prints each score, the difference A - B with its 95 %% bootstrap interval "
+        "sentences explains? Prints each score, the difference A - B with its 95 % bootstrap interval "
         "and the p-value of the paired bootstrap test (Koehn 2004, as sacreBLEU's --paired-bs).",
     )
     parser.add_argument("--hyp", type=Path, nargs=2, required=True, metavar=("A", "B"), help="two output files")

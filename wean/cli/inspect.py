@@ -9,10 +9,11 @@ from pathlib import Path
 def add(subparsers) -> None:
     parser = subparsers.add_parser("inspect", help="parameters per module of a model or config")
     parser.add_argument("target", type=Path, help="a model directory or a YAML config")
-    parser.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE")
+    parser.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
+                        help="override a config key (repeatable), as for wean train")
     parser.add_argument("--source-vocabulary", type=int, help="vocabulary size to assume for a config "
                         "(default: data.tokenizer.vocab_size + 4 specials)")
-    parser.add_argument("--target-vocabulary", type=int)
+    parser.add_argument("--target-vocabulary", type=int, help="likewise for the target side")
     parser.add_argument("--compare-output-layers", action="store_true",
                         help="also count the output-layer parameters of the linear layer and of each WEAN "
                         "score function at these sizes (the WEAN paper's Table 5)")

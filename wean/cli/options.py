@@ -62,12 +62,12 @@ def scoring_inputs(args: argparse.Namespace, default_metrics: tuple[str, ...] | 
 def add_generation_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--beam", type=int, help="beam width; 1 is greedy (default: the model's config)")
     parser.add_argument("--length-penalty", type=float, help="alpha in score / length**alpha; 0 ranks by log-probability")
-    parser.add_argument("--min-length", type=int)
-    parser.add_argument("--max-length", type=int)
+    parser.add_argument("--min-length", type=int, help="no output shorter than this many tokens (default: the model's)")
+    parser.add_argument("--max-length", type=int, help="decoder steps at most, </s> included (default: the model's)")
     parser.add_argument("--block-ngram-repeat", type=int, metavar="N", help="never repeat an N-gram (0: off)")
     parser.add_argument("--no-replace-unk", dest="replace_unk", action="store_false", default=None,
                         help="keep <unk> instead of copying the most-attended source token")
-    parser.add_argument("--batch-size", type=int)
+    parser.add_argument("--batch-size", type=int, help="sentences per model call (default: the model's)")
     parser.add_argument("--scores", action="store_true", help="prefix every output with its score and a tab")
     add_control_option(parser)
     add_device_option(parser)

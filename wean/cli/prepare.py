@@ -13,9 +13,9 @@ def add(subparsers) -> None:
                                    description="gigaword: train10k + validation samples without duplicates "
                                    "and without test1951/valid1k sources; lcsts: PART III score < 3 for "
                                    "training, >= 3 for testing. See wean/data/prepare.py.")
-    parser.add_argument("corpus", choices=("gigaword", "lcsts"))
+    parser.add_argument("corpus", choices=("gigaword", "lcsts"), help="which training splits to build")
     parser.add_argument("--out", type=Path, required=True, help="folder for <split>.src / <split>.dst")
-    parser.add_argument("--data-root", type=Path)
+    parser.add_argument("--data-root", type=Path, help="folder the benchmark paths are relative to (default: $WEAN_DATA_ROOT, else ../shared/data)")
     parser.set_defaults(run=run)
 
 

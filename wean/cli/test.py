@@ -14,14 +14,14 @@ def add(subparsers) -> None:
                                    description="For each benchmark: generate for its source, write "
                                    "OUT_DIR/SYSTEM.BENCHMARK.txt, score it with the benchmark's conventions "
                                    "and gather the scores in OUT_DIR/metrics.json.")
-    parser.add_argument("--model", type=Path, required=True)
+    parser.add_argument("--model", type=Path, required=True, help="model directory written by wean train")
     parser.add_argument("--benchmark", nargs="+", required=True, help="names from wean evaluate --list-benchmarks")
     parser.add_argument("--system", help="name of the system in file names (default: the model directory's name)")
-    parser.add_argument("--out-dir", type=Path, required=True)
-    parser.add_argument("--data-root", type=Path)
-    parser.add_argument("--beam", type=int)
-    parser.add_argument("--length-penalty", type=float)
-    parser.add_argument("--max-length", type=int)
+    parser.add_argument("--out-dir", type=Path, required=True, help="folder for SYSTEM.BENCHMARK.txt and metrics.json")
+    parser.add_argument("--data-root", type=Path, help="folder the benchmark paths are relative to (default: $WEAN_DATA_ROOT, else ../shared/data)")
+    parser.add_argument("--beam", type=int, help="beam width; 1 is greedy (default: the model's)")
+    parser.add_argument("--length-penalty", type=float, help="alpha in score / length**alpha (default: the model's)")
+    parser.add_argument("--max-length", type=int, help="decoder steps at most (default: the model's)")
     parser.add_argument("--detokenize", choices=("none", "ptb"), default="none",
                         help="ptb: undo PTB tokenization, for benchmarks with detokenized references")
     parser.add_argument("--plain-text", action=argparse.BooleanOptionalAction, default=None,
