@@ -304,6 +304,14 @@ def test_web_page_shows_the_output_and_its_heat_map(server, browser, generator):
     page.click("#submit")
     page.wait_for_function("document.getElementById('error').textContent.length > 0", timeout=30000)
     assert "at most 60" in page.text_content("#error")
+    assert page.text_content("#output") == "" and page.locator("#heatmap tr").count() == 0  # nothing stale
+    # sentencepiece pieces are shown as words, a word's bytes as its characters
+    groups = page.evaluate("wordGroups(['<chars_ratio_1.00>', '\u2581The', '\u2581comm', 'ittee', '\u2581caf',"
+                           " '<0xC3>', '<0xA9>', '\u2581', '.', '</s>'])")
+    assert [(g["label"], g["indices"]) for g in groups] == [
+        ("<chars_ratio_1.00>", [0]), ("The", [1]), ("committee", [2, 3]), ("café", [4, 5, 6]), (".", [7, 8]),
+        ("</s>", [9])]
+    assert [g["label"] for g in page.evaluate("wordGroups(['a', 'b', '\u2581', '天'])")] == ["a", "b", "\u2423", "天"]
     page.close()
 
 
