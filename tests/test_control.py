@@ -218,3 +218,39 @@ def test_tune_control_writes_chosen_values_into_the_model(tmp_path, control_mode
     assert all(t["control"]["chars_ratio"] <= 1.0 for t in record["trials"])
     assert len([m for m in messages if "->" in m]) == len(record["trials"])
     assert load(model).control.defaults == values
+
+
+def test_a_control_value_never_trained_on_is_warned_of_on_every_interface(control_model, capsys, monkeypatch):
+    """The prefix task never has a ratio above 1: asking for 1.1 uses an embedding nothing trained."""
+    import warnings
+
+    from wean.generator import UntrainedControlWarning
+
+    generator = load(control_model)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a trained value warns of nothing
+        generator.generate(["a b c d e"], control={"chars_ratio": 0.5})
+    with pytest.warns(UntrainedControlWarning, match="<chars_ratio_1.10>: no training pair had this value"):
+        generator.generate(["a b c d e"], control={"chars_ratio": 1.1})
+
+    import io
+    import sys
+
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"a b c\nd e f\n"), encoding="utf-8"))
+    assert main(["generate", "--model", str(control_model), "--control", "chars_ratio=1.1"]) == 0
+    err = capsys.readouterr().err
+    assert err.count("no training pair had this value") == 1  # once, not once per line
+
+
+def test_the_server_warns_of_a_control_value_never_trained_on(control_model):
+    import httpx
+
+    from test_server import LIMITS, Server
+    from wean.server.app import create_app
+
+    with Server(create_app(load(control_model), LIMITS)) as server:
+        body = {"texts": ["a b c d e"], "control": {"chars_ratio": 1.1}}
+        outputs = httpx.post(f"{server.url}/v1/generate", json=body, timeout=60).json()["outputs"]
+        assert "no training pair had this value" in outputs[0]["warning"]
+        body["control"] = {"chars_ratio": 0.5}
+        assert "warning" not in httpx.post(f"{server.url}/v1/generate", json=body, timeout=60).json()["outputs"][0]

@@ -9,6 +9,7 @@
 from __future__ import annotations
 
 import dataclasses
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping, Sequence
@@ -23,7 +24,7 @@ from wean.data.tokenizers import SentencePieceTokenizer, without_lone_surrogates
 from wean.data.vocabulary import BOS_ID, EOS, UNK_ID
 from wean.device import model_device, resolve_device
 from wean.errors import WeanError
-from wean.model_dir import Assets, load_assets
+from wean.model_dir import Assets, load_assets, read_control_counts
 from wean.models.model import EncoderDecoder, build_model
 from wean.quantize import quantize
 from wean.search import Hypothesis, beam_search, greedy_search
@@ -62,10 +63,17 @@ class Generation:
     warning: str | None = None  # something the reader of the output should know (plain text only)
 
 
+class UntrainedControlWarning(UserWarning):
+    """A control value was asked for that no training pair had: its token's embedding never learned."""
+
+
 class Generator:
-    def __init__(self, model: EncoderDecoder, assets: Assets):
+    def __init__(self, model: EncoderDecoder, assets: Assets, control_counts: dict[str, int] | None = None):
+        """``control_counts``: training pairs per control token (the model directory's
+        control-counts.json), to warn of values never trained on; None: not known."""
         self.model = model.eval()
         self.assets = assets
+        self.control_counts = control_counts
         self.tokenizer = assets.tokenizer
         self.plain_text = PlainText(assets.config.data.tokenizer)
         self.control = assets.control
@@ -87,7 +95,7 @@ class Generator:
         model = build_model(assets.config.model, len(assets.source_vocabulary), len(assets.target_vocabulary))
         load_weights(model, Path(weights) if weights else directory / WEIGHTS)
         resolved = resolve_device(device)
-        return cls(quantize(model.eval(), quantization, resolved).to(resolved), assets)
+        return cls(quantize(model.eval(), quantization, resolved).to(resolved), assets, read_control_counts(directory))
 
     @property
     def config(self):
@@ -119,6 +127,9 @@ class Generator:
         already, are scored without it, as their outputs always were."""
         sentences = [without_lone_surrogates(sentence) for sentence in sentences]
         prefix = self.control_prefix(control)
+        untrained = self.untrained_control(control)
+        if untrained:
+            warnings.warn(untrained, UntrainedControlWarning, stacklevel=2)
         options = self.config.generation
         plain_text = options.plain_text if plain_text is None else plain_text
         replace_unk = options.replace_unk if replace_unk is None else replace_unk
@@ -213,6 +224,17 @@ class Generator:
                 raise WeanError("control: this model was trained without control tokens")
             return []
         return self.control.tokens(control)
+
+    def untrained_control(self, control: Mapping[str, float] | None = None) -> str | None:
+        """Why the control values asked for (over the defaults) may be misread: the tokens no
+        training pair had; None when all were trained, or when the counts are not known."""
+        if not self.control or self.control_counts is None:
+            return None
+        unseen = [token for token in self.control_prefix(control) if not self.control_counts.get(token)]
+        if not unseen:
+            return None
+        return (f"control {', '.join(unseen)}: no training pair had {'this value' if len(unseen) == 1 else 'these values'}, "
+                "so the model never learned what it asks for; outputs may ignore it")
 
     @torch.no_grad()
     def attention_maps(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 from wean.config import DEVICES
@@ -129,7 +130,15 @@ def load_generator(args: argparse.Namespace):
     values checked against it, before any input is read: a bad model or value fails at once."""
     from wean.generator import load
 
+    import warnings
+
+    from wean.generator import UntrainedControlWarning
+
     generator = load(args.model, args.device, getattr(args, "quantize", "none"))
     control = control_values(args)
     generator.control_prefix(control)
+    untrained = generator.untrained_control(control)
+    if untrained:  # said once here, not by every generate() call
+        print(f"warning: {untrained}", file=sys.stderr)
+        warnings.simplefilter("ignore", UntrainedControlWarning)
     return generator, control

@@ -18,6 +18,7 @@ import asyncio
 import logging
 import secrets
 import time
+import warnings
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,7 +33,7 @@ from starlette.exceptions import HTTPException
 from starlette.staticfiles import StaticFiles
 
 from wean.errors import WeanError
-from wean.generator import Generator
+from wean.generator import Generator, UntrainedControlWarning
 from wean.server.batcher import DynamicBatcher, Options, Overloaded
 from wean.server.body_limit import StreamedBodyLimit
 from wean.server.limits import Limits
@@ -135,6 +136,7 @@ def host_name(header: str) -> str:
 
 
 def create_app(generator: Generator, limits: Limits | None = None, access: Access | None = None) -> FastAPI:
+    warnings.simplefilter("ignore", UntrainedControlWarning)  # the JSON answer says it, per request
     limits = limits or Limits()
     access = access or Access()
     name = generator.config.name
@@ -249,6 +251,7 @@ def create_app(generator: Generator, limits: Limits | None = None, access: Acces
             return _error(request, 503, str(error))
         except WeanError as error:
             return _error(request, 422, str(error))
+        untrained = generator.untrained_control(body.control)  # said in each output's warning
         outputs = []
         for generation in generations:
             attention = None
@@ -258,8 +261,9 @@ def create_app(generator: Generator, limits: Limits | None = None, access: Acces
                     output_tokens=generation.tokens + ["</s>"],
                     weights=[[round(float(w), 5) for w in row] for row in generation.attention],
                 )
+            warning = "; ".join(filter(None, (generation.warning, untrained))) or None
             outputs.append(Output(text=generation.text, score=generation.score, log_prob=generation.log_prob,
-                                  attention=attention, warning=generation.warning))
+                                  attention=attention, warning=warning))
         request.state.log_note = f" ({len(body.texts)} texts, batch of {batch.texts} from {batch.requests} requests)"
         timings = Timings(total_ms=(time.perf_counter() - started) * 1000, queue_ms=batch.queue_ms,
                           generate_ms=batch.generate_ms, batch_texts=batch.texts, batch_requests=batch.requests)
