@@ -55,7 +55,7 @@ class Server:
 
 
 LIMITS = Limits(max_texts=4, max_chars=60, max_tokens=15, max_beam=4, max_output_length=40,
-                max_body_bytes=2000, max_batch_size=16, max_wait_ms=300)
+                max_body_bytes=2000, max_request_steps=320, max_batch_size=16, max_wait_ms=300)
 
 
 @pytest.fixture(scope="module")
@@ -134,6 +134,7 @@ def test_requests_with_different_options_never_share_a_batch(server):
     ({"texts": ["a b"], "min_length": 10**9}, 422, "min_length is 1000000000"),
     ({"texts": ["a b"], "min_length": 30, "max_length": 20}, 422, "min_length is 30, more than max_length (20)"),
     ({"texts": ["a b"], "max_length": 41}, 422, "max_length 41; at most 40"),
+    ({"texts": ["a b"] * 3, "beam": 4, "max_length": 40}, 413, "480 decoder steps asked for (texts x beam x"),
     ({"texts": ["a b"], "temperature": 1}, 422, "temperature: Extra inputs"),
     ({"texts": "a b"}, 422, "texts:"),
     ({"text": ["a b"]}, 422, "texts: Field required"),

@@ -227,10 +227,15 @@ def create_app(generator: Generator, limits: Limits | None = None, access: Acces
             if tokens > limits.max_tokens:
                 return _error(request, 413, f"texts[{number}] has {tokens} tokens; at most {limits.max_tokens}")
         try:
-            generator.search_settings(beam=body.beam, length_penalty=body.length_penalty, min_length=body.min_length,
-                                      max_length=body.max_length, block_ngram_repeat=body.block_ngram_repeat)
+            settings = generator.search_settings(beam=body.beam, length_penalty=body.length_penalty,
+                                                 min_length=body.min_length, max_length=body.max_length,
+                                                 block_ngram_repeat=body.block_ngram_repeat)
         except WeanError as error:
             return _error(request, 422, str(error))
+        steps = len(body.texts) * settings["beam"] * settings["max_length"]
+        if steps > limits.max_request_steps:
+            return _error(request, 413, f"{steps} decoder steps asked for (texts x beam x max_length = {len(body.texts)}"
+                          f" x {settings['beam']} x {settings['max_length']}); at most {limits.max_request_steps}")
         if body.beam is not None and body.beam > limits.max_beam:
             return _error(request, 422, f"beam {body.beam}; at most {limits.max_beam}")
         if body.max_length is not None and body.max_length > limits.max_output_length:

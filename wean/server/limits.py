@@ -15,6 +15,7 @@ class Limits:
     max_beam: int = _limit(10, "beam width a request may ask for")
     max_output_length: int = _limit(200, "max_length a request may ask for")
     max_body_bytes: int = _limit(256 * 1024, "bytes per request body")
+    max_request_steps: int = _limit(16000, "texts x beam x max_length a request may ask for: a bound on its model time")
     max_batch_size: int = _limit(32, "texts per model call, across concurrent requests")
     max_wait_ms: float = _limit(10.0, "how long a request waits for others to share its batch")
     max_queue_texts: int = _limit(256, "texts waiting for the model before new requests get a 503")
