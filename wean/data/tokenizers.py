@@ -29,7 +29,8 @@ from wean.registry import TOKENIZERS
 
 SPACE = "▁"
 # sentencepiece (and the char tokenizer) write a space as U+2581: one in the input would come back
-# as a space. It stands in as a Unicode noncharacter (never in real text) until decoding.
+# as a space. A Unicode noncharacter (not for interchange: never in real text) stands in for it
+# until decoding; an input one becomes U+FFFD.
 SPACE_MARK_STAND_IN = "\ufdd0"
 LONE_SURROGATE = re.compile("[\ud800-\udfff]")  # a str never holds a pair: any surrogate is alone
 
@@ -61,7 +62,9 @@ class Tokenizer:
 
     def _prepare(self, text: str) -> str:
         """The one normalisation every text passes on its way to the model (all tokenizers)."""
-        text = " ".join(without_lone_surrogates(text).split()).replace(SPACE, SPACE_MARK_STAND_IN)
+        text = " ".join(without_lone_surrogates(text).split())
+        # the stand-in itself, should an input hold it, is no character either
+        text = text.replace(SPACE_MARK_STAND_IN, "\ufffd").replace(SPACE, SPACE_MARK_STAND_IN)
         return text.lower() if self.lowercase else text
 
     @staticmethod
