@@ -8,8 +8,15 @@ A system is ``NAME=CHECKOUT[:QUANTIZE]``: the server runs that checkout's code
 (``python -m wean serve`` with the checkout first on ``PYTHONPATH``), on the same model
 (``--model``, default the shipped simplifier of this checkout) and the same server options. Each
 client sends one sentence per request (TurkCorpus test, plain text) and its next request when the
-answer arrives (a closed loop); a run is ``--requests`` requests per client after a warm-up.
+answer arrives (a closed loop); a load is ``--requests`` requests per client after a warm-up, and
+each server takes ``--loads`` of them before it stops (its resident memory is read before the
+first and after each). With ``--hang-up F``, the first F of the clients give up on every request
+after ``--hang-up-after`` seconds, as impatient clients do: their requests count as left, not as
+errors, and the server's /health says how many it dropped unrun and how many it generated anyway.
 Stop other work first: every run records the 1-minute load average it started under.
+
+    .venv/bin/python bench/server_load.py --system after=. --hang-up 0.25 --loads 2 --rounds 1 \
+        --out results/bench-server/hang-up
 """
 
 from __future__ import annotations
@@ -57,25 +64,46 @@ def start_server(checkout: Path, quantize: str, model: Path, port: int, threads:
     raise SystemExit(f"server of {checkout} did not answer /health within 120 s")
 
 
-async def load(port: int, sentences: list[str], clients: int, requests: int, beam: int) -> tuple[list[float], float]:
-    """Each client sends ``requests`` one-sentence requests in turn; returns the latencies (s)
-    and the wall time of the whole run."""
+async def load(port: int, sentences: list[str], clients: int, requests: int, beam: int,
+               leavers: int = 0, patience: float = 0.5) -> dict:
+    """Each client sends ``requests`` one-sentence requests in turn; the first ``leavers`` give up
+    on each after ``patience`` seconds. Returns the staying clients' latencies (s) and errors, the
+    requests left, and the wall time."""
     url = f"http://127.0.0.1:{port}/v1/generate"
     limits = httpx.Limits(max_connections=clients, max_keepalive_connections=clients)
     latencies: list[float] = []
+    errors: list[str] = []
+    left = 0
 
     async def client(number: int, session: httpx.AsyncClient) -> None:
+        nonlocal left
         for request in range(requests):
             text = sentences[(number * requests + request) % len(sentences)]
             start = time.perf_counter()
-            answer = await session.post(url, json={"texts": [text], "beam": beam})
-            answer.raise_for_status()
-            latencies.append(time.perf_counter() - start)
+            try:
+                answer = await session.post(url, json={"texts": [text], "beam": beam},
+                                            timeout=patience if number < leavers else 600)
+            except httpx.TimeoutException:
+                if number < leavers:
+                    left += 1
+                    continue
+                raise
+            if answer.status_code != 200:
+                errors.append(f"{answer.status_code} {answer.text[:200]}")
+            elif number >= leavers:
+                latencies.append(time.perf_counter() - start)
 
-    async with httpx.AsyncClient(limits=limits, timeout=600) as session:
+    async with httpx.AsyncClient(limits=limits) as session:
         start = time.perf_counter()
         await asyncio.gather(*(client(number, session) for number in range(clients)))
-        return latencies, time.perf_counter() - start
+        return {"latencies": latencies, "errors": errors, "left": left, "wall": time.perf_counter() - start}
+
+
+def resident_mib(process: subprocess.Popen) -> float:
+    for line in Path(f"/proc/{process.pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
 
 
 def percentile(values: list[float], fraction: float) -> float:
@@ -94,6 +122,11 @@ def main() -> None:
     parser.add_argument("--beam", type=int, default=5)
     parser.add_argument("--threads", type=int, default=2, help="the server's PyTorch threads")
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--loads", type=int, default=1, help="loads one server takes before it stops")
+    parser.add_argument("--hang-up", type=float, default=0.0, metavar="F",
+                        help="share of the clients that give up on each request (default: none)")
+    parser.add_argument("--hang-up-after", type=float, default=0.5, metavar="S",
+                        help="seconds those clients wait for an answer")
     parser.add_argument("--out", type=Path, help="write metrics.json here")
     args = parser.parse_args()
 
@@ -114,19 +147,34 @@ def main() -> None:
             checkout, quantize = systems[name]
             port = free_port()
             server = start_server(checkout, quantize, args.model, port, args.threads)
+            leavers = round(args.hang_up * args.clients)
             try:
                 asyncio.run(load(port, sentences[:50], 10, 2, args.beam))  # warm-up
-                load_average = float(Path("/proc/loadavg").read_text().split()[0])
-                latencies, wall = asyncio.run(load(port, sentences, args.clients, args.requests, args.beam))
+                memory = [resident_mib(server)]
+                for _ in range(args.loads):
+                    load_average = float(Path("/proc/loadavg").read_text().split()[0])
+                    result = asyncio.run(load(port, sentences, args.clients, args.requests, args.beam, leavers,
+                                              args.hang_up_after))
+                    memory.append(resident_mib(server))
+                    latencies = result["latencies"]
+                    run = {"sentences_per_second": len(latencies) / result["wall"],
+                           "p50_ms": percentile(latencies, 0.5) * 1000, "p99_ms": percentile(latencies, 0.99) * 1000,
+                           "requests": len(latencies), "errors": len(result["errors"]), "left": result["left"],
+                           "first_errors": result["errors"][:3], "load_average_at_start": load_average,
+                           "resident_mib": list(memory)}
+                    runs[name].append(run)
+                    print(f"round {round_number + 1} {name}: {run['sentences_per_second']:.1f} sentences/s, "
+                          f"p50 {run['p50_ms']:.0f} ms, p99 {run['p99_ms']:.0f} ms, {run['errors']} errors, "
+                          f"{run['left']} left, server {' -> '.join(f'{m:.0f}' for m in memory)} MiB "
+                          f"(load {load_average:.2f})", flush=True)
+                time.sleep(max(1.0, args.hang_up_after))  # the last requests left reach the batcher
+                health = httpx.get(f"http://127.0.0.1:{port}/health", timeout=30).json()
+                runs[name][-1]["health"] = {key: health.get(key) for key in
+                                            ("batches", "dropped_unrun", "generated_for_gone_clients")}
+                print(f"  /health: {runs[name][-1]['health']}", flush=True)
             finally:
                 server.terminate()
                 server.wait(timeout=60)
-            run = {"sentences_per_second": len(latencies) / wall, "p50_ms": percentile(latencies, 0.5) * 1000,
-                   "p99_ms": percentile(latencies, 0.99) * 1000, "requests": len(latencies),
-                   "load_average_at_start": load_average}
-            runs[name].append(run)
-            print(f"round {round_number + 1} {name}: {run['sentences_per_second']:.1f} sentences/s, "
-                  f"p50 {run['p50_ms']:.0f} ms, p99 {run['p99_ms']:.0f} ms (load {load_average:.2f})", flush=True)
 
     medians = {name: {key: statistics.median(run[key] for run in values)
                       for key in ("sentences_per_second", "p50_ms", "p99_ms")} for name, values in runs.items()}

@@ -67,6 +67,7 @@ class DynamicBatcher:
         self.queued_texts = 0  # texts of requests not yet in a batch
         self.batches = 0
         self.abandoned = 0  # requests dropped unrun: their client went away
+        self.generated_for_gone = 0  # requests whose client went away while their batch ran
         self.expired = 0  # requests dropped unrun: they waited longer than max_queue_s
 
     def start(self) -> None:
@@ -159,7 +160,9 @@ class DynamicBatcher:
             offset = 0
             for job in batch:
                 info = BatchInfo(size, len(batch), (started - job.arrived) * 1000, generate_ms)
-                if not job.future.done():  # a client that went away has cancelled its future
+                if job.future.done():  # its client went away while the batch ran: work done for nobody
+                    self.generated_for_gone += 1
+                else:
                     job.future.set_result((generations[offset : offset + len(job.texts)], info))
                 offset += len(job.texts)
 
