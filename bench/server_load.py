@@ -30,6 +30,7 @@ import socket
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -49,12 +50,15 @@ def start_server(checkout: Path, quantize: str, model: Path, port: int, threads:
     command = [sys.executable, "-m", "wean", "serve", "--model", str(model.resolve()), "--port", str(port)]
     if quantize != "none":
         command += ["--quantize", quantize]
-    server = subprocess.Popen(command, cwd=checkout, env=environment,
-                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    # the server logs a line per request: to a file, since a pipe nobody reads fills and blocks it
+    log = tempfile.NamedTemporaryFile("w+", prefix="wean-serve-", suffix=".log")
+    server = subprocess.Popen(command, cwd=checkout, env=environment, stdout=subprocess.DEVNULL, stderr=log, text=True)
+    server.log = log
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
         if server.poll() is not None:
-            raise SystemExit(f"server of {checkout} exited: {server.stderr.read()[-2000:]}")
+            log.seek(0)
+            raise SystemExit(f"server of {checkout} exited: {log.read()[-2000:]}")
         try:
             if httpx.get(f"http://127.0.0.1:{port}/health", timeout=1).status_code == 200:
                 return server
@@ -175,6 +179,7 @@ def main() -> None:
             finally:
                 server.terminate()
                 server.wait(timeout=60)
+                server.log.close()
 
     medians = {name: {key: statistics.median(run[key] for run in values)
                       for key in ("sentences_per_second", "p50_ms", "p99_ms")} for name, values in runs.items()}
