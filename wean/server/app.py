@@ -136,7 +136,6 @@ def host_name(header: str) -> str:
 
 
 def create_app(generator: Generator, limits: Limits | None = None, access: Access | None = None) -> FastAPI:
-    warnings.simplefilter("ignore", UntrainedControlWarning)  # the JSON answer says it, per request
     limits = limits or Limits()
     access = access or Access()
     name = generator.config.name
@@ -233,14 +232,14 @@ def create_app(generator: Generator, limits: Limits | None = None, access: Acces
                                                  block_ngram_repeat=body.block_ngram_repeat)
         except WeanError as error:
             return _error(request, 422, str(error))
-        steps = len(body.texts) * settings["beam"] * settings["max_length"]
-        if steps > limits.max_request_steps:
-            return _error(request, 413, f"{steps} decoder steps asked for (texts x beam x max_length = {len(body.texts)}"
-                          f" x {settings['beam']} x {settings['max_length']}); at most {limits.max_request_steps}")
         if body.beam is not None and body.beam > limits.max_beam:
             return _error(request, 422, f"beam {body.beam}; at most {limits.max_beam}")
         if body.max_length is not None and body.max_length > limits.max_output_length:
             return _error(request, 422, f"max_length {body.max_length}; at most {limits.max_output_length}")
+        steps = len(body.texts) * settings["beam"] * settings["max_length"]
+        if steps > limits.max_request_steps:
+            return _error(request, 413, f"{steps} decoder steps asked for (texts x beam x max_length = {len(body.texts)}"
+                          f" x {settings['beam']} x {settings['max_length']}); at most {limits.max_request_steps}")
         try:
             generator.control_prefix(body.control)
         except WeanError as error:
@@ -282,4 +281,5 @@ def serve(generator: Generator, host: str, port: int, limits: Limits | None = No
     import uvicorn
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    warnings.simplefilter("ignore", UntrainedControlWarning)  # each answer says it, in its outputs' warning
     uvicorn.run(create_app(generator, limits, access), host=host, port=port, access_log=False, log_level="info")

@@ -5,9 +5,10 @@ A request waits at most ``max_wait_ms`` for others to join it, and a batch holds
 options share a batch; the others wait for the next one, in arrival order. One worker thread
 runs the model, so requests never compete for the CPU or GPU inside PyTorch.
 
-Work nobody waits for is not done: a request whose client went away (its future cancelled) is
+Work nobody waits for is not started: a request whose client went away (its future cancelled) is
 dropped when its batch is formed, and so is one that waited longer than ``max_queue_s``
-(:class:`Overloaded`). A new request is refused at once while ``max_queue_texts`` texts wait.
+(:class:`Overloaded`); a batch already running finishes. A new request is refused at once while
+``max_queue_texts`` texts wait.
 """
 
 from __future__ import annotations
