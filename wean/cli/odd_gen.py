@@ -19,7 +19,7 @@ def add(subparsers) -> None:
     parser.add_argument("--labels", help="comma-separated system names (default: file names)")
     parser.add_argument("--benchmark", help="take the references from a named benchmark")
     parser.add_argument("--refs", type=Path, nargs="+", default=[], help="reference files instead of --benchmark")
-    parser.add_argument("--data-root", type=Path, help="folder the benchmark paths are relative to (default: $WEAN_DATA_ROOT, else ../shared/data)")
+    options.add_data_root_option(parser)
     parser.add_argument("--tokenize", choices=TOKENIZERS, help="default: the benchmark's, else 13a")
     parser.add_argument("--out", type=Path, help="PNG with the paper's Figure 2")
     parser.set_defaults(run=run)

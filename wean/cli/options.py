@@ -18,8 +18,7 @@ def add_scoring_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--src", type=Path, help="source (complex) sentences; needed for SARI and statistics")
     parser.add_argument("--refs", type=Path, nargs="+", default=[], help="reference files, one line per source line")
     parser.add_argument("--benchmark", help="take source and references from a named benchmark (see --list-benchmarks)")
-    parser.add_argument("--data-root", type=Path, help="folder the benchmark paths are relative to "
-                        "(default: $WEAN_DATA_ROOT, else ../shared/data)")
+    add_data_root_option(parser)
     parser.add_argument("--metrics", help=f"comma-separated, from {','.join(METRICS.names())} "
                         "(default: the benchmark's, else sari,bleu,fkgl,stats)")
     parser.add_argument("--sari-variant", choices=VARIANTS, default="default",
@@ -30,6 +29,11 @@ def add_scoring_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--tokenize", choices=TOKENIZERS, default=None,
                         help="13a (sacrebleu), none (already tokenized) or char (Chinese) "
                         "(default: 13a, or the benchmark's convention)")
+
+
+def add_data_root_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--data-root", type=Path, help="folder the benchmark paths are relative to "
+                        "(default: $WEAN_DATA_ROOT, else ../shared/data)")
 
 
 def scoring_inputs(args: argparse.Namespace, default_metrics: tuple[str, ...] | None = None):

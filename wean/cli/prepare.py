@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from wean.cli import options
 from wean.evaluation import data_root
 
 
@@ -15,7 +16,7 @@ def add(subparsers) -> None:
                                    "training, >= 3 for testing. See wean/data/prepare.py.")
     parser.add_argument("corpus", choices=("gigaword", "lcsts"), help="which training splits to build")
     parser.add_argument("--out", type=Path, required=True, help="folder for <split>.src / <split>.dst")
-    parser.add_argument("--data-root", type=Path, help="folder the benchmark paths are relative to (default: $WEAN_DATA_ROOT, else ../shared/data)")
+    options.add_data_root_option(parser)
     parser.set_defaults(run=run)
 
 

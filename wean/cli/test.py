@@ -18,7 +18,7 @@ def add(subparsers) -> None:
     parser.add_argument("--benchmark", nargs="+", required=True, help="names from wean evaluate --list-benchmarks")
     parser.add_argument("--system", help="name of the system in file names (default: the model directory's name)")
     parser.add_argument("--out-dir", type=Path, required=True, help="folder for SYSTEM.BENCHMARK.txt and metrics.json")
-    parser.add_argument("--data-root", type=Path, help="folder the benchmark paths are relative to (default: $WEAN_DATA_ROOT, else ../shared/data)")
+    options.add_data_root_option(parser)
     parser.add_argument("--beam", type=int, help="beam width; 1 is greedy (default: the model's)")
     parser.add_argument("--length-penalty", type=float, help="alpha in score / length**alpha (default: the model's)")
     parser.add_argument("--max-length", type=int, help="decoder steps at most (default: the model's)")

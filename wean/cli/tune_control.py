@@ -29,7 +29,7 @@ def add(subparsers) -> None:
     parser.add_argument("--beam", type=int, help="beam width (default: the model's)")
     parser.add_argument("--plain-text", action=argparse.BooleanOptionalAction, default=None,
                         help="the benchmark's source is plain text (default: the model's generation.plain_text)")
-    parser.add_argument("--data-root", type=Path, help="folder the benchmark paths are relative to (default: $WEAN_DATA_ROOT, else ../shared/data)")
+    options.add_data_root_option(parser)
     options.add_device_option(parser)
     parser.set_defaults(run=run)
 
