@@ -242,6 +242,7 @@ def test_a_control_value_never_trained_on_is_warned_of_on_every_interface(contro
     assert err.count("no training pair had this value") == 1  # once, not once per line
 
 
+@pytest.mark.filterwarnings("ignore::wean.generator.UntrainedControlWarning")  # serve() silences it; tests call create_app
 def test_the_server_warns_of_a_control_value_never_trained_on(control_model):
     import httpx
 
