@@ -20,7 +20,7 @@ $(BIN)/wean: pyproject.toml
 
 install: $(BIN)/wean
 
-# Simplify plain English sample sentences with the pretrained simplifier shipped in wean/pretrained;
+# Simplify plain English sample sentences with the pretrained simplifier shipped in src/wean/pretrained;
 # no data and no training needed.
 demo: install
 	$(BIN)/wean simplify < examples/complex.txt

@@ -3,7 +3,7 @@ round times one child process per checkout, in alternating order; the ratios are
 over the rounds.
 
     .venv/bin/python bench/revisions.py --old ../wean-before --new . [--rounds 3] [--out DIR]
-    .venv/bin/python bench/revisions.py --old ../wean-before --new . --decode-model wean/pretrained/simplifier \
+    .venv/bin/python bench/revisions.py --old ../wean-before --new . --decode-model src/wean/pretrained/simplifier \
         --sentences-file ../shared/data/turkcorpus/case_detok/test.src
 
 Without ``--decode-model``: the Trainer's update step and ``beam_search`` on a synthetic corpus
@@ -105,7 +105,8 @@ def write_corpus(folder: Path, pairs: int = 4000, vocabulary: int = 8000) -> Non
 
 
 def child_environment(checkout: Path) -> dict:
-    return {**os.environ, "PYTHONPATH": str(checkout.resolve()),
+    package_root = checkout / "src" if (checkout / "src" / "wean").is_dir() else checkout  # src layout or not
+    return {**os.environ, "PYTHONPATH": str(package_root.resolve()),
             "OMP_NUM_THREADS": os.environ.get("OMP_NUM_THREADS", "1")}
 
 

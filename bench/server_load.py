@@ -45,8 +45,13 @@ def free_port() -> int:
         return probe.getsockname()[1]
 
 
+def package_root(checkout: Path) -> Path:
+    """The folder that holds a checkout's package: src/ since the src layout, the checkout before."""
+    return (checkout / "src").resolve() if (checkout / "src" / "wean").is_dir() else checkout.resolve()
+
+
 def start_server(checkout: Path, quantize: str, model: Path, port: int, threads: int) -> subprocess.Popen:
-    environment = {**os.environ, "PYTHONPATH": str(checkout.resolve()), "OMP_NUM_THREADS": str(threads)}
+    environment = {**os.environ, "PYTHONPATH": str(package_root(checkout)), "OMP_NUM_THREADS": str(threads)}
     command = [sys.executable, "-m", "wean", "serve", "--model", str(model.resolve()), "--port", str(port)]
     if quantize != "none":
         command += ["--quantize", quantize]
@@ -118,7 +123,7 @@ def percentile(values: list[float], fraction: float) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--system", action="append", required=True, metavar="NAME=CHECKOUT[:QUANTIZE]")
-    parser.add_argument("--model", type=Path, default=HERE / "wean/pretrained/simplifier")
+    parser.add_argument("--model", type=Path, default=HERE / "src/wean/pretrained/simplifier")
     parser.add_argument("--sentences-file", type=Path,
                         default=HERE.parent / "shared/data/turkcorpus/case_detok/test.src")
     parser.add_argument("--clients", type=int, default=100)

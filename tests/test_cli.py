@@ -212,3 +212,13 @@ def test_every_subcommand_and_option_says_what_it_is_for(capsys):
     with pytest.raises(SystemExit):
         main(["--version"])
     assert capsys.readouterr().out.startswith("wean 0.")
+
+
+def test_a_clone_named_wean_in_the_working_folder_does_not_shadow_the_package(tmp_path):
+    """Python puts the working folder first on sys.path: before the src layout, the clone's own
+    folder was imported as an empty namespace package and `wean.load` did not exist."""
+    (tmp_path / "wean").symlink_to(Path(__file__).resolve().parents[1], target_is_directory=True)
+    result = subprocess.run([sys.executable, "-c", "import wean; print(wean.__file__, wean.load.__name__)"],
+                            cwd=tmp_path, capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split()[1] == "load" and result.stdout.split()[0].endswith("__init__.py")

@@ -11,8 +11,9 @@ import pytest
 from wean.cli import main
 from wean.errors import WeanError
 from wean.generator import load
+from wean.pretrained import SIMPLIFIER
 
-SHIPPED = Path(__file__).resolve().parent.parent / "wean" / "pretrained" / "simplifier"
+SHIPPED = SIMPLIFIER
 
 
 def replace_in(text: str, old: str, new: str) -> str:

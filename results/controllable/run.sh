@@ -80,8 +80,8 @@ if [ "$ARCH-$SEED" = wean-1 ]; then
         results/simplifier/wean-simplifier.turkcorpus-test.txt --benchmark turkcorpus-test \
         > "$OUT/significance-tuned-vs-shipped-before$suffix.turkcorpus-test.txt"
     .venv/bin/python results/controllable/sweep.py --model "$control" --out-dir "$OUT"
-    # Shipped: the control model as wean/pretrained/simplifier, in fp16, plain text in and out
-    .venv/bin/wean export "$control" wean/pretrained/simplifier --fp16 --set generation.plain_text=true
-    test_system wean/pretrained/simplifier shipped
+    # Shipped: the control model as src/wean/pretrained/simplifier, in fp16, plain text in and out
+    .venv/bin/wean export "$control" src/wean/pretrained/simplifier --fp16 --set generation.plain_text=true
+    test_system src/wean/pretrained/simplifier shipped
 fi
 .venv/bin/python results/controllable/table.py > "$OUT/table.md"

@@ -3,7 +3,7 @@
 # and BLEU of the int8 outputs against the fp32 ones (results/controllable/shipped.turkcorpus-test.txt).
 set -euo pipefail
 OUT=results/int8
-OMP_NUM_THREADS=1 .venv/bin/wean test --model wean/pretrained/simplifier --system shipped-int8 --out-dir "$OUT" \
+OMP_NUM_THREADS=1 .venv/bin/wean test --model src/wean/pretrained/simplifier --system shipped-int8 --out-dir "$OUT" \
     --benchmark turkcorpus-test --plain-text --quantize int8
 .venv/bin/wean evaluate --hyp "$OUT/shipped-int8.turkcorpus-test.txt" \
     --refs results/controllable/shipped.turkcorpus-test.txt --metrics bleu --lowercase --tokenize 13a \

@@ -110,7 +110,7 @@ def data_root(explicit: str | Path | None = None) -> Path:
     elif os.environ.get(DATA_ROOT_VARIABLE):
         candidates = [Path(os.environ[DATA_ROOT_VARIABLE])]
     else:
-        checkout = Path(__file__).resolve().parents[2]
+        checkout = Path(__file__).resolve().parents[3]  # src/wean/evaluation/ -> the checkout
         candidates = [Path("../shared/data"), checkout.parent / "shared" / "data"]
     for candidate in candidates:
         if candidate.is_dir():
