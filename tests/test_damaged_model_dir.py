@@ -25,9 +25,9 @@ def damage(directory: Path, case: str) -> tuple[str, str]:
     """Break ``directory`` one way; return the file named and a part of the expected message."""
     config = (directory / "config.yaml").read_text(encoding="utf-8")
     writes = {
-        "tokenizer not JSON": ("tokenizer.json", b'{"type": ', "corrupt tokenizer settings"),
+        "tokenizer not JSON": ("tokenizer.json", b'{"type": ', "corrupt JSON"),
         "tokenizer a JSON list": ("tokenizer.json", b"[]", "expected a JSON object"),
-        "tokenizer not UTF-8": ("tokenizer.json", b"\xff\xfe{}", "corrupt tokenizer settings"),
+        "tokenizer not UTF-8": ("tokenizer.json", b"\xff\xfe{}", "corrupt JSON"),
         "sentencepiece random": ("sentencepiece.model", bytes(range(256)) * 4, "not a sentencepiece model"),
         "sentencepiece truncated": ("sentencepiece.model", (directory / "sentencepiece.model").read_bytes()[:1000],
                                     "not a sentencepiece model"),

@@ -39,7 +39,7 @@ def test_vocabulary_keeps_the_most_frequent_types_after_the_specials(tmp_path):
     vocabulary.save(tmp_path / "v.json")
     assert Vocabulary.load(tmp_path / "v.json").itos == vocabulary.itos
     (tmp_path / "bad.json").write_text("{not json")
-    with pytest.raises(WeanError, match="bad.json: not a vocabulary file"):
+    with pytest.raises(WeanError, match="bad.json: corrupt JSON"):
         Vocabulary.load(tmp_path / "bad.json")
 
 

@@ -20,6 +20,7 @@ from safetensors import SafetensorError, safe_open
 from safetensors.torch import load_file, save
 
 from wean.errors import WeanError
+from wean.textio import read_json
 
 WEIGHTS = "model.safetensors"
 
@@ -32,15 +33,6 @@ def atomic_write_text(path: Path, text: str) -> None:
 
 def atomic_write_json(path: Path, value: Any) -> None:
     atomic_write_text(path, json.dumps(value, indent=1, ensure_ascii=False) + "\n")
-
-
-def read_json(path: Path) -> Any:
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise WeanError(f"{path}: file not found") from None
-    except (json.JSONDecodeError, UnicodeDecodeError) as error:
-        raise WeanError(f"{path}: corrupt JSON ({error})") from None
 
 
 def save_weights(model: torch.nn.Module, path: Path) -> None:

@@ -1,13 +1,14 @@
 """Reading aligned plain-text files: one segment per line, UTF-8.
 
-Every reader in wean goes through :func:`read_lines` so that a bad file fails in one way: a
-:class:`~wean.errors.WeanError` naming the file and the line.
+Every reader in wean goes through :func:`read_lines` (text) or :func:`read_json` so that a bad
+file fails in one way: a :class:`~wean.errors.WeanError` naming the file (and the line).
 """
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
-from typing import Sequence
+from typing import Any, Sequence
 
 from wean.errors import WeanError
 
@@ -56,3 +57,12 @@ def check_same_length(named_streams: Sequence[tuple[str | Path, Sequence[str]]])
 def empty_line_numbers(lines: Sequence[str]) -> list[int]:
     """1-based numbers of the lines that are empty after stripping."""
     return [number for number, line in enumerate(lines, start=1) if not line.strip()]
+
+
+def read_json(path: Path) -> Any:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise WeanError(f"{path}: file not found") from None
+    except (json.JSONDecodeError, UnicodeDecodeError) as error:
+        raise WeanError(f"{path}: corrupt JSON ({error})") from None

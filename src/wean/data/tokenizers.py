@@ -26,6 +26,7 @@ from typing import Iterable
 from wean.config import TokenizerConfig
 from wean.errors import WeanError
 from wean.registry import TOKENIZERS
+from wean.textio import read_json
 
 SPACE = "▁"
 # sentencepiece (and the char tokenizer) write a space as U+2581: one in the input would come back
@@ -193,12 +194,7 @@ def build_tokenizer(config: TokenizerConfig, training_texts: list[str]) -> Token
 
 def load_tokenizer(directory: Path) -> Tokenizer:
     settings_path = directory / "tokenizer.json"
-    try:
-        settings = json.loads(settings_path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise WeanError(f"{settings_path}: tokenizer settings not found") from None
-    except (json.JSONDecodeError, UnicodeDecodeError) as error:
-        raise WeanError(f"{settings_path}: corrupt tokenizer settings ({error})") from None
+    settings = read_json(settings_path)
     if not isinstance(settings, dict):
         raise WeanError(f"{settings_path}: corrupt tokenizer settings (expected a JSON object)")
     kind = settings.get("type")

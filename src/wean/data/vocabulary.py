@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Iterable, Sequence
 
 from wean.errors import WeanError
+from wean.textio import read_json
 
 PAD, UNK, BOS, EOS = "<pad>", "<unk>", "<bos>", "<eos>"
 SPECIALS = (PAD, UNK, BOS, EOS)
@@ -57,12 +58,7 @@ class Vocabulary:
 
     @classmethod
     def load(cls, path: Path) -> "Vocabulary":
-        try:
-            itos = json.loads(path.read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            raise WeanError(f"{path}: vocabulary file not found") from None
-        except (json.JSONDecodeError, UnicodeDecodeError) as error:
-            raise WeanError(f"{path}: not a vocabulary file ({error})") from None
+        itos = read_json(path)
         if not isinstance(itos, list) or tuple(itos[:4]) != SPECIALS:
             raise WeanError(f"{path}: not a vocabulary file (expected a list starting with {', '.join(SPECIALS)})")
         if not all(isinstance(token, str) for token in itos):
