@@ -36,4 +36,4 @@ test: install
 	$(BIN)/python -m pytest -q
 
 clean:
-	rm -rf $(VENV) *.egg-info
+	rm -rf $(VENV) *.egg-info src/*.egg-info
