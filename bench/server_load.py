@@ -12,7 +12,8 @@ answer arrives (a closed loop); a load is ``--requests`` requests per client aft
 each server takes ``--loads`` of them before it stops (its resident memory is read before the
 first and after each). With ``--hang-up F``, the first F of the clients give up on every request
 after ``--hang-up-after`` seconds, as impatient clients do: their requests count as left, not as
-errors, and the server's /health says how many it dropped unrun and how many it generated anyway.
+errors, and the server's /health says how many it dropped unrun, how many it stopped mid-search
+and how many had finished their search before their client went.
 Stop other work first: every run records the 1-minute load average it started under.
 
     .venv/bin/python bench/server_load.py --system after=. --hang-up 0.25 --loads 2 --rounds 1 \
@@ -179,7 +180,7 @@ def main() -> None:
                 time.sleep(max(1.0, args.hang_up_after))  # the last requests left reach the batcher
                 health = httpx.get(f"http://127.0.0.1:{port}/health", timeout=30).json()
                 runs[name][-1]["health"] = {key: health.get(key) for key in
-                                            ("batches", "dropped_unrun", "generated_for_gone_clients")}
+                                            ("batches", "dropped_unrun", "client_gone_mid_batch")}
                 print(f"  /health: {runs[name][-1]['health']}", flush=True)
             finally:
                 server.terminate()

@@ -71,3 +71,20 @@ def test_load_takes_the_device_and_quantization_of_the_generator_it_returns():
     assert next(generator.model.parameters()).device.type == "cpu"
     assert "Quantized" in type(generator.model.decoder.rnn).__name__ or "quantized" in type(
         generator.model.decoder.rnn).__module__
+
+
+def test_texts_no_longer_wanted_come_back_none_and_the_others_unchanged(simplifier):
+    """``wanted`` is asked per text, across the sentences a text is split into: text 1 (two
+    sentences) is dropped, the others come out as they do alone."""
+    texts = [SENTENCE, "He was born in Paris. He later moved to the city of London.", "It is a small town."]
+    full = simplifier.generate(texts)
+    asked = []
+
+    def wanted(i):
+        asked.append(i)
+        return i != 1
+
+    partial = simplifier.generate(texts, wanted=wanted)
+    assert partial[1] is None and 1 in asked
+    assert [g.text for g in partial[::2]] == [g.text for g in full[::2]]
+    assert all(g is None for g in simplifier.generate(texts, wanted=lambda i: False))

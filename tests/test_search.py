@@ -167,3 +167,55 @@ def test_generate_cuts_its_model_calls_by_length_so_one_long_input_runs_alone():
     assert _length_chunks(order, lengths, batch_size=32) == [[0, 2, 1, 4, 5], [6], [3]]
     assert _length_chunks(order, [4] * 7, batch_size=3) == [order[:3], order[3:6], order[6:]]
     assert [i for chunk in _length_chunks(order, lengths, 2) for i in chunk] == order
+
+
+class CountingModel(nn.Module):
+    """Wraps a model and records how many rows each decode step ran."""
+
+    def __init__(self, model):
+        super().__init__()
+        self.model, self.rows = model, []
+
+    def encode(self, source, lengths):
+        return self.model.encode(source, lengths)
+
+    def init_state(self, encoded):
+        return self.model.init_state(encoded)
+
+    def decode_step(self, previous, encoded, state):
+        self.rows.append(previous.size(0))
+        return self.model.decode_step(previous, encoded, state)
+
+
+@pytest.mark.parametrize("beam", [1, 3])
+def test_an_abandoned_row_leaves_the_search_and_the_others_keep_their_outputs(beam):
+    """Row 1 is abandoned after step 2: from step 3 on no decode step runs it, its result is None,
+    and every other row gets the output it gets when nothing is abandoned."""
+    torch.manual_seed(3)
+    config = ModelConfig(embedding_size=16)
+    config.encoder.hidden_size = config.decoder.hidden_size = 16
+    model = CountingModel(build_model(config, 30, 30).eval())
+    source = torch.randint(4, 30, (4, 7))
+    lengths = torch.tensor([7, 7, 6, 5])
+    source[torch.arange(7) >= lengths.unsqueeze(1)] = 0
+    ban_eos = dict(max_length=12, min_length=12)  # every row searches all 12 steps: counts are exact
+    search = (lambda **kw: greedy_search(model, source, lengths, **ban_eos, **kw)) if beam == 1 else \
+        (lambda **kw: beam_search(model, source, lengths, beam_size=beam, **ban_eos, **kw))
+    full = search()
+    assert model.rows == [4 * beam] * 12
+    model.rows.clear()
+    asked = []
+
+    def abandoned(live):
+        asked.append(live)
+        return [1] if len(asked) >= 3 else []
+
+    partial = search(abandoned=abandoned)
+    assert partial[1] is None
+    assert [h.tokens for i, h in enumerate(partial) if i != 1] == [h.tokens for i, h in enumerate(full) if i != 1]
+    assert model.rows == [4 * beam] * 3 + [3 * beam] * 9
+    assert asked == [[0, 1, 2, 3]] * 3 + [[0, 2, 3]] * 9  # asked about the rows still searched only
+    # a row abandoned before the first step runs one step only (the encoder ran before the check)
+    model.rows.clear()
+    assert [h is None for h in search(abandoned=lambda live: live)] == [True] * 4
+    assert model.rows == [4 * beam]

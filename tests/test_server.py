@@ -262,6 +262,46 @@ def test_the_batcher_runs_only_requests_someone_still_waits_for():
     assert (batcher.abandoned, batcher.expired, batcher.queued_texts) == (3, 1, 0)
 
 
+class SteppingGenerator:
+    """Stands in for a Generator whose search runs ``steps`` steps of ``seconds`` and, as the real
+    one, asks ``wanted`` between them: a text no longer wanted stops and comes back None."""
+
+    def __init__(self, steps: int, seconds: float):
+        self.steps, self.seconds, self.steps_run = steps, seconds, {}
+
+    def generate(self, texts, wanted=None, **options):
+        searching = set(range(len(texts)))
+        for _ in range(self.steps):
+            searching = {i for i in searching if wanted is None or wanted(i)}
+            for i in searching:
+                self.steps_run[texts[i]] = self.steps_run.get(texts[i], 0) + 1
+            time.sleep(self.seconds)
+        return [f"out of {text}" if i in searching else None for i, text in enumerate(texts)]
+
+
+def test_a_request_whose_client_leaves_while_its_batch_runs_stops_there():
+    import asyncio
+
+    from wean.server.batcher import DynamicBatcher, Options
+
+    async def scenario(generator):
+        batcher = DynamicBatcher(generator, max_batch_size=8, max_wait_ms=20)
+        batcher.start()
+        staying = asyncio.ensure_future(batcher.generate(["stays a", "stays b"], Options()))
+        leaving = asyncio.ensure_future(batcher.generate(["leaves"], Options()))
+        await asyncio.sleep(0.25)  # both are in the running batch (20 ms to form, 50 ms a step)
+        leaving.cancel()
+        outputs, info = await staying
+        await batcher.stop()
+        return batcher, outputs, info
+
+    generator = SteppingGenerator(steps=20, seconds=0.05)
+    batcher, outputs, info = asyncio.run(scenario(generator))
+    assert outputs == ["out of stays a", "out of stays b"] and (info.texts, info.requests) == (3, 2)
+    assert generator.steps_run["stays a"] == 20 and generator.steps_run["leaves"] <= 7
+    assert (batcher.stopped_mid_search, batcher.finished_before_gone, batcher.abandoned) == (1, 0, 0)
+
+
 def test_one_log_line_per_request_with_latency(server, caplog):
     with caplog.at_level(logging.INFO, logger="wean.serve"):
         post(server, {"texts": ["a b c"]})

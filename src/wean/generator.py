@@ -12,7 +12,7 @@ import dataclasses
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Mapping, Sequence
+from typing import Callable, Mapping, Sequence
 
 import torch
 
@@ -114,7 +114,8 @@ class Generator:
         plain_text: bool | None = None,
         control: Mapping[str, float] | None = None,
         split_sentences: bool | None = None,
-    ) -> list[Generation]:
+        wanted: Callable[[int], bool] | None = None,
+    ) -> list[Generation | None]:
         """Outputs for ``sentences``, in their order. Options default to the model's
         ``generation`` config; ``beam=1`` is greedy search. With ``plain_text``, sentences are
         untokenized text and outputs come back as text for people (see :mod:`wean.data.plain_text`).
@@ -124,7 +125,10 @@ class Generator:
         ``split_sentences`` (plain text only; default: yes): each text is split into sentences,
         simplified sentence by sentence and joined back, and a sentence longer than the model was
         trained on comes back unchanged with a warning. Benchmarks, whose lines are sentences
-        already, are scored without it, as their outputs always were."""
+        already, are scored without it, as their outputs always were.
+        ``wanted(i)``, asked between search steps while ``sentences[i]`` is searched, turns False
+        once nobody wants its output (a server's client hung up): its search stops there and its
+        place is None."""
         sentences = [without_lone_surrogates(sentence) for sentence in sentences]
         prefix = self.control_prefix(control)
         untrained = self._untrained(prefix)
@@ -143,25 +147,31 @@ class Generator:
                           block_ngram_repeat=settings["block_ngram_repeat"])
         if plain_text:
             split = True if split_sentences is None else split_sentences
-            return self._generate_plain_text(sentences, split, prefix, beam, batch_size, replace_unk, search)
+            return self._generate_plain_text(sentences, split, prefix, beam, batch_size, replace_unk, search, wanted)
         source_tokens = [self.tokenizer.encode(sentence) for sentence in sentences]
-        return self._generate_tokens(sentences, source_tokens, prefix, beam, batch_size, replace_unk, search)
+        return self._generate_tokens(sentences, source_tokens, prefix, beam, batch_size, replace_unk, search, wanted)
 
-    def _generate_plain_text(self, texts, split, prefix, beam, batch_size, replace_unk, search) -> list[Generation]:
+    def _generate_plain_text(
+        self, texts, split, prefix, beam, batch_size, replace_unk, search, wanted
+    ) -> list[Generation | None]:
         """With ``split``, each text split into sentences, each sentence simplified, the outputs
         joined back: one text in, one out; a sentence longer than any the model was trained on
         (data.max_tokens) comes back unchanged with a warning: a model asked for it invents text."""
         split_texts = [split_sentences(text) if split else [text] for text in texts]
         sentences = [sentence for parts in split_texts for sentence in parts]
+        text_of = [t for t, parts in enumerate(split_texts) for _ in parts]  # each sentence's text
         source_tokens = [self.tokenizer.encode(self.plain_text.to_model_text(sentence)) for sentence in sentences]
         longest = self.config.data.max_tokens if split else 0
         too_long = [bool(longest) and len(tokens) > longest for tokens in source_tokens]
         kept = [i for i, long in enumerate(too_long) if not long]
         generated = self._generate_tokens(
-            [sentences[i] for i in kept], [source_tokens[i] for i in kept], prefix, beam, batch_size, replace_unk, search
+            [sentences[i] for i in kept], [source_tokens[i] for i in kept], prefix, beam, batch_size, replace_unk,
+            search, None if wanted is None else lambda j: wanted(text_of[kept[j]]),
         )
-        per_sentence: list[Generation] = [None] * len(sentences)  # type: ignore[list-item]
+        per_sentence: list[Generation | None] = [None] * len(sentences)
         for i, generation in zip(kept, generated):
+            if generation is None:  # abandoned
+                continue
             generation.text = self.plain_text.to_plain_text(generation.text, generation.source)
             per_sentence[i] = generation
         for i, long in enumerate(too_long):
@@ -171,15 +181,18 @@ class Generator:
                     warning=f"a sentence of {len(source_tokens[i])} tokens, longer than any "
                     f"this model was trained on (data.max_tokens {longest}), was left unchanged",
                 )
-        results, start = [], 0
+        results: list[Generation | None] = []
+        start = 0
         for text, parts in zip(texts, split_texts):
-            results.append(_joined(text, per_sentence[start : start + len(parts)]))
+            done = per_sentence[start : start + len(parts)]
+            results.append(None if None in done else _joined(text, done))
             start += len(parts)
         return results
 
     def _generate_tokens(
-        self, sentences: list[str], source_tokens: list[list[str]], prefix, beam, batch_size, replace_unk, search
-    ) -> list[Generation]:
+        self, sentences: list[str], source_tokens: list[list[str]], prefix, beam, batch_size, replace_unk, search,
+        wanted: Callable[[int], bool] | None = None,
+    ) -> list[Generation | None]:
         """Outputs for ``sentences``, given as the tokens the model reads (``source_tokens``)."""
         limit = self.model.max_source_length
         for number, tokens in enumerate(source_tokens, start=1):
@@ -197,6 +210,11 @@ class Generator:
                 source_tokens[i] = prefix + tokens
         device = model_device(self.model)
         for chunk in _length_chunks(order, [len(tokens) for tokens in source_tokens], batch_size):
+            if wanted is not None:
+                chunk = [i for i in chunk if wanted(i)]
+                if not chunk:
+                    continue
+                search = dict(search, abandoned=lambda live, rows=chunk: [row for row in live if not wanted(rows[row])])
             ids = [self.assets.source_vocabulary.encode(source_tokens[i]) for i in chunk]
             source, lengths = pad(ids).to(device), torch.tensor([len(x) for x in ids], device=device)
             if beam > 1:
@@ -204,7 +222,8 @@ class Generator:
             else:
                 hypotheses = greedy_search(self.model, source, lengths, **search)
             for i, hypothesis in zip(chunk, hypotheses):
-                results[i] = self._finish(sentences[i], source_tokens[i], hypothesis, replace_unk, len(prefix))
+                if hypothesis is not None:  # None: abandoned
+                    results[i] = self._finish(sentences[i], source_tokens[i], hypothesis, replace_unk, len(prefix))
         return results
 
     def search_settings(self, **given) -> dict:

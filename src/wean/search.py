@@ -10,6 +10,10 @@ is then written out and the sentence leaves the batch, so the last steps run onl
 sentences still searching. At ``max_length`` every live hypothesis is ended with ``<eos>``.
 There is no Python loop over hypotheses; with width 1 this is exactly greedy search.
 
+Both searches take ``abandoned``: asked once per step with the input rows still searched, it
+names those whose output nobody wants any more (a server's client hung up); they leave the batch
+at once and their result is None, so the rest of the batch stops paying for them.
+
 Scores are sums of token log-probabilities, ``<eos>`` included; the ranking score is
 score / length**alpha (alpha = 0: the raw sum, as WEAN's code ranked hypotheses).
 """
@@ -17,7 +21,7 @@ score / length**alpha (alpha = 0: the raw sum, as WEAN's code ranked hypotheses)
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Callable, Collection, Sequence
 
 import torch
 
@@ -26,6 +30,8 @@ from wean.models.interfaces import DecoderState, EncoderOutput
 from wean.models.model import EncoderDecoder
 
 NEG_INF = float("-inf")
+
+Abandoned = Callable[[list[int]], Collection[int]]  # of the input rows still searched, those no longer wanted
 
 
 @dataclass
@@ -48,6 +54,17 @@ def _step(
 def _banned(banned_ids: Sequence[int], device: torch.device) -> torch.Tensor:
     """The ids never written, as one index built once per search rather than at every step."""
     return torch.tensor([PAD_ID, BOS_ID, *banned_ids], dtype=torch.long, device=device)
+
+
+def _gone(abandoned: Abandoned | None, sentence: torch.Tensor, batch: int) -> torch.Tensor | None:
+    """(live,) True for the rows still searched (input rows ``sentence``) that ``abandoned``
+    names; None when it names none, the usual case, which then costs no tensor work."""
+    rows = abandoned(sentence.tolist()) if abandoned is not None else ()
+    if not rows:
+        return None
+    named = torch.zeros(batch, dtype=torch.bool)
+    named[list(rows)] = True
+    return named.to(sentence.device)[sentence]
 
 
 def _constrain(log_probs: torch.Tensor, step: int, min_length: int, max_length: int) -> None:
@@ -83,10 +100,11 @@ def block_repeated_ngrams(log_probs: torch.Tensor, history: torch.Tensor, n: int
 @torch.no_grad()
 def greedy_search(
     model: EncoderDecoder, source: torch.Tensor, lengths: torch.Tensor, max_length: int = 100, min_length: int = 1,
-    banned_ids: Sequence[int] = (),
-) -> list[Hypothesis]:
+    banned_ids: Sequence[int] = (), abandoned: Abandoned | None = None,
+) -> list[Hypothesis | None]:
     """The most probable next word at every step, for a whole batch at once (a sentence that has
-    written <eos> leaves the batch); ``banned_ids`` are never written (nor are <pad> and <bos>)."""
+    written <eos> leaves the batch); ``banned_ids`` are never written (nor are <pad> and <bos>);
+    rows ``abandoned`` names leave the batch and come back None."""
     banned = _banned(banned_ids, source.device)
     encoded = model.encode(source, lengths)
     state = model.init_state(encoded)
@@ -96,6 +114,7 @@ def greedy_search(
     scores = torch.zeros(batch, device=device)
     tokens = torch.full((batch, max_length), PAD_ID, dtype=torch.long, device=device)
     attention = torch.zeros(batch, max_length, source.size(1), device=device)
+    dropped: set[int] = set()
     for step in range(max_length):
         log_probs, state, weights = _step(model, previous, encoded, state, banned)
         _constrain(log_probs, step, min_length, max_length)
@@ -104,14 +123,21 @@ def greedy_search(
         tokens[sentence, step] = best
         attention[sentence, step] = weights
         writing = best != EOS_ID
+        gone = _gone(abandoned, sentence, batch)
+        if gone is not None:
+            dropped.update(sentence[gone & writing].tolist())
+            writing &= ~gone
         if not bool(writing.any()):
             break
         if not bool(writing.all()):  # a sentence that wrote <eos> leaves the batch
             keep = writing.nonzero().squeeze(1)
             encoded, state, best, sentence = encoded.select(keep), state.select(keep), best[keep], sentence[keep]
         previous = best
-    results = []
+    results: list[Hypothesis | None] = []
     for i in range(batch):
+        if i in dropped:
+            results.append(None)
+            continue
         row = tokens[i].tolist()
         length = row.index(EOS_ID) if EOS_ID in row else len(row)
         score = float(scores[i])
@@ -130,7 +156,8 @@ def beam_search(
     length_penalty: float = 0.0,
     block_ngram_repeat: int = 0,
     banned_ids: Sequence[int] = (),
-) -> list[Hypothesis]:
+    abandoned: Abandoned | None = None,
+) -> list[Hypothesis | None]:
     """The best hypothesis of each sentence (see the module docstring)."""
     banned = _banned(banned_ids, source.device)
     batch, k, device = source.size(0), beam_size, source.device
@@ -197,12 +224,16 @@ def beam_search(
             done |= finished_rank[:, 0] >= alive_scores[:, 0]
         if step == max_length - 1:
             done[:] = True  # every hypothesis has just been ended
-        if not done.any():
+        gone = _gone(abandoned, sentence, batch)
+        leaving = done if gone is None else done | gone
+        if not leaving.any():
             continue
-        # A finished sentence's best hypothesis is written out, and the sentence leaves the batch.
-        ended = done.nonzero().squeeze(1)
-        attention = _best_attention([w[ended] for w in step_weights], [b[ended] for b in back_pointers],
-                                    finished_step[ended, 0], finished_parent[ended, 0])
+        # A finished sentence's best hypothesis is written out, and the sentence leaves the batch
+        # (an abandoned one leaves unwritten).
+        ended = (done if gone is None else done & ~gone).nonzero().squeeze(1)
+        if ended.numel():
+            attention = _best_attention([w[ended] for w in step_weights], [b[ended] for b in back_pointers],
+                                        finished_step[ended, 0], finished_parent[ended, 0])
         for row, i in enumerate(sentence[ended].tolist()):
             tokens = finished_tokens[ended[row], 0].tolist()
             length = tokens.index(EOS_ID)
@@ -210,9 +241,9 @@ def beam_search(
                 tokens[:length], float(finished_rank[ended[row], 0]), float(finished_raw[ended[row], 0]),
                 attention[row, : length + 1, : int(lengths[i])],
             )
-        if bool(done.all()):
+        if bool(leaving.all()):
             break
-        keep = (~done).nonzero().squeeze(1)
+        keep = (~leaving).nonzero().squeeze(1)
         beams = (keep.unsqueeze(1) * k + torch.arange(k, device=device)).view(-1)
         encoded, state = encoded.select(beams), state.select(beams)
         previous = previous.index_select(0, beams)

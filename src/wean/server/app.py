@@ -208,7 +208,8 @@ def create_app(generator: Generator, limits: Limits | None = None, access: Acces
         control, batcher = generator.control, request.app.state.batcher
         return {"status": "ok", "model": name, "batches": batcher.batches, "queued_texts": batcher.queued_texts,
                 "dropped_unrun": {"client_gone": batcher.abandoned, "waited_too_long": batcher.expired},
-                "generated_for_gone_clients": batcher.generated_for_gone,
+                "client_gone_mid_batch": {"stopped_mid_search": batcher.stopped_mid_search,
+                                          "finished_before": batcher.finished_before_gone},
                 "control": {"attributes": control.attributes, "defaults": control.defaults}}
 
     @app.post("/v1/generate", response_model=GenerateResponse, response_model_exclude_none=True,

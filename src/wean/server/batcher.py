@@ -5,10 +5,11 @@ A request waits at most ``max_wait_ms`` for others to join it, and a batch holds
 options share a batch; the others wait for the next one, in arrival order. One worker thread
 runs the model, so requests never compete for the CPU or GPU inside PyTorch.
 
-Work nobody waits for is not started: a request whose client went away (its future cancelled) is
+Work nobody waits for is not done: a request whose client went away (its future cancelled) is
 dropped when its batch is formed, and so is one that waited longer than ``max_queue_s``
-(:class:`Overloaded`); a batch already running finishes. A new request is refused at once while
-``max_queue_texts`` texts wait.
+(:class:`Overloaded`); if its client goes while its batch runs, its texts leave the search at the
+next step (``Generator.generate``'s ``wanted``) and the rest of the batch goes on. A new request
+is refused at once while ``max_queue_texts`` texts wait.
 """
 
 from __future__ import annotations
@@ -51,6 +52,7 @@ class _Job:
     future: asyncio.Future
     arrived: float = field(default_factory=time.perf_counter)
     queued: bool = True  # counted in DynamicBatcher.queued_texts
+    gone: bool = False  # its client went away: set on the event loop, read by the model's thread
 
 
 class DynamicBatcher:
@@ -68,7 +70,8 @@ class DynamicBatcher:
         self.queued_texts = 0  # texts of requests not yet in a batch
         self.batches = 0
         self.abandoned = 0  # requests dropped unrun: their client went away
-        self.generated_for_gone = 0  # requests whose client went away while their batch ran
+        self.stopped_mid_search = 0  # requests whose client went away while they were searched: stopped there
+        self.finished_before_gone = 0  # requests whose search had ended when their client went (batch still running)
         self.expired = 0  # requests dropped unrun: they waited longer than max_queue_s
 
     def start(self) -> None:
@@ -91,9 +94,13 @@ class DynamicBatcher:
             raise Overloaded(f"{self.queued_texts} texts are waiting already; try again later")
         job = _Job(texts, options, asyncio.get_running_loop().create_future())
         self.queued_texts += len(texts)
-        job.future.add_done_callback(lambda future: self._unqueue(job) if future.cancelled() else None)
+        job.future.add_done_callback(lambda future: self._withdraw(job) if future.cancelled() else None)
         await self._queue.put(job)
         return await job.future
+
+    def _withdraw(self, job: _Job) -> None:
+        job.gone = True
+        self._unqueue(job)
 
     def _unqueue(self, job: _Job) -> None:
         """``job`` no longer waits: it entered a batch, or its client went away."""
@@ -149,8 +156,11 @@ class DynamicBatcher:
                 continue
             size = sum(len(job.texts) for job in batch)
             texts = [text for job in batch for text in job.texts]
+            job_of_text = [job for job in batch for _ in job.texts]
             try:
-                generations = await loop.run_in_executor(self._executor, self._generate, texts, first.options)
+                generations = await loop.run_in_executor(
+                    self._executor, self._generate, texts, first.options, lambda i: not job_of_text[i].gone
+                )
             except Exception as error:  # every request of the batch learns why
                 for job in batch:
                     if not job.future.done():
@@ -161,15 +171,19 @@ class DynamicBatcher:
             offset = 0
             for job in batch:
                 info = BatchInfo(size, len(batch), (started - job.arrived) * 1000, generate_ms)
-                if job.future.done():  # its client went away while the batch ran: work done for nobody
-                    self.generated_for_gone += 1
+                if job.future.done():  # its client went away while the batch ran
+                    if None in generations[offset : offset + len(job.texts)]:
+                        self.stopped_mid_search += 1  # the search asks only about texts it still runs
+                    else:
+                        self.finished_before_gone += 1
                 else:
                     job.future.set_result((generations[offset : offset + len(job.texts)], info))
                 offset += len(job.texts)
 
-    def _generate(self, texts: list[str], options: Options) -> list[Generation]:
+    def _generate(self, texts: list[str], options: Options, wanted) -> list[Generation | None]:
         return self.generator.generate(
             texts, beam=options.beam, length_penalty=options.length_penalty, min_length=options.min_length,
             max_length=options.max_length, block_ngram_repeat=options.block_ngram_repeat,
             batch_size=self.max_batch_size, control=dict(options.control) if options.control else None,
+            wanted=wanted,
         )
