@@ -222,3 +222,10 @@ def test_a_clone_named_wean_in_the_working_folder_does_not_shadow_the_package(tm
                             cwd=tmp_path, capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
     assert result.stdout.split()[1] == "load" and result.stdout.split()[0].endswith("__init__.py")
+
+
+@pytest.mark.parametrize("option, value", [("--max-request-s", "nan"), ("--max-queue-s", "0"), ("--max-texts", "-1")])
+def test_serve_refuses_a_limit_that_is_not_positive(capsys, option, value):
+    assert main(["serve", option, value]) == 1
+    err = capsys.readouterr().err
+    assert f"{option} must be positive" in err and err.count("\n") == 1

@@ -302,6 +302,26 @@ def test_a_request_whose_client_leaves_while_its_batch_runs_stops_there():
     assert (batcher.stopped_mid_search, batcher.finished_before_gone, batcher.abandoned) == (1, 0, 0)
 
 
+def test_a_request_still_searched_after_max_request_s_stops_with_a_503_error():
+    import asyncio
+
+    from wean.server.batcher import DynamicBatcher, Options, Overloaded
+
+    async def scenario(generator):
+        batcher = DynamicBatcher(generator, max_batch_size=8, max_wait_ms=1, max_request_s=0.3)
+        batcher.start()
+        try:
+            with pytest.raises(Overloaded, match="took over 0.3 s"):
+                await batcher.generate(["slow"], Options())
+        finally:
+            await batcher.stop()
+        return batcher
+
+    generator = SteppingGenerator(steps=40, seconds=0.05)
+    batcher = asyncio.run(scenario(generator))
+    assert 5 <= generator.steps_run["slow"] <= 8 and batcher.timed_out == 1
+
+
 def test_one_log_line_per_request_with_latency(server, caplog):
     with caplog.at_level(logging.INFO, logger="wean.serve"):
         post(server, {"texts": ["a b c"]})

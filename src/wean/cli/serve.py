@@ -42,7 +42,7 @@ def run(args: argparse.Namespace) -> int:
 
     limits = Limits(**{f.name: getattr(args, f.name) for f in fields(Limits)})
     for name, value in vars(limits).items():
-        if value <= 0:
+        if not value > 0:  # NaN too
             raise WeanError(f"--{name.replace('_', '-')} must be positive")
     access = Access(_read_token(args.token_file) if args.token_file else None, _allowed_hosts(args))
     serve(load(args.model, args.device, args.quantize), args.host, args.port, limits, access)

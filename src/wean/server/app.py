@@ -2,8 +2,9 @@
 
 - ``POST /v1/generate``: texts in, outputs with scores and timings out (attention on request);
   concurrent requests share batches (:mod:`wean.server.batcher`).
-- ``GET /health``: the model's name, the batches run so far, the texts waiting and the requests
-  dropped unrun (client gone, or waited longer than ``--max-queue-s``).
+- ``GET /health``: the model's name, the batches run so far, the texts waiting, the requests
+  dropped unrun (client gone, or waited longer than ``--max-queue-s``), stopped mid-search (client
+  gone) and timed out (``--max-request-s``).
 - ``GET /``: a page where a person types a sentence and sees its output and attention heat map.
 - ``GET /docs``: the OpenAPI documentation FastAPI writes from the types below (served from local
   files: it works offline).
@@ -143,7 +144,7 @@ def create_app(generator: Generator, limits: Limits | None = None, access: Acces
     @asynccontextmanager
     async def lifespan(app: FastAPI):
         batcher = DynamicBatcher(generator, limits.max_batch_size, limits.max_wait_ms, limits.max_queue_texts,
-                                 limits.max_queue_s)
+                                 limits.max_queue_s, limits.max_request_s)
         batcher.start()
         app.state.batcher = batcher
         parameters = sum(p.numel() for p in generator.model.parameters())
@@ -208,6 +209,7 @@ def create_app(generator: Generator, limits: Limits | None = None, access: Acces
         control, batcher = generator.control, request.app.state.batcher
         return {"status": "ok", "model": name, "batches": batcher.batches, "queued_texts": batcher.queued_texts,
                 "dropped_unrun": {"client_gone": batcher.abandoned, "waited_too_long": batcher.expired},
+                "timed_out_mid_search": batcher.timed_out,
                 "client_gone_mid_batch": {"stopped_mid_search": batcher.stopped_mid_search,
                                           "finished_before": batcher.finished_before_gone},
                 "control": {"attributes": control.attributes, "defaults": control.defaults}}

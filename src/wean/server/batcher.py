@@ -8,8 +8,9 @@ runs the model, so requests never compete for the CPU or GPU inside PyTorch.
 Work nobody waits for is not done: a request whose client went away (its future cancelled) is
 dropped when its batch is formed, and so is one that waited longer than ``max_queue_s``
 (:class:`Overloaded`); if its client goes while its batch runs, its texts leave the search at the
-next step (``Generator.generate``'s ``wanted``) and the rest of the batch goes on. A new request
-is refused at once while ``max_queue_texts`` texts wait.
+next step (``Generator.generate``'s ``wanted``) and the rest of the batch goes on, and so do those
+of a request still searched ``max_request_s`` after it arrived (:class:`Overloaded`). A new
+request is refused at once while ``max_queue_texts`` texts wait.
 """
 
 from __future__ import annotations
@@ -53,16 +54,21 @@ class _Job:
     arrived: float = field(default_factory=time.perf_counter)
     queued: bool = True  # counted in DynamicBatcher.queued_texts
     gone: bool = False  # its client went away: set on the event loop, read by the model's thread
+    deadline: float = float("inf")  # when its search stops (time.perf_counter)
+
+    def wanted(self) -> bool:
+        return not self.gone and time.perf_counter() < self.deadline
 
 
 class DynamicBatcher:
     def __init__(self, generator: Generator, max_batch_size: int = 32, max_wait_ms: float = 10.0,
-                 max_queue_texts: int = 256, max_queue_s: float = 30.0):
+                 max_queue_texts: int = 256, max_queue_s: float = 30.0, max_request_s: float = 60.0):
         self.generator = generator
         self.max_batch_size = max_batch_size
         self.max_wait = max_wait_ms / 1000
         self.max_queue_texts = max_queue_texts
         self.max_queue_s = max_queue_s
+        self.max_request_s = max_request_s
         self._queue: asyncio.Queue[_Job] | None = None
         self._waiting: deque[_Job] = deque()  # taken from the queue, but for a later batch
         self._worker: asyncio.Task | None = None
@@ -73,6 +79,7 @@ class DynamicBatcher:
         self.stopped_mid_search = 0  # requests whose client went away while they were searched: stopped there
         self.finished_before_gone = 0  # requests whose search had ended when their client went (batch still running)
         self.expired = 0  # requests dropped unrun: they waited longer than max_queue_s
+        self.timed_out = 0  # requests stopped mid-search: still searched max_request_s after they arrived
 
     def start(self) -> None:
         self._queue = asyncio.Queue()
@@ -93,6 +100,7 @@ class DynamicBatcher:
         if self.queued_texts + len(texts) > self.max_queue_texts:
             raise Overloaded(f"{self.queued_texts} texts are waiting already; try again later")
         job = _Job(texts, options, asyncio.get_running_loop().create_future())
+        job.deadline = job.arrived + self.max_request_s
         self.queued_texts += len(texts)
         job.future.add_done_callback(lambda future: self._withdraw(job) if future.cancelled() else None)
         await self._queue.put(job)
@@ -159,7 +167,7 @@ class DynamicBatcher:
             job_of_text = [job for job in batch for _ in job.texts]
             try:
                 generations = await loop.run_in_executor(
-                    self._executor, self._generate, texts, first.options, lambda i: not job_of_text[i].gone
+                    self._executor, self._generate, texts, first.options, lambda i: job_of_text[i].wanted()
                 )
             except Exception as error:  # every request of the batch learns why
                 for job in batch:
@@ -171,14 +179,19 @@ class DynamicBatcher:
             offset = 0
             for job in batch:
                 info = BatchInfo(size, len(batch), (started - job.arrived) * 1000, generate_ms)
+                outputs = generations[offset : offset + len(job.texts)]
+                offset += len(job.texts)
+                stopped = None in outputs  # the search asks only about texts it still runs
                 if job.future.done():  # its client went away while the batch ran
-                    if None in generations[offset : offset + len(job.texts)]:
-                        self.stopped_mid_search += 1  # the search asks only about texts it still runs
+                    if stopped:
+                        self.stopped_mid_search += 1
                     else:
                         self.finished_before_gone += 1
+                elif stopped:
+                    self.timed_out += 1
+                    job.future.set_exception(Overloaded(f"took over {self.max_request_s:g} s; try again later"))
                 else:
-                    job.future.set_result((generations[offset : offset + len(job.texts)], info))
-                offset += len(job.texts)
+                    job.future.set_result((outputs, info))
 
     def _generate(self, texts: list[str], options: Options, wanted) -> list[Generation | None]:
         return self.generator.generate(

@@ -20,3 +20,4 @@ class Limits:
     max_wait_ms: float = _limit(10.0, "how long a request waits for others to share its batch")
     max_queue_texts: int = _limit(256, "texts waiting for the model before new requests get a 503")
     max_queue_s: float = _limit(30.0, "seconds a request may wait for the model before it gets a 503, unrun")
+    max_request_s: float = _limit(60.0, "seconds a request may take in all: past them its search stops and it gets a 503")
