@@ -62,7 +62,7 @@ def main() -> None:
         model, vocabulary = model_for(preset, overrides)
         batch = batch_of(args.sentences, source_length, target_length, vocabulary, generator, model.spm is not None)
         optimizer = torch.optim.Adam(model.parameters(), lr=1e-6)
-        criteria = {bf16: Criterion(model, bf16=bf16) for bf16 in (False, True)}
+        criteria = {bf16: Criterion(model, autocast=torch.bfloat16 if bf16 else None) for bf16 in (False, True)}
 
         def step(bf16: bool) -> None:
             loss = criteria[bf16].training_loss(batch) / batch.target_tokens

@@ -95,9 +95,9 @@ BF16 = pytest.mark.skipif(not bf16_lstm_supported(torch.device("cpu")),
 
 
 def test_bf16_is_refused_in_one_line_where_the_cpu_cannot_run_it(tmp_path, monkeypatch):
-    import wean.training.trainer
+    import wean.training.precision
 
-    monkeypatch.setattr(wean.training.trainer, "bf16_lstm_supported", lambda device: False)
+    monkeypatch.setattr(wean.training.precision, "bf16_lstm_supported", lambda device: False)
     data = write_corpus(tmp_path / "data", train=20, valid=4)
     with pytest.raises(WeanError, match="training.precision: bf16 cannot run here.*use fp32"):
         Trainer(tiny_config(data, tmp_path / "model", precision="bf16"))
@@ -125,7 +125,7 @@ def test_bf16_loss_is_the_fp32_loss_to_bf16_precision(tmp_path, spm):
     trainer.model.eval()  # no dropout: the same function twice
     with torch.no_grad():
         fp32 = float(trainer.criterion.training_loss(batch))
-        bf16 = Criterion(trainer.model, bf16=True).training_loss(batch)
+        bf16 = Criterion(trainer.model, autocast=torch.bfloat16).training_loss(batch)
     assert bf16.dtype == torch.float32
     assert float(bf16) != fp32  # bf16 really ran...
     assert abs(float(bf16) - fp32) / fp32 < 0.02  # ...and agrees to its ~3 significant digits

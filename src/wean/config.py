@@ -140,8 +140,11 @@ class TrainingConfig:
     # fp32 | bf16: bf16 runs the training forward pass under bfloat16 autocast (matrix products in
     # bf16; weights, optimizer, loss and validation stay fp32): about 2x faster where the CPU has
     # AVX-512 BF16 or AMX, slower where it must emulate it
-    precision: str = "fp32"
+    precision: str = "fp32"  # fp32 | bf16 | fp16 (CUDA only, with a gradient scaler): wean/training/precision.py
     device: str = "auto"  # auto | cpu | cuda: auto takes the GPU when PyTorch sees one
+    # several processes (torchrun): seconds one waits for the others, to join and while rank 0
+    # validates, before it stops with an error rather than hang (wean/training/distributed.py)
+    distributed_timeout: float = 1800.0
 
 
 @dataclass
@@ -184,7 +187,7 @@ class Config:
             "model.decoder.bridge": (self.model.decoder.bridge, ("copy", "linear", "zero")),
             "model.output_layer.score": (self.model.output_layer.score, ("dot", "general", "concat")),
             "training.selection_metric": (self.training.selection_metric, ("loss", "bleu", "sari", "rouge2")),
-            "training.precision": (self.training.precision, ("fp32", "bf16")),
+            "training.precision": (self.training.precision, ("fp32", "bf16", "fp16")),
             "training.device": (self.training.device, DEVICES),
         }
         for key, (value, allowed) in choices.items():
@@ -240,7 +243,7 @@ class Config:
 AT_LEAST_ONE = {"valid_holdout", "vocab_size", "min_frequency", "max_tokens", "hidden_size", "layers", "kernel_width", "max_positions",
                 "embedding_size", "batch_size", "max_epochs", "keep_best", "log_every"}
 BELOW_ONE = {"dropout", "label_smoothing"}
-ABOVE_ZERO = {"bucket", "c"}
+ABOVE_ZERO = {"bucket", "c", "distributed_timeout"}
 AT_LEAST_ZERO = {"learning_rate", "attention_layers", "candidates", "init_range", "seed", "clip_grad_norm", "batch_tokens",
                  "max_updates", "validate_every", "lr_patience", "min_learning_rate", "early_stopping_patience",
                  "max_valid_sentences"}

@@ -20,27 +20,38 @@ from wean.data.corpus import IGNORE, Batch, Example, collate
 
 
 class Criterion:
-    def __init__(self, model: nn.Module, label_smoothing: float = 0.0, bf16: bool = False):
+    def __init__(self, model: nn.Module, label_smoothing: float = 0.0, autocast: torch.dtype | None = None,
+                 training_forward: nn.Module | None = None):
+        """``autocast``: the dtype the training forward pass runs in (bf16, fp16; None: fp32); the
+        losses are still taken in fp32. ``training_forward``: what the training loss calls
+        instead of ``model`` (its DistributedDataParallel wrapper, which all-reduces gradients)."""
         self.model = model
+        self.training_forward = training_forward or model
         self.with_spm = model.spm is not None
-        self.bf16 = bf16  # the forward pass under bfloat16 autocast; the losses are still taken in fp32
+        self.autocast = autocast
         self.cross_entropy = nn.CrossEntropyLoss(ignore_index=IGNORE, reduction="sum", label_smoothing=label_smoothing)
 
     def training_batch(self, examples: Sequence[Example]) -> Batch:
         return collate(examples, extend_to_source=self.with_spm)
 
+    def target_tokens(self, examples: Sequence[Example]) -> int:
+        """The target tokens :meth:`training_batch` would hold for ``examples``, without building it."""
+        if self.with_spm:  # targets continued with <pad> up to the source length
+            return sum(max(len(e.target), len(e.source)) for e in examples)
+        return sum(len(e.target) for e in examples)
+
     def training_loss(self, batch: Batch) -> torch.Tensor:
         """The summed loss the optimizer minimises (divide by the batch's target tokens)."""
-        return self._loss(batch, self.with_spm, self.bf16)
+        return self._loss(batch, self.with_spm, self.autocast, self.training_forward)
 
     def validation_loss(self, batch: Batch) -> torch.Tensor:
         """The summed cross-entropy on Y (a batch from :func:`wean.data.corpus.collate`)."""
-        return self._loss(batch, False, False)
+        return self._loss(batch, False, None, self.model)
 
-    def _loss(self, batch: Batch, with_spm: bool, bf16: bool) -> torch.Tensor:
+    def _loss(self, batch: Batch, with_spm: bool, autocast: torch.dtype | None, forward: nn.Module) -> torch.Tensor:
         model = self.model
-        with torch.autocast(batch.source.device.type, dtype=torch.bfloat16, enabled=bf16):
-            output = model(batch.source, batch.source_lengths, batch.target_input)
+        with torch.autocast(batch.source.device.type, dtype=autocast or torch.bfloat16, enabled=autocast is not None):
+            output = forward(batch.source, batch.source_lengths, batch.target_input)
             spm_loss = model.spm.loss(output.queries, batch.source, batch.source_lengths) if with_spm else 0.0
         logits, targets = output.logits, model.loss_targets(batch.target_output)
         return self.cross_entropy(logits.float().reshape(-1, logits.size(-1)), targets.reshape(-1)) + spm_loss

@@ -39,7 +39,9 @@ def main(argv: list[str] | None = None) -> int:
         sys.stdout.flush()  # a closed pipe shows up here, inside the handler below, not at exit
         return status
     except WeanError as error:
-        print(f"wean {args.command}: error: {error}", file=sys.stderr)
+        # under torchrun every process may report: say which
+        process = f" (process {os.environ['RANK']})" if os.environ.get("WORLD_SIZE", "1") != "1" and "RANK" in os.environ else ""
+        print(f"wean {args.command}{process}: error: {error}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         return 130

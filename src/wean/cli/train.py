@@ -22,8 +22,9 @@ def run(args: argparse.Namespace) -> int:
     from wean.training import Trainer
 
     config = load_config(args.config, args.overrides)
-    state = Trainer(config, resume=args.resume).train()
+    trainer = Trainer(config, resume=args.resume)
+    state = trainer.train()
     best = state.best[0] if state.best else None
-    if best:
+    if best and trainer.distributed.main:
         print(f"{config.model_dir}: best {config.training.selection_metric} {best[0]:.4f} at update {best[1]}")
     return 0

@@ -11,6 +11,10 @@ on a test set here.
 A checkpoint holds the weights, the optimizer and scheduler state, the random-number generator,
 the epoch, the position in that epoch's batch order and the validation history, so
 ``wean train --resume`` continues with exactly the updates the uninterrupted run would have made.
+
+Started by ``torchrun``, each process trains on its share of every batch and only rank 0 writes
+and validates (:mod:`wean.training.distributed`); ``training.precision`` runs the forward pass
+under bf16 or fp16 autocast (:mod:`wean.training.precision`).
 """
 
 from __future__ import annotations
@@ -22,18 +26,21 @@ from pathlib import Path
 
 import torch
 from torch import nn
+from torch.nn.parallel import DistributedDataParallel
 
 from wean.checkpoint import WEIGHTS, atomic_write_json, save_weights
 from wean.config import Config
 from wean.criterion import Criterion
 from wean.data.assets import build_assets
 from wean.data.corpus import encode_pairs, hold_out, make_batches, read_parallel
-from wean.device import bf16_lstm_supported, resolve_device
+from wean.device import resolve_device
 from wean.errors import WeanError
 from wean.model_dir import Assets, load_assets, save_assets, write_control_counts
 from wean.models.interfaces import TrainingCorpus
 from wean.models.model import build_model
 from wean.training.checkpoints import RunCheckpoints
+from wean.training.distributed import join, leave
+from wean.training.precision import autocast_dtype, check_precision
 from wean.training.validation import Validation
 
 HIGHER_IS_BETTER = {"loss": False, "bleu": True, "sari": True, "rouge2": True}
@@ -61,7 +68,12 @@ class Trainer:
         self.config = config
         self.directory = Path(config.model_dir)
         self.log_file = None
-        self._print = log or (lambda message: print(message, file=sys.stderr))
+        self.writer = None
+        self.device = resolve_device(config.training.device)
+        check_precision(config.training.precision, self.device)
+        self.distributed, self.device = join(self.device, config.training.distributed_timeout)
+        main = self.distributed.main
+        self._print = (log or (lambda message: print(message, file=sys.stderr))) if main else (lambda message: None)
         self.checkpoints = RunCheckpoints(self.directory)
         if resume and not self.checkpoints.exist():
             raise WeanError(f"{self.directory}: nothing to resume (no checkpoints/latest)")
@@ -96,22 +108,34 @@ class Trainer:
                     "it cannot change on --resume"
                 )
             self.assets = Assets(config, assets.tokenizer, assets.source_vocabulary, assets.target_vocabulary)
-            save_assets(self.directory, self.assets)  # the model is used with the settings it finished under
+            self.distributed.barrier()  # every process has read them before rank 0 rewrites them
+            if main:
+                save_assets(self.directory, self.assets)  # the model is used with the settings it finished under
         else:
-            self.assets = build_assets(config, train)
-            save_assets(self.directory, self.assets)
-        self.device = resolve_device(config.training.device)
-        if config.training.precision == "bf16" and not bf16_lstm_supported(self.device):
-            raise WeanError(
-                f"training.precision: bf16 cannot run here: PyTorch has no bfloat16 LSTM for this "
-                f"{self.device.type} (on a CPU it needs AVX-512); use fp32"
-            )
+            if main:  # the others read what rank 0 learned: one tokenizer, one vocabulary
+                self.assets = build_assets(config, train)
+                save_assets(self.directory, self.assets)
+            self.distributed.barrier()
+            if not main:
+                saved = load_assets(self.directory)
+                self.assets = Assets(config, saved.tokenizer, saved.source_vocabulary, saved.target_vocabulary)
         self.model = build_model(config.model, len(self.assets.source_vocabulary), len(self.assets.target_vocabulary))
         self.model.to(self.device)
         if not resume:  # what parts learn from the corpus (WEAN's candidate words) comes with the weights on resume
             self.model.prepare(TrainingCorpus(train.sources, self.assets.tokenizer, self.assets.target_vocabulary))
+        replica = self.model
+        if self.distributed.enabled:
+            # DDP starts every process from rank 0's weights and buffers and all-reduces (averages)
+            # gradients in backward; no buffer changes during training, so none is synced at each forward
+            replica = DistributedDataParallel(
+                self.model, device_ids=[self.device] if self.device.type == "cuda" else None, forward_sync_buffers=False
+            )
+            # dropout masks: a stream per process (rank 0 keeps the one-process stream)
+            torch.manual_seed(config.training.seed + 1_000_003 * self.distributed.rank)
         # fused: every parameter's Adam update in one kernel, not a dozen tensor operations each
         self.optimizer = torch.optim.Adam(self.model.parameters(), lr=config.training.learning_rate, fused=True)
+        # fp16 gradients can underflow: the scaler multiplies the loss and skips steps with inf/NaN
+        self.scaler = torch.amp.GradScaler(self.device.type, enabled=config.training.precision == "fp16")
         higher = HIGHER_IS_BETTER[config.training.selection_metric]
         self.scheduler = torch.optim.lr_scheduler.ReduceLROnPlateau(
             self.optimizer,
@@ -120,7 +144,8 @@ class Trainer:
             patience=config.training.lr_patience - 1,  # torch waits patience + 1 bad validations
             min_lr=config.training.min_learning_rate,
         )
-        self.criterion = Criterion(self.model, config.training.label_smoothing, config.training.precision == "bf16")
+        self.criterion = Criterion(self.model, config.training.label_smoothing,
+                                   autocast_dtype(config.training.precision), training_forward=replica)
         self.train_examples = encode_pairs(
             train,
             self.assets.tokenizer,
@@ -129,9 +154,9 @@ class Trainer:
             config.data.max_tokens,
             self.assets.control,
         )
-        if self.assets.control and not resume:
+        if self.assets.control and not resume and main:
             write_control_counts(self.directory, self.assets, self.train_examples)
-        self.validation = Validation(config, self.assets, valid)
+        self.validation = Validation(config, self.assets, valid) if main else None
         self.state = TrainingState()
         if resume:
             self._restore()
@@ -140,23 +165,41 @@ class Trainer:
 
     def _restore(self) -> None:
         name, saved = self.checkpoints.load_latest(self.model)
+        processes, world_size = saved.get("processes", 1), self.distributed.world_size
+        if processes != world_size:
+            raise WeanError(
+                f"{self.directory}: the run was trained by {processes} process(es) and resumes exactly only "
+                f"with as many (torchrun --nproc_per_node/--nnodes), not {world_size}"
+            )
         self.optimizer.load_state_dict(saved["optimizer"])
         self.scheduler.load_state_dict(saved["scheduler"])
-        torch.set_rng_state(saved["rng"])
+        if "scaler" in saved:
+            self.scaler.load_state_dict(saved["scaler"])
+        rank = self.distributed.rank
+        torch.set_rng_state(saved["rng"] if rank == 0 else saved["rng_of_ranks"][rank - 1])
         if self.device.type == "cuda" and "cuda_rng" in saved:
-            torch.cuda.set_rng_state(saved["cuda_rng"])
+            torch.cuda.set_rng_state(saved["cuda_rng"] if rank == 0 else saved["cuda_rng_of_ranks"][rank - 1])
         self.state = TrainingState(**saved["trainer"])
         self.state.finished = False
         self._print(f"resumed from {name}: epoch {self.state.epoch + 1}, update {self.state.updates}")
 
     def _save(self, name: str) -> None:
+        # every process's random state (its dropout masks), kept by rank 0
+        rng = self.distributed.gather(torch.get_rng_state())
+        cuda_rng = self.distributed.gather(torch.cuda.get_rng_state()) if self.device.type == "cuda" else None
+        if not self.distributed.main:
+            return
         state = {
             "optimizer": self.optimizer.state_dict(),
             "scheduler": self.scheduler.state_dict(),
-            "rng": torch.get_rng_state(),
-            **({"cuda_rng": torch.cuda.get_rng_state()} if self.device.type == "cuda" else {}),  # dropout masks
+            "rng": rng[0],
+            **({"cuda_rng": cuda_rng[0]} if cuda_rng else {}),
+            **({"scaler": self.scaler.state_dict()} if self.scaler.is_enabled() else {}),
             "trainer": self.state.__dict__,
         }
+        if self.distributed.enabled:
+            state.update(processes=self.distributed.world_size, rng_of_ranks=rng[1:],
+                         **({"cuda_rng_of_ranks": cuda_rng[1:]} if cuda_rng else {}))
         self.checkpoints.save(name, self.model, state)
 
     # --- the loop -------------------------------------------------------------------------------
@@ -167,30 +210,43 @@ class Trainer:
         return make_batches(self.train_examples, settings.batch_size, settings.batch_tokens, generator)
 
     def _update(self, examples) -> tuple[float, int]:
-        """One Adam step on a batch; returns the loss per target token and the token count."""
+        """One Adam step on a batch (this process's share of it); returns the loss per target
+        token and the token count, of the whole batch."""
         self.model.train()
-        batch = self.criterion.training_batch(examples)
-        tokens = batch.target_tokens  # counted on the CPU: no wait for the GPU
-        loss = self.criterion.training_loss(batch.to(self.device)) / tokens
+        tokens = self.criterion.target_tokens(examples)  # of the whole batch, counted on the CPU
+        share, weight = self.distributed.shard(examples), 1.0
+        if not share:  # fewer sentences than processes: DDP still needs this one's backward, of zero
+            share, weight = examples[:1], 0.0
+        summed = self.criterion.training_loss(self.criterion.training_batch(share).to(self.device))
+        loss = summed / tokens
+        if self.distributed.enabled:  # DDP averages the processes' gradients: undo the 1/N
+            loss = loss * (self.distributed.world_size * weight)
         self.optimizer.zero_grad(set_to_none=True)
-        loss.backward()
+        self.scaler.scale(loss).backward()
         if self.config.training.clip_grad_norm > 0:
+            self.scaler.unscale_(self.optimizer)
             nn.utils.clip_grad_norm_(self.model.parameters(), self.config.training.clip_grad_norm)
-        self.optimizer.step()
-        return loss.item(), tokens
+        self.scaler.step(self.optimizer)
+        self.scaler.update()
+        if not self.distributed.enabled:
+            return loss.item(), tokens
+        return self.distributed.total(summed.item() * weight) / tokens, tokens
 
     def train(self) -> TrainingState:
         from torch.utils.tensorboard import SummaryWriter
         from tqdm import tqdm
 
         settings = self.config.training
-        self.directory.mkdir(parents=True, exist_ok=True)
-        self.log_file = open(self.directory / "train.log", "a", encoding="utf-8")
-        writer = SummaryWriter(str(self.directory / "tensorboard"))
+        main = self.distributed.main
+        if main:  # the only process that writes
+            self.directory.mkdir(parents=True, exist_ok=True)
+            self.log_file = open(self.directory / "train.log", "a", encoding="utf-8")
+            self.writer = SummaryWriter(str(self.directory / "tensorboard"))
+        processes = f", {self.distributed.world_size} processes" if self.distributed.enabled else ""
         self.log(
             f"training {self.config.name}: {len(self.train_examples)} pairs, vocabulary "
             f"{len(self.assets.source_vocabulary)}/{len(self.assets.target_vocabulary)}, "
-            f"{sum(p.numel() for p in self.model.parameters()):,} parameters"
+            f"{sum(p.numel() for p in self.model.parameters()):,} parameters{processes}"
         )
         if self.validation_note:
             self.log(self.validation_note)
@@ -209,7 +265,7 @@ class Trainer:
                 self.batches_per_epoch = len(batches)
                 progress = tqdm(
                     total=len(batches), initial=self.state.batches_done, desc=f"epoch {self.state.epoch + 1}",
-                    disable=None, file=sys.stderr, leave=False,
+                    disable=None if main else True, file=sys.stderr, leave=False,
                 )
                 while self.state.batches_done < len(batches):
                     loss, tokens = self._update(batches[self.state.batches_done])
@@ -227,9 +283,9 @@ class Trainer:
                         progress.set_postfix(loss=f"{mean:.3f}", tok_s=f"{rate:.0f}", lr=f"{lr:.2g}")
                         self.log(f"update {self.state.updates} loss {mean:.4f} tokens/s {rate:.0f} lr {lr:.3g}",
                                  quiet=True)
-                        writer.add_scalar("train/loss", mean, self.state.updates)
-                        writer.add_scalar("train/tokens_per_second", rate, self.state.updates)
-                        writer.add_scalar("train/learning_rate", lr, self.state.updates)
+                        self._scalar("train/loss", mean)
+                        self._scalar("train/tokens_per_second", rate)
+                        self._scalar("train/learning_rate", lr)
                         window_loss, window_tokens, window_start = 0.0, 0, time.perf_counter()
                     end_of_epoch = self.state.batches_done == len(batches)
                     if end_of_epoch:
@@ -241,7 +297,7 @@ class Trainer:
                     limit = settings.max_updates and self.state.updates >= settings.max_updates
                     if due:
                         validation_start = time.perf_counter()
-                        stop = self._validate(writer)
+                        stop = self._validate()
                         window_start += time.perf_counter() - validation_start
                     if limit:
                         stop = True
@@ -254,7 +310,7 @@ class Trainer:
             self.state.finished = True
             self._save(f"step-{self.state.updates:08d}")
             self._prune()
-            if not (self.directory / WEIGHTS).exists():
+            if main and not (self.directory / WEIGHTS).exists():
                 # no validation ran (max_updates below validate_every or an epoch): a run that exits 0
                 # leaves a model to use all the same. Not validated here, so that a longer resumed
                 # run stays identical to one never stopped
@@ -262,9 +318,17 @@ class Trainer:
                 self.log(f"no validation ran before update {self.state.updates}: model.safetensors holds "
                          "the last weights, not selected ones")
         finally:
-            writer.close()
-            self.log_file.close()
+            if self.writer:
+                self.writer.close()
+            if self.log_file:
+                self.log_file.close()
+            if self.distributed.enabled:
+                leave()
         return self.state
+
+    def _scalar(self, name: str, value: float) -> None:
+        if self.writer:
+            self.writer.add_scalar(name, value, self.state.updates)
 
     def log(self, message: str, quiet: bool = False) -> None:
         if self.log_file:
@@ -275,18 +339,24 @@ class Trainer:
 
     # --- validation and selection ----------------------------------------------------------------
 
-    def _validate(self, writer) -> bool:
-        """Score the validation split, update selection state; True when training should stop."""
-        started = time.perf_counter()
-        epochs = self.state.epoch + self.state.batches_done / self.batches_per_epoch
-        record = {"updates": self.state.updates, "epochs": epochs,
-                  **self.validation.scores(self.criterion, self.assets, self.device),
-                  "learning_rate": self.optimizer.param_groups[0]["lr"]}
-        record["seconds"] = time.perf_counter() - started
+    def _validate(self) -> bool:
+        """Score the validation split, update selection state; True when training should stop.
+        Rank 0 scores; every process takes its scores and so the same decisions."""
+        main = self.distributed.main
+        record = None
+        if main:
+            started = time.perf_counter()
+            epochs = self.state.epoch + self.state.batches_done / self.batches_per_epoch
+            record = {"updates": self.state.updates, "epochs": epochs,
+                      **self.validation.scores(self.criterion, self.assets, self.device),
+                      "learning_rate": self.optimizer.param_groups[0]["lr"]}
+            record["seconds"] = time.perf_counter() - started
+        record = self.distributed.broadcast(record)
         self.state.validations.append(record)
-        atomic_write_json(self.directory / "validations.json", self.state.validations)
+        if main:
+            atomic_write_json(self.directory / "validations.json", self.state.validations)
         for key in ("loss", "bleu", "sari", "rouge2"):
-            writer.add_scalar(f"valid/{key}", record[key], self.state.updates)
+            self._scalar(f"valid/{key}", record[key])
 
         metric = self.config.training.selection_metric
         value = record[metric]
@@ -297,13 +367,14 @@ class Trainer:
         self.state.best.sort(key=lambda entry: -entry[0] if higher else entry[0])
         if improved:
             self.state.bad_validations = 0
-            save_weights(self.model, self.directory / WEIGHTS)
-            atomic_write_json(self.directory / "best.json", record)
+            if main:
+                save_weights(self.model, self.directory / WEIGHTS)
+                atomic_write_json(self.directory / "best.json", record)
         else:
             self.state.bad_validations += 1
         self.scheduler.step(value)
         self.log(
-            f"validation at update {self.state.updates} (epoch {epochs:.2f}): loss {record['loss']:.4f} "
+            f"validation at update {self.state.updates} (epoch {record['epochs']:.2f}): loss {record['loss']:.4f} "
             f"BLEU {record['bleu']:.2f} SARI {record['sari']:.2f} ROUGE-2 {record['rouge2']:.2f}"
             f"{'  *best*' if improved else ''}"
         )
@@ -319,7 +390,8 @@ class Trainer:
 
     def _prune(self) -> None:
         """Keep the best ``keep_best`` validated checkpoints and the latest one."""
-        self.checkpoints.prune({entry[2] for entry in self.state.best[: self.config.training.keep_best]})
+        if self.distributed.main:
+            self.checkpoints.prune({entry[2] for entry in self.state.best[: self.config.training.keep_best]})
 
 
 def _weights_depend_on(config: Config, section: str):
