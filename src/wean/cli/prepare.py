@@ -13,8 +13,9 @@ def add(subparsers) -> None:
     parser = subparsers.add_parser("prepare", help="build training splits from the benchmark data",
                                    description="gigaword: train10k + validation samples without duplicates "
                                    "and without test1951/valid1k sources; lcsts: PART III score < 3 for "
-                                   "training, >= 3 for testing. See wean/data/prepare.py.")
-    parser.add_argument("corpus", choices=("gigaword", "lcsts"), help="which training splits to build")
+                                   "training, >= 3 for testing; lcsts-part2: the 10,336 PART II pairs, 1,000 "
+                                   "held out for selection. See src/wean/data/prepare.py.")
+    parser.add_argument("corpus", choices=("gigaword", "lcsts", "lcsts-part2"), help="which training splits to build")
     parser.add_argument("--out", type=Path, required=True, help="folder for <split>.src / <split>.dst")
     options.add_data_root_option(parser)
     parser.set_defaults(run=run)

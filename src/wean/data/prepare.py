@@ -10,6 +10,12 @@ lcsts
     LCSTS PART III only (PART I is not available): train on the pairs with human score < 3
     whose text is not also a test text, select on a held-out tenth of them, test on the 725
     pairs with score >= 3 (``lcsts-test``).
+lcsts-part2
+    The 10,336 LCSTS pairs of ``lcsts/part2/train`` (probably PART II, without its scores; none
+    of their texts is a PART III text): 1,000 of them, chosen with the seed, held out for
+    selection, the rest for training; the test set is still ``lcsts-test``. A text that is also
+    a PART III text (after removing whitespace) would be dropped and counted (the data's README
+    says there are none; this checks it).
 
 The files go to ``out_dir`` as ``<split>.src`` / ``<split>.dst``, with a ``README.txt`` of counts.
 """
@@ -89,7 +95,19 @@ def prepare_lcsts(root: Path, out_dir: Path, seed: int = 1) -> dict[str, int]:
     return {"train": len(low) - cut, "valid": cut, "test": len(test), "overlap": overlap}
 
 
-PREPARERS = {"gigaword": prepare_gigaword, "lcsts": prepare_lcsts}
+def prepare_lcsts_part2(root: Path, out_dir: Path, seed: int = 1, held_out: int = 1000) -> dict[str, int]:
+    root = root / "lcsts"
+    pairs = _pairs(root / "part2", "train")
+    part3 = {"".join(source.split()) for source, _ in _pairs(root, "part3")}
+    kept = [pair for pair in pairs if "".join(pair[0].split()) not in part3]
+    random.Random(seed).shuffle(kept)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    _write(out_dir, "train", kept[held_out:])
+    _write(out_dir, "valid", kept[:held_out])
+    return {"train": len(kept) - held_out, "valid": held_out, "part3_overlap": len(pairs) - len(kept)}
+
+
+PREPARERS = {"gigaword": prepare_gigaword, "lcsts": prepare_lcsts, "lcsts-part2": prepare_lcsts_part2}
 
 
 def prepare(corpus: str, root: Path, out_dir: Path) -> dict[str, int]:

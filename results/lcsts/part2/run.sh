@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# The WEAN paper's LCSTS comparison (Seq2seq against WEAN, character level, its Table 4 setting)
+# on the 10,336 LCSTS pairs of ../shared/data/lcsts/part2 (probably PART II; the paper trains on
+# PART I's 2.4M, which we do not have): `wean prepare lcsts-part2` holds 1,000 of them out for
+# selection, the test set is PART III's 725 pairs scored >= 3 (lcsts-test). Both presets at one
+# scale-down (SCALE), 3 seeds each, to early stopping on validation ROUGE-2 (greedy, character
+# level) under results/lib/converge.sh's schedule; tested with beam 5 (the presets' setting).
+# Run from the repository root after `make install`; running it again resumes where it stopped.
+set -euo pipefail
+source results/lib/converge.sh
+OUT=results/lcsts/part2
+test -e data/lcsts-part2/train.src || .venv/bin/wean prepare lcsts-part2 --out data/lcsts-part2
+SCALE="--set model.embedding_size=256 --set model.encoder.hidden_size=256 --set model.decoder.hidden_size=256 \
+       --set model.dropout=0.3 --set data.train=data/lcsts-part2/train --set data.valid=data/lcsts-part2/valid \
+       --set training.log_every=20"
+for seed in $SEEDS; do
+    for name in seq2seq wean; do
+        dir="$RUNS/lcsts-part2-$name-seed$seed"
+        # shellcheck disable=SC2086
+        train_row "configs/$name-lcsts.yaml" "$dir" $SCALE --set training.seed="$seed"
+        [ "$OUT/$name-seed$seed.lcsts-test.txt" -nt "$dir/model.safetensors" ] ||
+            .venv/bin/wean test --model "$dir" --system "$name-seed$seed" --out-dir "$OUT" --benchmark lcsts-test
+    done
+done
+for seed in $SEEDS; do
+    .venv/bin/wean compare --hyp "$OUT/wean-seed$seed.lcsts-test.txt" "$OUT/seq2seq-seed$seed.lcsts-test.txt" \
+        --benchmark lcsts-test
+done | tee "$OUT/significance.txt"
+for seed in $SEEDS; do
+    dirs=("$RUNS/lcsts-part2-seq2seq-seed$seed" "$RUNS/lcsts-part2-wean-seed$seed")
+    .venv/bin/wean plot "${dirs[@]}" --labels Seq2seq,WEAN --metric rouge2 --out "$OUT/valid-rouge2-seed$seed.png" \
+        | tee "$OUT/convergence-seed$seed.txt"
+done

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Kiyono et al. (2018) Table 2 rows trained to early stopping, 3 seeds each (issue 24): EncDec,
+# +sGate, +SPM, +sGate+SPM, each configs/encdec-gigaword.yaml at one scale-down (SCALE, the same as
+# results/spm's 2,000-update study, in fp32) under results/lib/converge.sh's schedule. Seeds are
+# the outer loop, so that a partial run has whole seeds. Each row is tested (beam 20, length
+# normalisation) once it has stopped; then the paired bootstrap against EncDec, per seed.
+# Run from the repository root after `make install`; running it again resumes where it stopped.
+set -euo pipefail
+source results/lib/converge.sh
+OUT=results/spm/converged
+test -e data/gigaword/train.src || .venv/bin/wean prepare gigaword --out data/gigaword
+SCALE="--set model.embedding_size=256 --set model.encoder.hidden_size=128 --set model.encoder.layers=1 \
+       --set model.decoder.hidden_size=256 --set model.decoder.layers=1"
+declare -A ROWS=(
+    [encdec]=""
+    [sgate]="--set model.encoder.selective_gate=true"
+    [spm]="--set model.spm.enabled=true"
+    [sgate-spm]="--set model.encoder.selective_gate=true --set model.spm.enabled=true"
+)
+NAMES=(encdec sgate spm sgate-spm)
+for seed in $SEEDS; do
+    for row in "${NAMES[@]}"; do
+        dir="$RUNS/spm-converged-$row-seed$seed"
+        # shellcheck disable=SC2086
+        train_row configs/encdec-gigaword.yaml "$dir" $SCALE ${ROWS[$row]} --set training.seed="$seed"
+        [ "$OUT/$row-seed$seed.gigaword-test.txt" -nt "$dir/model.safetensors" ] ||
+            .venv/bin/wean test --model "$dir" --system "$row-seed$seed" --out-dir "$OUT" --benchmark gigaword-test
+    done
+done
+for seed in $SEEDS; do
+    for row in sgate spm sgate-spm; do
+        .venv/bin/wean compare --hyp "$OUT/$row-seed$seed.gigaword-test.txt" "$OUT/encdec-seed$seed.gigaword-test.txt" \
+            --benchmark gigaword-test
+    done
+done | tee "$OUT/significance.txt"
+for seed in $SEEDS; do
+    dirs=("${NAMES[@]/#/$RUNS/spm-converged-}")
+    dirs=("${dirs[@]/%/-seed$seed}")
+    labels=$(IFS=,; echo "${NAMES[*]}")
+    .venv/bin/wean plot "${dirs[@]}" --labels "$labels" --metric rouge2 --out "$OUT/valid-rouge2-seed$seed.png" \
+        | tee "$OUT/convergence-seed$seed.txt"
+    outputs=("${NAMES[@]/#/$OUT/}")
+    .venv/bin/wean odd-gen --hyp "${outputs[@]/%/-seed$seed.gigaword-test.txt}" --labels "$labels" \
+        --benchmark gigaword-test --out "$OUT/odd-generation-seed$seed.png" | tee "$OUT/odd-generation-seed$seed.txt"
+done
