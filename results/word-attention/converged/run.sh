@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# Word attention and contextual gates (Wu et al. 2018) against RNNsearch, and the convolutional
+# encoder (Gehring et al. 2016) against the LSTM encoder under the same conditional decoder, each
+# row trained to early stopping, 3 seeds (issue 24):
+#   results/word-attention/converged/run.sh gigaword         (configs/rnnsearch-gigaword.yaml)
+#   results/word-attention/converged/run.sh simplification   (configs/rnnsearch-simplification.yaml)
+# Every row is the task's config (its model scale, the one of the 2,000-update study) plus the keys
+# below, in fp32, under results/lib/converge.sh's schedule. Word-attention rows and their outputs go
+# to results/word-attention/converged, the conv-encoder table to results/conv-encoder/converged
+# (RNNsearch is in both). Run from the repository root after `make install`; run it again to resume.
+set -euo pipefail
+source results/lib/converge.sh
+TASK=${1:?gigaword or simplification}
+CONFIG=configs/rnnsearch-$TASK.yaml
+case $TASK in
+    gigaword)
+        test -e data/gigaword/train.src || .venv/bin/wean prepare gigaword --out data/gigaword
+        BENCHMARKS=(gigaword-test) ;;
+    simplification)
+        BENCHMARKS=(turkcorpus-test wikismall-test) ;;  # turkcorpus-test: plain text (wean test's default)
+    *) echo "unknown task $TASK" >&2; exit 2 ;;
+esac
+CONV="--set model.encoder.type=conv --set model.encoder.layers=6 --set model.encoder.hidden_size=256 \
+      --set model.decoder.type=conditional --set model.decoder.bridge=zero"
+declare -A ROWS=(
+    [rnnsearch]=""
+    [word-attention]="--set model.decoder.word_attention=attention"
+    [contextual-gates]="--set model.decoder.word_attention=gates"
+    [conv-encoder]="$CONV"
+    [lstm-conditional]="--set model.decoder.type=conditional --set model.decoder.bridge=zero"
+)
+declare -A TABLES=([word-attention]="rnnsearch word-attention contextual-gates"
+                   [conv-encoder]="rnnsearch lstm-conditional conv-encoder")
+out_dirs() {
+    case $1 in
+        rnnsearch) echo results/word-attention/converged results/conv-encoder/converged ;;
+        conv-encoder | lstm-conditional) echo results/conv-encoder/converged ;;
+        *) echo results/word-attention/converged ;;
+    esac
+}
+for seed in $SEEDS; do
+    for row in rnnsearch word-attention contextual-gates lstm-conditional conv-encoder; do
+        dir="$RUNS/$TASK-converged-$row-seed$seed"
+        # shellcheck disable=SC2086
+        train_row "$CONFIG" "$dir" --set training.precision=fp32 ${ROWS[$row]} --set training.seed="$seed"
+        for out in $(out_dirs "$row"); do
+            for benchmark in "${BENCHMARKS[@]}"; do
+                [ "$out/$row-seed$seed.$benchmark.txt" -nt "$dir/model.safetensors" ] ||
+                    .venv/bin/wean test --model "$dir" --system "$row-seed$seed" --out-dir "$out" --benchmark "$benchmark"
+            done
+        done
+    done
+done
+# per table, per seed: each row against its base on the same test sentences (paired bootstrap)
+for table in word-attention conv-encoder; do
+    read -r -a rows <<< "${TABLES[$table]}"
+    out=results/$table/converged
+    for seed in $SEEDS; do
+        for row in "${rows[@]:1}"; do
+            for benchmark in "${BENCHMARKS[@]}"; do
+                .venv/bin/wean compare --hyp "$out/$row-seed$seed.$benchmark.txt" "$out/${rows[0]}-seed$seed.$benchmark.txt" \
+                    --benchmark "$benchmark"
+            done
+        done
+        [ "$table" = word-attention ] || for benchmark in "${BENCHMARKS[@]}"; do  # conv against the LSTM encoder
+            .venv/bin/wean compare --hyp "$out/conv-encoder-seed$seed.$benchmark.txt" \
+                "$out/lstm-conditional-seed$seed.$benchmark.txt" --benchmark "$benchmark"
+        done
+    done | tee "$out/$TASK-significance.txt"
+    METRIC=$(sed -n 's/^ *selection_metric: *\([a-z0-9]*\).*/\1/p' "$CONFIG")
+    for seed in $SEEDS; do
+        dirs=("${rows[@]/#/$RUNS/$TASK-converged-}")
+        labels=$(IFS=,; echo "${rows[*]}")
+        .venv/bin/wean plot "${dirs[@]/%/-seed$seed}" --labels "$labels" --metric "$METRIC" \
+            --out "$out/$TASK-valid-$METRIC-seed$seed.png" | tee "$out/$TASK-convergence-seed$seed.txt"
+    done
+done
