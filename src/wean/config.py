@@ -137,10 +137,11 @@ class TrainingConfig:
     keep_best: int = 3
     log_every: int = 100
     max_valid_sentences: int = 0  # 0: the whole validation set
-    # fp32 | bf16: bf16 runs the training forward pass under bfloat16 autocast (matrix products in
-    # bf16; weights, optimizer, loss and validation stay fp32): about 2x faster where the CPU has
-    # AVX-512 BF16 or AMX, slower where it must emulate it
-    precision: str = "fp32"  # fp32 | bf16 | fp16 (CUDA only, with a gradient scaler): wean/training/precision.py
+    # fp32 | bf16 | fp16: bf16 runs the training forward pass under bfloat16 autocast (matrix
+    # products in bf16; weights, optimizer, loss and validation stay fp32): about 2x faster where
+    # the CPU has AVX-512 BF16 or AMX, or on a recent GPU; fp16 likewise in float16, on CUDA only,
+    # with a gradient scaler (wean/training/precision.py)
+    precision: str = "fp32"
     device: str = "auto"  # auto | cpu | cuda: auto takes the GPU when PyTorch sees one
     # several processes (torchrun): seconds one waits for the others, to join and while rank 0
     # validates, before it stops with an error rather than hang (wean/training/distributed.py)

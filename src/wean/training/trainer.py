@@ -69,9 +69,9 @@ class Trainer:
         self.directory = Path(config.model_dir)
         self.log_file = None
         self.writer = None
-        self.device = resolve_device(config.training.device)
+        # joined first: on GPUs, each process's own device is known only then
+        self.distributed, self.device = join(resolve_device(config.training.device), config.training.distributed_timeout)
         check_precision(config.training.precision, self.device)
-        self.distributed, self.device = join(self.device, config.training.distributed_timeout)
         main = self.distributed.main
         self._print = (log or (lambda message: print(message, file=sys.stderr))) if main else (lambda message: None)
         self.checkpoints = RunCheckpoints(self.directory)
