@@ -94,10 +94,11 @@ def encode_pairs(
     target_vocab: Vocabulary,
     max_tokens: int = 0,
     control: Control | None = None,
+    quiet: bool = False,
 ) -> list[Example]:
-    """Encode training pairs, dropping empty and over-long ones with one warning each kind. With
-    ``control``, each source starts with the control tokens that describe its pair (not counted
-    in ``max_tokens``)."""
+    """Encode training pairs, dropping empty and over-long ones with one warning each kind
+    (``quiet``: none, as in every training process but the first). With ``control``, each source
+    starts with the control tokens that describe its pair (not counted in ``max_tokens``)."""
     examples, empty, too_long = [], [], []
     for i, (source, target) in enumerate(zip(text.sources, text.targets)):
         source_tokens, target_tokens = tokenizer.encode(source), tokenizer.encode(target)
@@ -110,9 +111,9 @@ def encode_pairs(
             examples.append(
                 Example(i, source_vocab.encode(prefix + source_tokens), target_vocab.encode(target_tokens, add_eos=True))
             )
-    if empty:
+    if empty and not quiet:
         warn(f"{text.source_path}: dropped {len(empty)} pair(s) with an empty side, first at line {empty[0]}")
-    if too_long:
+    if too_long and not quiet:
         warn(
             f"{text.source_path}: dropped {len(too_long)} pair(s) longer than {max_tokens} tokens "
             f"(data.max_tokens), first at line {too_long[0]}"

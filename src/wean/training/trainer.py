@@ -153,6 +153,7 @@ class Trainer:
             self.assets.target_vocabulary,
             config.data.max_tokens,
             self.assets.control,
+            quiet=not main,  # one warning, not one per process
         )
         if self.assets.control and not resume and main:
             write_control_counts(self.directory, self.assets, self.train_examples)
