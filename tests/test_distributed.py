@@ -162,3 +162,38 @@ def test_mixed_precision_learns_on_cuda(tmp_path, precision):
     sources, targets = reverse_pairs(200, seed=7)
     outputs = [g.text for g in load(tmp_path / "model").generate(sources, beam=1)]
     assert sum(o == t for o, t in zip(outputs, targets)) / len(targets) >= 0.95
+
+
+UNUSED_PARAMETER_PLUGIN = '''
+import torch
+from torch import nn
+
+from wean.models.output_layer import LinearOutput
+from wean.registry import OUTPUT_LAYERS
+
+
+@OUTPUT_LAYERS.register("linear-with-a-spare")
+class LinearWithASpare(LinearOutput):
+    """A linear output layer holding a parameter its forward pass never uses."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.spare = nn.Parameter(torch.zeros(3))
+'''
+
+
+@pytest.mark.slow
+def test_a_parameter_outside_the_loss_is_named_in_one_line_under_torchrun(tmp_path):
+    data = write_corpus(tmp_path / "data", train=100, valid=8)
+    plugin = tmp_path / "spare.py"
+    plugin.write_text(UNUSED_PARAMETER_PLUGIN)
+    config = tiny_config(data, tmp_path / "model", **SETTINGS, max_updates=3)
+    config.plugins = [str(plugin)]
+    config.model.output_layer.type = "linear-with-a-spare"
+    path = tmp_path / "model.yaml"
+    path.write_text(yaml.safe_dump(config.to_dict()))
+    result = torchrun(path)
+    assert result.returncode != 0
+    errors = [line for line in result.stderr.splitlines() if line.startswith("wean train (process")]
+    assert len(errors) == 2 and all("output_layer.spare" in line and "took no part" in line for line in errors)
+    assert "Expected to have finished reduction" not in result.stderr

@@ -20,7 +20,9 @@ How the work is split, and why:
   processes (a clear error otherwise).
 
 The model directory must be on a file system every node sees (rank 0 writes the vocabulary there
-before the others read it, and every process reads the checkpoint it resumes from).
+before the others read it, and every process reads the checkpoint it resumes from). Every
+parameter must take part in each update's loss (DDP waits for each one's gradient): wean's own
+components do, and a plug-in that leaves one unused is named after the first update.
 """
 
 from __future__ import annotations

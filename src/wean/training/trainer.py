@@ -224,6 +224,8 @@ class Trainer:
             loss = loss * (self.distributed.world_size * weight)
         self.optimizer.zero_grad(set_to_none=True)
         self.scaler.scale(loss).backward()
+        if self.distributed.enabled and not self.state.updates:
+            _check_every_parameter_learns(self.model)
         if self.config.training.clip_grad_norm > 0:
             self.scaler.unscale_(self.optimizer)
             nn.utils.clip_grad_norm_(self.model.parameters(), self.config.training.clip_grad_norm)
@@ -393,6 +395,19 @@ class Trainer:
         """Keep the best ``keep_best`` validated checkpoints and the latest one."""
         if self.distributed.main:
             self.checkpoints.prune({entry[2] for entry in self.state.best[: self.config.training.keep_best]})
+
+
+def _check_every_parameter_learns(model: nn.Module) -> None:
+    """DistributedDataParallel all-reduces each parameter's gradient once per update and waits for
+    every one: a parameter the loss does not use stops it at the next update with a page of
+    RuntimeError. Said here, after the first backward, in one line."""
+    unused = [name for name, parameter in model.named_parameters() if parameter.requires_grad and parameter.grad is None]
+    if unused:
+        raise WeanError(
+            f"training on several processes needs every parameter in the loss, and {len(unused)} took no part "
+            f"in it ({', '.join(unused[:5])}{', ...' if len(unused) > 5 else ''}): a component that leaves "
+            "parameters unused trains in one process only"
+        )
 
 
 def _weights_depend_on(config: Config, section: str):
