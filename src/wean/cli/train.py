@@ -9,7 +9,9 @@ from pathlib import Path
 def add(subparsers) -> None:
     parser = subparsers.add_parser("train", help="train a model from a YAML config",
                                    description="Train a model; checkpoints, logs and the selected model "
-                                   "go to the config's model_dir.")
+                                   "go to the config's model_dir. Started by torchrun (torchrun --nproc_per_node N "
+                                   "-m wean train CONFIG), each process trains on its share of every batch; see the "
+                                   "README, 'Training on several GPUs or machines'.")
     parser.add_argument("config", type=Path, help="YAML config (see configs/)")
     parser.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
                         help="override a config key, e.g. --set training.max_epochs=3 (repeatable)")
