@@ -104,9 +104,13 @@ def write_corpus(folder: Path, pairs: int = 4000, vocabulary: int = 8000) -> Non
         (folder / f"{split}.dst").write_text("\n".join(targets) + "\n")
 
 
+def package_root(checkout: Path) -> Path:
+    """The folder that holds a checkout's package: src/ since the src layout, the checkout before."""
+    return (checkout / "src").resolve() if (checkout / "src" / "wean").is_dir() else checkout.resolve()
+
+
 def child_environment(checkout: Path) -> dict:
-    package_root = checkout / "src" if (checkout / "src" / "wean").is_dir() else checkout  # src layout or not
-    return {**os.environ, "PYTHONPATH": str(package_root.resolve()),
+    return {**os.environ, "PYTHONPATH": str(package_root(checkout)),
             "OMP_NUM_THREADS": os.environ.get("OMP_NUM_THREADS", "1")}
 
 

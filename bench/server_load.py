@@ -37,6 +37,8 @@ from pathlib import Path
 
 import httpx
 
+from revisions import package_root  # bench/ is the script's folder, so on sys.path
+
 HERE = Path(__file__).resolve().parent.parent
 
 
@@ -44,11 +46,6 @@ def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         return probe.getsockname()[1]
-
-
-def package_root(checkout: Path) -> Path:
-    """The folder that holds a checkout's package: src/ since the src layout, the checkout before."""
-    return (checkout / "src").resolve() if (checkout / "src" / "wean").is_dir() else checkout.resolve()
 
 
 def start_server(checkout: Path, quantize: str, model: Path, port: int, threads: int) -> subprocess.Popen:

@@ -13,8 +13,6 @@ from wean.errors import WeanError
 from wean.generator import load
 from wean.pretrained import SIMPLIFIER
 
-SHIPPED = SIMPLIFIER
-
 
 def replace_in(text: str, old: str, new: str) -> str:
     assert old in text
@@ -58,7 +56,7 @@ CASES = ["tokenizer not JSON", "tokenizer a JSON list", "tokenizer not UTF-8", "
 @pytest.mark.parametrize("case", CASES)
 def test_one_damaged_file_is_one_line_naming_it(tmp_path, case):
     broken = tmp_path / "model"
-    shutil.copytree(SHIPPED, broken)
+    shutil.copytree(SIMPLIFIER, broken)
     name, message = damage(broken, case)
     with pytest.raises(WeanError) as error:
         load(broken)
@@ -68,7 +66,7 @@ def test_one_damaged_file_is_one_line_naming_it(tmp_path, case):
 
 def test_the_cli_says_it_in_one_line_with_exit_1(tmp_path, capsys):
     broken = tmp_path / "model"
-    shutil.copytree(SHIPPED, broken)
+    shutil.copytree(SIMPLIFIER, broken)
     damage(broken, "config bad YAML")
     assert main(["simplify", "--model", str(broken), "A sentence."]) == 1
     err = capsys.readouterr().err

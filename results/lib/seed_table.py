@@ -16,6 +16,7 @@ import json
 import statistics
 import sys
 from pathlib import Path
+from typing import Callable
 
 
 def seed_table(metrics: dict, rows: list[str], seeds: list[int], benchmark: str, keys: list[str], name: str) -> str:
@@ -36,6 +37,17 @@ def seed_table(metrics: dict, rows: list[str], seeds: list[int], benchmark: str,
     return "\n".join(lines)
 
 
+def tested_seeds(seeds: list[int], missing: Callable[[int], list[str]], what: str) -> list[int]:
+    """The seeds for which ``missing(seed)`` names no system; the others are said on stderr."""
+    tested = []
+    for seed in seeds:
+        if missing(seed):
+            print(f"seed {seed}: {', '.join(missing(seed))} {what}; left out", file=sys.stderr)
+        else:
+            tested.append(seed)
+    return tested
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("metrics", type=Path)
@@ -46,13 +58,9 @@ def main() -> None:
     parser.add_argument("--name", default="{row}-seed{seed}")
     args = parser.parse_args()
     metrics = json.loads(args.metrics.read_text())
-    seeds = []
-    for seed in args.seeds:
-        missing = [row for row in args.rows if args.benchmark not in metrics.get(args.name.format(row=row, seed=seed), {})]
-        if missing:
-            print(f"seed {seed}: {', '.join(missing)} not tested on {args.benchmark}; left out", file=sys.stderr)
-        else:
-            seeds.append(seed)
+    seeds = tested_seeds(args.seeds, lambda seed: [
+        row for row in args.rows if args.benchmark not in metrics.get(args.name.format(row=row, seed=seed), {})
+    ], f"not tested on {args.benchmark}")
     if not seeds:
         sys.exit(f"{args.metrics}: no seed with every row tested on {args.benchmark}")
     print(seed_table(metrics, args.rows, seeds, args.benchmark, args.keys, args.name))

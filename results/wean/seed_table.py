@@ -14,6 +14,9 @@ import json
 import sys
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "lib"))
+from seed_table import tested_seeds  # noqa: E402  (results/lib/seed_table.py)
+
 METRICS = {  # benchmark -> (metric key in metrics.json, label), the paper's BLEU setting first
     "turkcorpus-test-lower": [("sari", "SARI"), ("multi_bleu", "BLEU (multi-bleu)"), ("identical_to_source", "unchanged %")],
     "turkcorpus-test": [("sari", "SARI"), ("bleu", "BLEU (sacreBLEU, lc)"), ("identical_to_source", "unchanged %")],
@@ -48,13 +51,9 @@ def main() -> None:
     parser.add_argument("--seeds", type=int, nargs="+", default=[1, 2, 3])
     args = parser.parse_args()
     metrics = json.loads(args.metrics.read_text())
-    tested = []
-    for seed in args.seeds:
-        missing = [system_name(m, seed) for m in MODELS if system_name(m, seed) not in metrics]
-        if missing:
-            print(f"seed {seed}: {', '.join(missing)} not in {args.metrics}; left out", file=sys.stderr)
-        else:
-            tested.append(seed)
+    tested = tested_seeds(args.seeds, lambda seed: [
+        system_name(m, seed) for m in MODELS if system_name(m, seed) not in metrics
+    ], f"not in {args.metrics}")
     if not tested:
         sys.exit(f"{args.metrics}: no seed with both systems tested")
     print(table(metrics, tested))

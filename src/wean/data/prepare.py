@@ -100,6 +100,8 @@ def prepare_lcsts_part2(root: Path, out_dir: Path, seed: int = 1, held_out: int 
     pairs = _pairs(root / "part2", "train")
     part3 = {"".join(source.split()) for source, _ in _pairs(root, "part3")}
     kept = [pair for pair in pairs if "".join(pair[0].split()) not in part3]
+    if len(kept) <= held_out:
+        raise WeanError(f"{root / 'part2' / 'train.src'}: {len(kept)} pairs, too few to hold {held_out} out for selection")
     random.Random(seed).shuffle(kept)
     out_dir.mkdir(parents=True, exist_ok=True)
     _write(out_dir, "train", kept[held_out:])
