@@ -38,3 +38,12 @@ def test_the_staged_lcsts_part2_has_no_part3_text(data_dir, tmp_path):
     if not (data_dir / "lcsts" / "part2").is_dir():
         pytest.skip("../shared/data/lcsts/part2 is not staged")
     assert prepare("lcsts-part2", data_dir, tmp_path) == {"train": 9336, "valid": 1000, "part3_overlap": 0}
+
+
+def test_lcsts_part2_with_too_few_pairs_to_hold_out_is_refused(tmp_path):
+    from wean.errors import WeanError
+
+    write_pairs(tmp_path / "data" / "lcsts", "part3", [("文本", "标题")])
+    write_pairs(tmp_path / "data" / "lcsts" / "part2", "train", [(f"文本{i}", f"摘要{i}") for i in range(1000)])
+    with pytest.raises(WeanError, match="1000 pairs, too few to hold 1000 out"):
+        prepare("lcsts-part2", tmp_path / "data", tmp_path / "out")
