@@ -194,6 +194,40 @@ def test_wean_test_reads_a_benchmark_as_plain_text_when_the_benchmark_is(tmp_pat
     assert seen == [expected]
 
 
+def test_two_wean_tests_writing_one_folder_keep_both_records(tmp_path, monkeypatch):
+    """metrics.json was read before the generation and written after it: a second `wean test`
+    into the same folder in between lost its record (the convergence queues share folders)."""
+    import dataclasses
+    import json
+
+    from wean.evaluation import benchmarks
+    from wean.generator import Generation
+    from wean.scoring import score_on_benchmarks
+
+    (tmp_path / "b.src").write_text("A plain sentence .\n")
+    (tmp_path / "b.ref").write_text("A plain sentence .\n")
+    bench = dataclasses.replace(benchmarks.BENCHMARKS["wikismall-test"], name="tiny", source="b.src",
+                                references=("b.ref",))
+    monkeypatch.setitem(benchmarks.BENCHMARKS, "tiny", bench)
+    out = tmp_path / "out"
+
+    class Copier:
+        def __init__(self, during=None):
+            self.during = during
+
+        def generate(self, sentences, **options):
+            if self.during:
+                self.during()
+            return [Generation(s, s, [], [], 0.0, 0.0, None) for s in sentences]
+
+    score_on_benchmarks(Copier(), ["tiny"], "first", out, tmp_path)
+    score_on_benchmarks(Copier(lambda: score_on_benchmarks(Copier(), ["tiny"], "other", out, tmp_path)),
+                        ["tiny"], "second", out, tmp_path)
+    assert sorted(json.loads((out / "metrics.json").read_text())) == ["first", "other", "second"]
+    assert sorted(p.name for p in out.iterdir()) == ["first.tiny.txt", "metrics.json", "other.tiny.txt",
+                                                     "second.tiny.txt"]
+
+
 def test_every_subcommand_and_option_says_what_it_is_for(capsys):
     import argparse
 

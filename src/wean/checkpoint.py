@@ -26,7 +26,8 @@ WEIGHTS = "model.safetensors"
 
 
 def atomic_write_text(path: Path, text: str) -> None:
-    temporary = path.with_name(path.name + ".tmp")
+    # the process id in the name: two processes writing one file never share a temporary
+    temporary = path.with_name(f"{path.name}.{os.getpid()}.tmp")
     temporary.write_text(text, encoding="utf-8")
     os.replace(temporary, path)
 

@@ -3,7 +3,9 @@ as ``<system>.<benchmark>.txt`` and score them with the benchmark's conventions 
 
 from __future__ import annotations
 
-import json
+import fcntl
+import os
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Sequence
 
@@ -11,7 +13,7 @@ from wean.checkpoint import atomic_write_json, atomic_write_text
 from wean.data.ptb import detokenize
 from wean.evaluation import EvaluationSettings, data_root, evaluate_files, get_benchmark
 from wean.generator import Generator
-from wean.textio import read_lines
+from wean.textio import read_json, read_lines
 
 
 def score_on_benchmarks(
@@ -30,7 +32,7 @@ def score_on_benchmarks(
     root = data_root(root)
     out_dir.mkdir(parents=True, exist_ok=True)
     metrics_path = out_dir / "metrics.json"
-    metrics = json.loads(metrics_path.read_text()) if metrics_path.exists() else {}
+    _read_metrics(metrics_path)  # a damaged metrics.json stops us now, not after the generation
     records = {}
     for name in benchmarks:
         benchmark = get_benchmark(name)
@@ -50,6 +52,23 @@ def score_on_benchmarks(
         if as_plain_text:
             record["generation"]["plain_text"] = True
         records[name] = record
-        metrics.setdefault(system, {})[name] = record
-        atomic_write_json(metrics_path, metrics)
+        with _locked(out_dir):  # re-read: another `wean test` may have added its records meanwhile
+            metrics = _read_metrics(metrics_path)
+            metrics.setdefault(system, {})[name] = record
+            atomic_write_json(metrics_path, metrics)
     return records
+
+
+def _read_metrics(path: Path) -> dict:
+    return read_json(path) if path.exists() else {}
+
+
+@contextmanager
+def _locked(folder: Path):
+    """An exclusive lock on ``folder`` (POSIX flock on the folder itself: no lock file left behind)."""
+    descriptor = os.open(folder, os.O_RDONLY)
+    try:
+        fcntl.flock(descriptor, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(descriptor)
