@@ -6,19 +6,27 @@
 #   reported as not converged.
 # Halving after 2 (not 1) bad validations keeps one noisy validation from starving a row of
 # learning rate (the plateau schedule of results/wean reached 1e-5 while BLEU still rose).
+# Each table's script takes, besides SEEDS: ROWS (a subset of its rows), DEVICE (training.device
+# and wean test's --device) and STAGE: all (default), train (train and test only, leaving the
+# seeds' comparisons and curves for later) or list (print "SEED ROW RUN_DIR" per run, do nothing):
+# results/lib/gpu.sh runs every row as its own job.
 SEEDS=${SEEDS:-"1 2 3"}
 RUNS=${RUNS:-runs}
 MAX_EPOCHS=${MAX_EPOCHS:-100}
+DEVICE=${DEVICE:-auto}
+STAGE=${STAGE:-all}
 CONVERGE="--set training.max_updates=0 --set training.max_epochs=$MAX_EPOCHS --set training.validate_every=0 \
           --set training.lr_patience=2 --set training.early_stopping_patience=4 --set training.keep_best=1"
 
 # train_row CONFIG DIR [--set ...]: train DIR to early stopping, resuming a run that stopped part way
-# (a finished run resumes to "nothing left to train" at once).
+# (a finished run resumes to "nothing left to train" at once; one trained on another machine, whose
+# checkpoints stayed there, is marked by results/lib/gpu.sh's finished-elsewhere and skipped).
 train_row() {
     local config=$1 dir=$2
     shift 2
+    test -e "$dir/finished-elsewhere" && return
     local resume=
     test -e "$dir/checkpoints/latest" && resume=--resume
     # shellcheck disable=SC2086
-    .venv/bin/wean train "$config" --set model_dir="$dir" $CONVERGE "$@" $resume
+    .venv/bin/wean train "$config" --set model_dir="$dir" $CONVERGE --set training.device="$DEVICE" "$@" $resume
 }

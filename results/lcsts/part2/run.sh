@@ -14,14 +14,17 @@ SCALE="--set model.embedding_size=256 --set model.encoder.hidden_size=256 --set 
        --set model.dropout=0.3 --set data.train=data/lcsts-part2/train --set data.valid=data/lcsts-part2/valid \
        --set training.log_every=20"
 for seed in $SEEDS; do
-    for name in seq2seq wean; do
+    for name in ${ROWS:-seq2seq wean}; do
         dir="$RUNS/lcsts-part2-$name-seed$seed"
+        [ "$STAGE" = list ] && { echo "$seed $name $dir"; continue; }
         # shellcheck disable=SC2086
         train_row "configs/$name-lcsts.yaml" "$dir" $SCALE --set training.seed="$seed"
         [ "$OUT/$name-seed$seed.lcsts-test.txt" -nt "$dir/model.safetensors" ] ||
-            .venv/bin/wean test --model "$dir" --system "$name-seed$seed" --out-dir "$OUT" --benchmark lcsts-test
+            .venv/bin/wean test --model "$dir" --system "$name-seed$seed" --out-dir "$OUT" --benchmark lcsts-test \
+                --device "$DEVICE"
     done
 done
+[ "$STAGE" = all ] || exit 0
 for seed in $SEEDS; do
     .venv/bin/wean compare --hyp "$OUT/wean-seed$seed.lcsts-test.txt" "$OUT/seq2seq-seed$seed.lcsts-test.txt" \
         --benchmark lcsts-test

@@ -19,14 +19,17 @@ declare -A ROWS=(
 )
 NAMES=(encdec sgate spm sgate-spm)
 for seed in $SEEDS; do
-    for row in "${NAMES[@]}"; do
+    for row in ${ROWS:-${NAMES[*]}}; do
         dir="$RUNS/spm-converged-$row-seed$seed"
+        [ "$STAGE" = list ] && { echo "$seed $row $dir"; continue; }
         # shellcheck disable=SC2086
         train_row configs/encdec-gigaword.yaml "$dir" $SCALE ${ROWS[$row]} --set training.seed="$seed"
         [ "$OUT/$row-seed$seed.gigaword-test.txt" -nt "$dir/model.safetensors" ] ||
-            .venv/bin/wean test --model "$dir" --system "$row-seed$seed" --out-dir "$OUT" --benchmark gigaword-test
+            .venv/bin/wean test --model "$dir" --system "$row-seed$seed" --out-dir "$OUT" --benchmark gigaword-test \
+                --device "$DEVICE"
     done
 done
+[ "$STAGE" = all ] || exit 0
 for seed in $SEEDS; do
     for row in sgate spm sgate-spm; do
         .venv/bin/wean compare --hyp "$OUT/$row-seed$seed.gigaword-test.txt" "$OUT/encdec-seed$seed.gigaword-test.txt" \

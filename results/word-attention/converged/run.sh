@@ -39,18 +39,21 @@ out_dirs() {
     esac
 }
 for seed in $SEEDS; do
-    for row in rnnsearch word-attention contextual-gates lstm-conditional conv-encoder; do
+    for row in ${ROWS:-rnnsearch word-attention contextual-gates lstm-conditional conv-encoder}; do
         dir="$RUNS/$TASK-converged-$row-seed$seed"
+        [ "$STAGE" = list ] && { echo "$seed $row $dir"; continue; }
         # shellcheck disable=SC2086
         train_row "$CONFIG" "$dir" --set training.precision=fp32 ${ROWS[$row]} --set training.seed="$seed"
         for out in $(out_dirs "$row"); do
             for benchmark in "${BENCHMARKS[@]}"; do
                 [ "$out/$row-seed$seed.$benchmark.txt" -nt "$dir/model.safetensors" ] ||
-                    .venv/bin/wean test --model "$dir" --system "$row-seed$seed" --out-dir "$out" --benchmark "$benchmark"
+                    .venv/bin/wean test --model "$dir" --system "$row-seed$seed" --out-dir "$out" --benchmark "$benchmark" \
+                        --device "$DEVICE"
             done
         done
     done
 done
+[ "$STAGE" = all ] || exit 0
 # per table, per seed: each row against its base on the same test sentences (paired bootstrap)
 for table in word-attention conv-encoder; do
     read -r -a rows <<< "${TABLES[$table]}"

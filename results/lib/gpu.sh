@@ -1,0 +1,161 @@
+#!/usr/bin/env bash
+# Issue 24's rows on a lent GPU machine: each row of each table is one job (a table script with
+# SEEDS, ROWS, STAGE=train, DEVICE=cuda), PARALLEL of them at a time, since one small LSTM leaves a
+# GPU mostly idle. A job is TABLE:SEED:ROW, TABLE one of wean, spm, gigaword, lcsts, simplification.
+#
+# Here, from the repository root:
+#   bash results/lib/gpu.sh pending            the runs not started here, the GPU-only WEAN table
+#                                              first, then the CPU queues' lists from their ends
+#   bash results/lib/gpu.sh carry              .devcarry/carry.tgz: ../shared/data's files that the
+#                                              tables read, data/ (`wean prepare`), and the pure-Python
+#                                              packages the machine's image lacks
+# There (the device tool's run, carry [".devcarry"]):
+#   bash results/lib/gpu.sh start [JOB...]     copy the checkout to /tmp/wean-gpu/tree, check the GPU
+#                                              paths (tests/test_device.py), start the jobs (default: the
+#                                              lines of .devcarry/jobs, which `pending` can write) under setsid
+#   bash results/lib/gpu.sh wait SECONDS       wait until every job is done or SECONDS have passed,
+#                                              then pack every finished run into $OUT/runs.tgz
+# Here again:
+#   bash results/lib/gpu.sh import DIR/runs.tgz   its outputs into results/ (metrics.json records
+#                                              merged), its runs' logs and validations into $RUNS, each
+#                                              marked finished-elsewhere (the CPU queues skip it)
+# The jobs run in a copy of the checkout: every call of the device tool re-sends the working tree,
+# and a run that read a script or wrote results/ while that happened broke (results/wean/gpu.sh).
+# A job still running when the machine goes back is lost (checkpoints are too large to bring back).
+# Stop the CPU queues before `import` and start them again after it (results/lib/README.md).
+# A rehearsal on a machine without a GPU: DEVICE=cpu PYTHON=.venv/bin/python MAX_EPOCHS=1 on a clone.
+set -euo pipefail
+BASE=/tmp/wean-gpu
+PARALLEL=${PARALLEL:-14}
+RUNS=${RUNS:-runs}
+DEVICE=${DEVICE:-cuda}
+
+machine() {
+    if [ "$DEVICE" = cuda ]; then nvidia-smi --query-gpu=name --format=csv,noheader; else echo "the CPU ($DEVICE)"; fi
+}
+
+script_of() {  # TABLE -> its script and argument
+    case $1 in
+        wean) echo results/wean/converged/run.sh ;;
+        spm) echo results/spm/converged/run.sh ;;
+        lcsts) echo results/lcsts/part2/run.sh ;;
+        gigaword | simplification) echo "results/word-attention/converged/run.sh $1" ;;
+        *) echo "unknown table $1" >&2; return 2 ;;
+    esac
+}
+
+runs_of() {  # TABLE -> "TABLE:SEED:ROW RUN_DIR" per run, from the table script itself
+    # shellcheck disable=SC2046
+    STAGE=list bash $(script_of "$1") | while read -r seed row dir; do echo "$1:$seed:$row $dir"; done
+}
+
+pending() {  # TABLE... -> the jobs whose run directory does not exist here, last first
+    for table in "$@"; do runs_of "$table"; done | tac | while read -r job dir; do
+        [ -e "$dir" ] || echo "$job"
+    done
+}
+
+case ${1:?pending, carry, start, wait or import} in
+pending)
+    pending wean
+    # alternately from the two CPU queues' ends (results/lib/queue.sh), so that neither meets the GPU soon
+    paste -d '\n' <(pending lcsts simplification) <(pending spm gigaword) | sed '/^$/d'
+    ;;
+carry)
+    site=$(.venv/bin/python -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
+    staging=$(mktemp -d)
+    mkdir -p "$staging/shared/data" "$staging/site/wean-0.1.0.dist-info"
+    (cd ../shared/data && cp --parents kauchak_v2/train.* wikilarge/valid.* gigaword/test1951.* \
+        lcsts/part3_label3plus.* "$staging/shared/data/" && cp -r --parents turkcorpus wikismall "$staging/shared/data/")
+    cp -rL data "$staging/data"
+    for package in nltk rouge_score sacremoses; do cp -r "$site/$package" "$site/$package"-*.dist-info "$staging/site/"; done
+    printf 'Metadata-Version: 2.1\nName: wean\nVersion: 0.1.0\n' > "$staging/site/wean-0.1.0.dist-info/METADATA"
+    find "$staging" -name __pycache__ -prune -exec rm -r {} +
+    mkdir -p .devcarry
+    mkdir -p .git/info && grep -qx '/.devcarry/' .git/info/exclude 2>/dev/null || echo /.devcarry/ >> .git/info/exclude
+    tar czf .devcarry/carry.tgz -C "$staging" .
+    rm -r "$staging"
+    du -h .devcarry/carry.tgz
+    ;;
+start)
+    shift
+    if [ $# -eq 0 ]; then mapfile -t jobs < .devcarry/jobs; set -- "${jobs[@]}"; fi
+    # the image's python3 holds torch; an absolute path, symbolic links kept (it may be a virtualenv's)
+    python=$(command -v "${PYTHON:-python3}") || { echo "no ${PYTHON:-python3} here" >&2; exit 1; }
+    [[ $python = /* ]] || python=$PWD/$python
+    rm -rf "$BASE" && mkdir -p "$BASE/tree" "$BASE/runs" "$BASE/logs"
+    tar xzf .devcarry/carry.tgz -C "$BASE"  # shared/data (the tree's ../shared/data), site/, data/
+    tar cf - --exclude=./.git --exclude=./.devcarry --exclude=./.venv --exclude=./data . | tar xf - -C "$BASE/tree"
+    cd "$BASE/tree"
+    ln -s "$BASE/data" data
+    mkdir -p .venv/bin
+    ln -s "$python" .venv/bin/python
+    printf '#!/bin/sh\nexec %s -m wean "$@"\n' "$python" > .venv/bin/wean && chmod +x .venv/bin/wean
+    export PYTHONPATH=$BASE/tree/src:$BASE/site
+    if [ "$DEVICE" = cuda ]; then
+        nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader
+        "$python" -c "import torch; print('torch', torch.__version__, torch.cuda.get_device_name())"
+        "$python" -m pytest -q -x -p no:cacheprovider tests/test_device.py  # the GPU paths, before hours of training
+    fi
+    touch "$BASE/.started"
+    printf '%s\n' "$@" > "$BASE/jobs"
+    RUNS=$BASE/runs DEVICE=$DEVICE OMP_NUM_THREADS=1 PYTHONUNBUFFERED=1 setsid nohup \
+        xargs -P "$PARALLEL" -n 1 bash results/lib/gpu.sh job < "$BASE/jobs" > "$BASE/logs/xargs.out" 2>&1 &
+    echo "started $# jobs, $PARALLEL at a time"
+    ;;
+job)  # TABLE:SEED:ROW, inside $BASE/tree (start's xargs)
+    IFS=: read -r table seed row <<< "$2"
+    log=$BASE/logs/$2.out
+    dir=$(runs_of "$table" | awk -v job="$2" '$1 == job {print $2}')
+    # shellcheck disable=SC2046
+    if SEEDS=$seed ROWS=$row STAGE=train bash $(script_of "$table") > "$log" 2>&1; then
+        echo "trained and tested on $(machine), finished $(date -u +%FT%TZ); its checkpoints stayed there" \
+            > "$dir/finished-elsewhere"
+    else
+        echo "$2 failed: see $log" >&2
+    fi
+    ;;
+wait)
+    deadline=$((SECONDS + ${2:?seconds}))
+    while pgrep -f "gpu.sh job" > /dev/null && [ $SECONDS -lt $deadline ]; do sleep 10; done
+    cd "$BASE/tree"
+    for log in "$BASE"/logs/*:*.out; do
+        echo "$(basename "$log" .out): $(grep -E '^(update|valid|the run)|rror' "$log" | tail -1)"
+    done
+    [ "$DEVICE" != cuda ] || nvidia-smi --query-gpu=utilization.gpu,memory.used --format=csv,noheader
+    finished=$(cd "$BASE/runs" && ls -d */finished-elsewhere 2>/dev/null | xargs -r -n 1 dirname)
+    files=()
+    for run in $finished; do
+        for name in finished-elsewhere validations.json best.json train.log config.yaml; do
+            files+=("runs/$run/$name")
+        done
+    done
+    tar czf "${OUT:?}/runs.tgz" $(find results -type f -newer "$BASE/.started") \
+        -C "$BASE" logs ${files[@]+"${files[@]}"}
+    echo "packed $(echo "$finished" | grep -c . || true) finished runs"
+    ;;
+import)
+    packed=$(mktemp -d)
+    tar xzf "${2:?runs.tgz}" -C "$packed"
+    mkdir -p "$RUNS/logs/gpu"
+    cp "$packed"/logs/* "$RUNS/logs/gpu/"
+    for run in "$packed"/runs/*/; do  # a run the CPU started meanwhile: the two would clash
+        if [ -d "$run" ] && [ -e "$RUNS/$(basename "$run")" ] && [ ! -e "$RUNS/$(basename "$run")/finished-elsewhere" ]; then
+            echo "$RUNS/$(basename "$run") was started here too: nothing imported; keep one of the two by hand" >&2
+            exit 1
+        fi
+    done
+    for run in "$packed"/runs/*/; do
+        [ -d "$run" ] && mkdir -p "$RUNS/$(basename "$run")" && cp "$run"/* "$RUNS/$(basename "$run")/"
+    done
+    # the runs' outputs; their records merged into each folder's metrics.json
+    (cd "$packed" && find results -type f ! -name metrics.json) | while read -r file; do
+        cp "$packed/$file" "$file"
+    done
+    (cd "$packed" && find results -name metrics.json) | while read -r metrics; do
+        .venv/bin/python results/lib/merge_metrics.py "$packed/$metrics" "$metrics"
+    done
+    rm -r "$packed"
+    ;;
+*) echo "unknown command $1" >&2; exit 2 ;;
+esac
