@@ -6,13 +6,17 @@ mean ± sample standard deviation over seeds, and each seed's gap to the first r
 
 A system is named ``--name`` with the row and seed filled in (default ``{row}-seed{seed}``, as the
 convergence scripts name them). A seed whose systems are not all tested yet is left out, with a
-note on stderr. The paired bootstrap per seed is `wean compare`'s (each table's significance.txt).
+note on stderr. The paired bootstrap per seed is `wean compare`'s (each table's significance.txt);
+``--significance FILE`` turns such a file into one table as well:
+
+    .venv/bin/python results/lib/seed_table.py --significance results/spm/converged/significance.txt
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import re
 import statistics
 import sys
 from pathlib import Path
@@ -37,6 +41,22 @@ def seed_table(metrics: dict, rows: list[str], seeds: list[int], benchmark: str,
     return "\n".join(lines)
 
 
+def significance_table(text: str) -> str:
+    """`wean compare` blocks (A = ..., B = ..., then one line per metric) as one table, a line per
+    comparison and metric: A's and B's systems and benchmark, the gap, its interval and p."""
+    lines = ["| A | B | benchmark | metric | A | B | A - B | 95 % interval | p |", "|---|---|---|---|---:|---:|---:|---|---:|"]
+    a = b = benchmark = None
+    for line in text.splitlines():
+        if line.startswith(("A = ", "B = ")):
+            system, benchmark = Path(line[4:]).name.removesuffix(".txt").split(".", 1)
+            a, b = (system, b) if line[0] == "A" else (a, system)
+        elif match := re.fullmatch(r"(\S+)\s+(\S+)\s+(\S+)\s+(\S+)\s+(\[.*\])\s+(\S+)", line.strip()):
+            metric, score_a, score_b, gap, interval, p = match.groups()
+            if metric != "metric":  # the header
+                lines.append(f"| {a} | {b} | {benchmark} | {metric} | {score_a} | {score_b} | {gap} | {interval} | {p} |")
+    return "\n".join(lines)
+
+
 def tested_seeds(seeds: list[int], missing: Callable[[int], list[str]], what: str) -> list[int]:
     """The seeds for which ``missing(seed)`` names no system; the others are said on stderr."""
     tested = []
@@ -50,13 +70,19 @@ def tested_seeds(seeds: list[int], missing: Callable[[int], list[str]], what: st
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("metrics", type=Path)
-    parser.add_argument("--rows", nargs="+", required=True, help="the base row first")
-    parser.add_argument("--benchmark", required=True)
-    parser.add_argument("--metrics", dest="keys", nargs="+", required=True, help="score keys of metrics.json")
+    parser.add_argument("metrics", type=Path, nargs="?")
+    parser.add_argument("--rows", nargs="+", help="the base row first")
+    parser.add_argument("--benchmark")
+    parser.add_argument("--metrics", dest="keys", nargs="+", help="score keys of metrics.json")
     parser.add_argument("--seeds", type=int, nargs="+", default=[1, 2, 3])
     parser.add_argument("--name", default="{row}-seed{seed}")
+    parser.add_argument("--significance", type=Path, help="a significance.txt to tabulate instead")
     args = parser.parse_args()
+    if args.significance:
+        print(significance_table(args.significance.read_text()))
+        return
+    if not (args.metrics and args.rows and args.benchmark and args.keys):
+        parser.error("METRICS, --rows, --benchmark and --metrics, or --significance")
     metrics = json.loads(args.metrics.read_text())
     seeds = tested_seeds(args.seeds, lambda seed: [
         row for row in args.rows if args.benchmark not in metrics.get(args.name.format(row=row, seed=seed), {})
