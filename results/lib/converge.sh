@@ -30,3 +30,10 @@ train_row() {
     # shellcheck disable=SC2086
     .venv/bin/wean train "$config" --set model_dir="$dir" $CONVERGE --set training.device="$DEVICE" "$@" $resume
 }
+
+# keep_config DIR OUT: the run's resolved config, as it trained, in OUT/configs/ (model_dir made
+# relative: no machine's paths in results/)
+keep_config() {
+    mkdir -p "$2/configs"
+    sed "s|^model_dir: .*|model_dir: runs/$(basename "$1")|" "$1/config.yaml" > "$2/configs/$(basename "$1").yaml"
+}

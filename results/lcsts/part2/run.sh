@@ -19,6 +19,7 @@ for seed in $SEEDS; do
         [ "$STAGE" = list ] && { echo "$seed $name $dir"; continue; }
         # shellcheck disable=SC2086
         train_row "configs/$name-lcsts.yaml" "$dir" $SCALE --set training.seed="$seed"
+        keep_config "$dir" "$OUT"
         [ "$OUT/$name-seed$seed.lcsts-test.txt" -nt "$dir/model.safetensors" ] ||
             .venv/bin/wean test --model "$dir" --system "$name-seed$seed" --out-dir "$OUT" --benchmark lcsts-test \
                 --device "$DEVICE"

@@ -24,6 +24,7 @@ for seed in $SEEDS; do
         [ "$STAGE" = list ] && { echo "$seed $row $dir"; continue; }
         # shellcheck disable=SC2086
         train_row configs/encdec-gigaword.yaml "$dir" $SCALE ${ROWS[$row]} --set training.seed="$seed"
+        keep_config "$dir" "$OUT"
         [ "$OUT/$row-seed$seed.gigaword-test.txt" -nt "$dir/model.safetensors" ] ||
             .venv/bin/wean test --model "$dir" --system "$row-seed$seed" --out-dir "$OUT" --benchmark gigaword-test \
                 --device "$DEVICE"

@@ -18,6 +18,7 @@ for seed in $SEEDS; do
         [ "$STAGE" = list ] && { echo "$seed $name $dir"; continue; }
         # shellcheck disable=SC2086
         train_row "configs/${CONFIG[$name]}.yaml" "$dir" ${CHANGE[$name]} --set training.seed="$seed"
+        keep_config "$dir" "$OUT"
         system=$name-seed$seed
         [ "$OUT/$system.wikismall-test.txt" -nt "$dir/model.safetensors" ] || {
             .venv/bin/wean test --model "$dir" --system "$system" --out-dir "$OUT" --device "$DEVICE" \

@@ -45,6 +45,7 @@ for seed in $SEEDS; do
         # shellcheck disable=SC2086
         train_row "$CONFIG" "$dir" --set training.precision=fp32 ${ROWS[$row]} --set training.seed="$seed"
         for out in $(out_dirs "$row"); do
+            keep_config "$dir" "$out"
             for benchmark in "${BENCHMARKS[@]}"; do
                 [ "$out/$row-seed$seed.$benchmark.txt" -nt "$dir/model.safetensors" ] ||
                     .venv/bin/wean test --model "$dir" --system "$row-seed$seed" --out-dir "$out" --benchmark "$benchmark" \
