@@ -28,6 +28,23 @@ def test_asking_for_cuda_without_a_gpu_is_a_clear_error():
         resolve_device("cuda")
 
 
+def test_taking_a_gpu_keeps_fp32_convolutions_and_products_in_fp32(monkeypatch):
+    """PyTorch's default lets cuDNN convolutions (the conv encoder) run in TF32 on Ampere and newer."""
+    flags = (torch.backends.cudnn, torch.backends.cuda.matmul)
+    saved = [f.allow_tf32 for f in flags]  # process-wide: put back after the test
+    try:
+        for f in flags:
+            f.allow_tf32 = True
+        monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+        assert resolve_device("cuda").type == "cuda"
+        assert [f.allow_tf32 for f in flags] == [False, False]
+        if hasattr(torch.backends.cudnn, "conv"):  # PyTorch >= 2.9 names the precision per operation too
+            assert "tf32" not in (torch.backends.cudnn.conv.fp32_precision, torch.backends.cudnn.rnn.fp32_precision)
+    finally:
+        for f, value in zip(flags, saved):
+            f.allow_tf32 = value
+
+
 def test_an_unknown_device_is_refused_by_the_config():
     with pytest.raises(WeanError, match="training.device is 'gpu'"):
         config_from_dict({"training": {"device": "gpu"}})

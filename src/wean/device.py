@@ -13,9 +13,21 @@ def resolve_device(name: str) -> torch.device:
         raise WeanError(f"device {name!r}: choose one of {', '.join(DEVICES)}")
     if name == "auto":
         name = "cuda" if torch.cuda.is_available() else "cpu"
-    if name == "cuda" and not torch.cuda.is_available():
-        raise WeanError("device 'cuda': PyTorch sees no CUDA GPU here (use cpu or auto)")
+    if name == "cuda":
+        if not torch.cuda.is_available():
+            raise WeanError("device 'cuda': PyTorch sees no CUDA GPU here (use cpu or auto)")
+        full_fp32_on_gpus()
     return torch.device(name)
+
+
+def full_fp32_on_gpus() -> None:
+    """fp32 on a GPU is IEEE fp32: by default PyTorch lets cuDNN's convolutions (the conv encoder)
+    run in TF32, 10 mantissa bits, on Ampere and newer GPUs, so a GPU's fp32 run would differ from
+    a CPU's by more than rounding. bf16 / fp16 autocast still decide their own products."""
+    # the old flags, not PyTorch 2.9's fp32_precision: they set the new ones too (conv and rnn alike),
+    # where setting only the new ones makes every later read of the old flag an error
+    torch.backends.cudnn.allow_tf32 = False
+    torch.backends.cuda.matmul.allow_tf32 = False
 
 
 def model_device(model: torch.nn.Module) -> torch.device:
