@@ -120,7 +120,7 @@ wait)
     while pgrep -f "gpu.sh job" > /dev/null && [ $SECONDS -lt $deadline ]; do sleep 10; done
     cd "$BASE/tree"
     for log in "$BASE"/logs/*:*.out; do
-        echo "$(basename "$log" .out): $(grep -E '^(update|valid|the run)|rror' "$log" | tail -1)"
+        echo "$(basename "$log" .out): $(grep -E '^(update|valid|the run)| on [a-z0-9-]+: |rror' "$log" | tail -1)"
     done
     [ "$DEVICE" != cuda ] || nvidia-smi --query-gpu=utilization.gpu,memory.used --format=csv,noheader
     finished=$(cd "$BASE/runs" && ls -d */finished-elsewhere 2>/dev/null | xargs -r -n 1 dirname)
