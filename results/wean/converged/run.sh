@@ -9,11 +9,12 @@
 set -euo pipefail
 source results/lib/converge.sh
 OUT=results/wean/converged
+NAMES=(seq2seq wean wean-dot wean-concat)
 declare -A CONFIG=([seq2seq]=seq2seq-pwkp [wean]=wean-pwkp [wean-dot]=wean-pwkp [wean-concat]=wean-pwkp)
 declare -A CHANGE=([seq2seq]="" [wean]="" [wean-dot]="--set model.output_layer.score=dot"
                    [wean-concat]="--set model.output_layer.score=concat")
 for seed in $SEEDS; do
-    for name in ${ROWS:-seq2seq wean wean-dot wean-concat}; do
+    for name in ${ROWS:-${NAMES[*]}}; do
         dir="$RUNS/wean-converged-$name-seed$seed"
         [ "$STAGE" = list ] && { echo "$seed $name $dir"; continue; }
         # shellcheck disable=SC2086
@@ -38,3 +39,9 @@ for seed in $SEEDS; do
         done
     done
 done | tee "$OUT/significance.txt"
+for seed in $SEEDS; do  # the paper's Figure 2: validation BLEU per epoch
+    dirs=("${NAMES[@]/#/$RUNS/wean-converged-}")
+    labels=$(IFS=,; echo "${NAMES[*]}")
+    .venv/bin/wean plot "${dirs[@]/%/-seed$seed}" --labels "$labels" --metric bleu --out "$OUT/valid-bleu-seed$seed.png" \
+        | tee "$OUT/convergence-seed$seed.txt"
+done
