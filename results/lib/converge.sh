@@ -18,17 +18,18 @@ STAGE=${STAGE:-all}
 CONVERGE="--set training.max_updates=0 --set training.max_epochs=$MAX_EPOCHS --set training.validate_every=0 \
           --set training.lr_patience=2 --set training.early_stopping_patience=4 --set training.keep_best=1"
 
-# train_row CONFIG DIR [--set ...]: train DIR to early stopping, resuming a run that stopped part way
-# (a finished run resumes to "nothing left to train" at once; one trained on another machine, whose
-# checkpoints stayed there, is marked by results/lib/gpu.sh's finished-elsewhere and skipped).
+# train_row CONFIG DIR [--set ...]: train DIR to early stopping, resuming a run that stopped part way;
+# DIR/finished marks a run trained to its end, DIR/finished-elsewhere one trained on another machine
+# whose checkpoints stayed there (results/lib/gpu.sh): both are skipped.
 train_row() {
     local config=$1 dir=$2
     shift 2
-    test -e "$dir/finished-elsewhere" && return
+    { test -e "$dir/finished" || test -e "$dir/finished-elsewhere"; } && return
     local resume=
     test -e "$dir/checkpoints/latest" && resume=--resume
     # shellcheck disable=SC2086
     .venv/bin/wean train "$config" --set model_dir="$dir" $CONVERGE --set training.device="$DEVICE" "$@" $resume
+    date -u +%FT%TZ > "$dir/finished"
 }
 
 # keep_config DIR OUT: the run's resolved config, as it trained, in OUT/configs/ (model_dir made

@@ -1,11 +1,10 @@
 #!/usr/bin/env bash
-# Issue 24's rows on a lent GPU machine: each row of each table is one job (a table script with
-# SEEDS, ROWS, STAGE=train, DEVICE=cuda), PARALLEL of them at a time, since one small LSTM leaves a
-# GPU mostly idle. A job is TABLE:SEED:ROW, TABLE one of wean, spm, gigaword, lcsts, simplification.
+# Issue 24's rows on a lent GPU machine: each row of each table is one job (results/lib/jobs.sh),
+# PARALLEL of them at a time, since one small LSTM leaves a GPU mostly idle.
 #
 # Here, from the repository root:
 #   bash results/lib/gpu.sh pending            the runs not started here, the GPU-only WEAN table
-#                                              first, then the CPU queues' lists from their ends
+#                                              first, then the CPU workers' list from its end
 #   bash results/lib/gpu.sh carry              .devcarry/carry.tgz: ../shared/data's files that the
 #                                              tables read, data/ (`wean prepare`), and the pure-Python
 #                                              packages the machine's image lacks
@@ -18,39 +17,24 @@
 # Here again:
 #   bash results/lib/gpu.sh import DIR/runs.tgz   its outputs into results/ (metrics.json records
 #                                              merged), its runs' logs and validations into $RUNS, each
-#                                              marked finished-elsewhere (the CPU queues skip it)
+#                                              marked finished-elsewhere (the CPU workers skip it)
 # The jobs run in a copy of the checkout: every call of the device tool re-sends the working tree,
 # and a run that read a script or wrote results/ while that happened broke (results/wean/gpu.sh).
 # A job still running when the machine goes back is lost (checkpoints are too large to bring back).
-# Stop the CPU queues before `import` and start them again after it (results/lib/README.md).
+# Stop the CPU workers before `import` and start them again after it (results/lib/README.md).
 # A rehearsal on a machine without a GPU: DEVICE=cpu PYTHON=.venv/bin/python MAX_EPOCHS=1 on a clone.
 set -euo pipefail
+source results/lib/jobs.sh
 BASE=/tmp/wean-gpu
 PARALLEL=${PARALLEL:-14}
-RUNS=${RUNS:-runs}
 DEVICE=${DEVICE:-cuda}
 
 machine() {
     if [ "$DEVICE" = cuda ]; then nvidia-smi --query-gpu=name --format=csv,noheader; else echo "the CPU ($DEVICE)"; fi
 }
 
-script_of() {  # TABLE -> its script and argument
-    case $1 in
-        wean) echo results/wean/converged/run.sh ;;
-        spm) echo results/spm/converged/run.sh ;;
-        lcsts) echo results/lcsts/part2/run.sh ;;
-        gigaword | simplification) echo "results/word-attention/converged/run.sh $1" ;;
-        *) echo "unknown table $1" >&2; return 2 ;;
-    esac
-}
-
-runs_of() {  # TABLE -> "TABLE:SEED:ROW RUN_DIR" per run, from the table script itself
-    # shellcheck disable=SC2046
-    STAGE=list bash $(script_of "$1") | while read -r seed row dir; do echo "$1:$seed:$row $dir"; done
-}
-
 pending() {  # TABLE... -> the jobs whose run directory does not exist here, last first
-    for table in "$@"; do runs_of "$table"; done | tac | while read -r job dir; do
+    runs_of "$@" | tac | while read -r job dir; do
         [ -e "$dir" ] || echo "$job"
     done
 }
@@ -58,8 +42,8 @@ pending() {  # TABLE... -> the jobs whose run directory does not exist here, las
 case ${1:?pending, carry, start, wait or import} in
 pending)
     pending wean
-    # alternately from the two CPU queues' ends (results/lib/queue.sh), so that neither meets the GPU soon
-    paste -d '\n' <(pending lcsts simplification) <(pending spm gigaword) | sed '/^$/d'
+    # shellcheck disable=SC2086
+    pending $CPU_TABLES  # from the end of the CPU workers' list (results/lib/queue.sh): they meet it last
     ;;
 carry)
     site=$(.venv/bin/python -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
@@ -104,11 +88,9 @@ start)
     echo "started $# jobs, $PARALLEL at a time"
     ;;
 job)  # TABLE:SEED:ROW, inside $BASE/tree (start's xargs)
-    IFS=: read -r table seed row <<< "$2"
     log=$BASE/logs/$2.out
-    dir=$(runs_of "$table" | awk -v job="$2" '$1 == job {print $2}')
-    # shellcheck disable=SC2046
-    if SEEDS=$seed ROWS=$row STAGE=train bash $(script_of "$table") > "$log" 2>&1; then
+    dir=$(runs_of "${2%%:*}" | awk -v job="$2" '$1 == job {print $2}')
+    if run_job "$2" > "$log" 2>&1; then
         echo "trained and tested on $(machine), finished $(date -u +%FT%TZ); its checkpoints stayed there" \
             > "$dir/finished-elsewhere"
     else
@@ -127,7 +109,7 @@ wait)
     files=()
     for run in $finished; do
         for name in finished-elsewhere validations.json best.json train.log config.yaml; do
-            files+=("runs/$run/$name")
+            [ ! -e "$BASE/runs/$run/$name" ] || files+=("runs/$run/$name")
         done
     done
     tar czf "${OUT:?}/runs.tgz" $(find results -type f -newer "$BASE/.started") \
@@ -150,7 +132,7 @@ import)
     done
     # the runs' outputs; their records merged into each folder's metrics.json
     (cd "$packed" && find results -type f ! -name metrics.json) | while read -r file; do
-        cp "$packed/$file" "$file"
+        mkdir -p "$(dirname "$file")" && cp "$packed/$file" "$file"
     done
     (cd "$packed" && find results -name metrics.json) | while read -r metrics; do
         .venv/bin/python results/lib/merge_metrics.py "$packed/$metrics" "$metrics"

@@ -1,14 +1,42 @@
 #!/usr/bin/env bash
-# Issue 24's convergence runs as two queues, one per CPU core, each a list of table scripts run in
-# order (every script resumes where it stopped, and a finished one passes at once):
-#   RUNS=/root/wean-runs OMP_NUM_THREADS=1 nohup bash results/lib/queue.sh a > /root/wean-runs/logs/queue-a.log 2>&1 &
-#   RUNS=/root/wean-runs OMP_NUM_THREADS=1 nohup bash results/lib/queue.sh b > /root/wean-runs/logs/queue-b.log 2>&1 &
-# The paper-sized WEAN table (results/wean/converged/run.sh) is left out: it is a GPU's work.
+# Issue 24's convergence runs on this machine: start one worker per core (one thread each); every
+# worker walks the same list of jobs (results/lib/jobs.sh; the tables in the order of CPU_TABLES,
+# seeds outermost) and takes each job that no other worker holds (flock on $RUNS/claims/, released
+# by the kernel when its holder dies); runs that stopped part way come first. A finished and tested
+# run passes at once; a table's comparisons and curves are made once all its runs are finished
+# ($RUNS/report-TABLE.done: delete it to make them again):
+#   RUNS=/root/wean-runs OMP_NUM_THREADS=1 nohup bash results/lib/queue.sh > /root/wean-runs/logs/worker-1.log 2>&1 &
+#   RUNS=/root/wean-runs OMP_NUM_THREADS=1 nohup bash results/lib/queue.sh > /root/wean-runs/logs/worker-2.log 2>&1 &
 set -euo pipefail
-case ${1:?a or b} in
-    a) bash results/spm/converged/run.sh
-       bash results/word-attention/converged/run.sh gigaword ;;
-    b) bash results/lcsts/part2/run.sh
-       bash results/word-attention/converged/run.sh simplification ;;
-    *) echo "queue a or b" >&2; exit 2 ;;
-esac
+source results/lib/jobs.sh
+mkdir -p "$RUNS/claims"
+
+holding() {  # NAME: true if this worker now holds NAME's claim (on file descriptor $claim)
+    exec {claim}> "$RUNS/claims/$1"
+    flock -n "$claim" || { exec {claim}>&-; return 1; }
+}
+
+# shellcheck disable=SC2086
+jobs=$(runs_of $CPU_TABLES)
+started=$(while read -r job dir; do [ -d "$dir" ] && ! finished "$dir" && echo "$job $dir"; done <<< "$jobs" || true)
+while read -r job dir; do
+    [ -n "$job" ] || continue
+    holding "${dir##*/}" || continue
+    echo "$(date -u +%FT%TZ) $job"
+    run_job "$job" || echo "$(date -u +%FT%TZ) $job failed" >&2
+    exec {claim}>&-
+done <<< "$started
+$jobs"
+for table in $CPU_TABLES; do
+    [ ! -e "$RUNS/report-$table.done" ] || continue
+    runs_of "$table" | while read -r job dir; do finished "$dir" || exit 1; done || continue
+    holding "report-$table" || continue
+    echo "$(date -u +%FT%TZ) $table: comparisons and curves"
+    # shellcheck disable=SC2046
+    if bash $(script_of "$table") < /dev/null; then
+        date -u +%FT%TZ > "$RUNS/report-$table.done"
+    else
+        echo "$(date -u +%FT%TZ) $table's report failed" >&2
+    fi
+    exec {claim}>&-
+done

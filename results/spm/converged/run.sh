@@ -11,7 +11,7 @@ OUT=results/spm/converged
 test -e data/gigaword/train.src || .venv/bin/wean prepare gigaword --out data/gigaword
 SCALE="--set model.embedding_size=256 --set model.encoder.hidden_size=128 --set model.encoder.layers=1 \
        --set model.decoder.hidden_size=256 --set model.decoder.layers=1"
-declare -A ROWS=(
+declare -A CHANGE=(
     [encdec]=""
     [sgate]="--set model.encoder.selective_gate=true"
     [spm]="--set model.spm.enabled=true"
@@ -23,7 +23,7 @@ for seed in $SEEDS; do
         dir="$RUNS/spm-converged-$row-seed$seed"
         [ "$STAGE" = list ] && { echo "$seed $row $dir"; continue; }
         # shellcheck disable=SC2086
-        train_row configs/encdec-gigaword.yaml "$dir" $SCALE ${ROWS[$row]} --set training.seed="$seed"
+        train_row configs/encdec-gigaword.yaml "$dir" $SCALE ${CHANGE[$row]} --set training.seed="$seed"
         keep_config "$dir" "$OUT"
         [ "$OUT/$row-seed$seed.gigaword-test.txt" -nt "$dir/model.safetensors" ] ||
             .venv/bin/wean test --model "$dir" --system "$row-seed$seed" --out-dir "$OUT" --benchmark gigaword-test \

@@ -22,7 +22,7 @@ case $TASK in
 esac
 CONV="--set model.encoder.type=conv --set model.encoder.layers=6 --set model.encoder.hidden_size=256 \
       --set model.decoder.type=conditional --set model.decoder.bridge=zero"
-declare -A ROWS=(
+declare -A CHANGE=(
     [rnnsearch]=""
     [word-attention]="--set model.decoder.word_attention=attention"
     [contextual-gates]="--set model.decoder.word_attention=gates"
@@ -43,7 +43,7 @@ for seed in $SEEDS; do
         dir="$RUNS/$TASK-converged-$row-seed$seed"
         [ "$STAGE" = list ] && { echo "$seed $row $dir"; continue; }
         # shellcheck disable=SC2086
-        train_row "$CONFIG" "$dir" --set training.precision=fp32 ${ROWS[$row]} --set training.seed="$seed"
+        train_row "$CONFIG" "$dir" --set training.precision=fp32 ${CHANGE[$row]} --set training.seed="$seed"
         for out in $(out_dirs "$row"); do
             keep_config "$dir" "$out"
             for benchmark in "${BENCHMARKS[@]}"; do

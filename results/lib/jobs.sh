@@ -1,0 +1,35 @@
+# Issue 24's runs as jobs, sourced by results/lib/queue.sh (this machine's cores) and
+# results/lib/gpu.sh (a lent GPU machine). A job is TABLE:SEED:ROW; it runs its table's script
+# with SEEDS=SEED ROWS=ROW STAGE=train (results/lib/converge.sh), which trains and tests that row.
+RUNS=${RUNS:-runs}
+CPU_TABLES=${CPU_TABLES:-"lcsts spm gigaword simplification"}  # the paper-sized wean table is a GPU's work
+
+script_of() {  # TABLE -> its script and argument
+    case $1 in
+        wean) echo results/wean/converged/run.sh ;;
+        spm) echo results/spm/converged/run.sh ;;
+        lcsts) echo results/lcsts/part2/run.sh ;;
+        gigaword | simplification) echo "results/word-attention/converged/run.sh $1" ;;
+        *) echo "unknown table $1" >&2; return 2 ;;
+    esac
+}
+
+runs_of() {  # TABLE... -> "TABLE:SEED:ROW RUN_DIR" per run, from each table script itself
+    local table seed row dir
+    for table in "$@"; do
+        # shellcheck disable=SC2046
+        STAGE=list bash $(script_of "$table") | while read -r seed row dir; do echo "$table:$seed:$row $dir"; done
+    done
+}
+
+run_job() {  # TABLE:SEED:ROW [environment...]: train and test that row
+    local table seed row
+    IFS=: read -r table seed row <<< "$1"
+    shift
+    # shellcheck disable=SC2046
+    env "$@" SEEDS="$seed" ROWS="$row" STAGE=train bash $(script_of "$table") < /dev/null
+}
+
+finished() {  # RUN_DIR: trained to its end (the test may still be due), here or on another machine
+    [ -e "$1/finished" ] || [ -e "$1/finished-elsewhere" ]
+}
