@@ -22,12 +22,11 @@ runs_of() {  # TABLE... -> "TABLE:SEED:ROW RUN_DIR" per run, from each table scr
     done
 }
 
-run_job() {  # TABLE:SEED:ROW [environment...]: train and test that row
+run_job() {  # TABLE:SEED:ROW: train and test that row
     local table seed row
     IFS=: read -r table seed row <<< "$1"
-    shift
     # shellcheck disable=SC2046
-    env "$@" SEEDS="$seed" ROWS="$row" STAGE=train bash $(script_of "$table") < /dev/null
+    SEEDS="$seed" ROWS="$row" STAGE=train bash $(script_of "$table") < /dev/null
 }
 
 finished() {  # RUN_DIR: trained to its end (the test may still be due), here or on another machine
