@@ -67,7 +67,7 @@ start)
     # the image's python3 holds torch; an absolute path, symbolic links kept (it may be a virtualenv's)
     python=$(command -v "${PYTHON:-python3}") || { echo "no ${PYTHON:-python3} here" >&2; exit 1; }
     [[ $python = /* ]] || python=$PWD/$python
-    rm -rf "$BASE" && mkdir -p "$BASE/tree" "$BASE/runs" "$BASE/logs"
+    rm -rf "$BASE" && mkdir -p "$BASE/tree" "$BASE/runs" "$BASE/logs" "$BASE/done"
     tar xzf .devcarry/carry.tgz -C "$BASE"  # shared/data (the tree's ../shared/data), site/, data/
     tar cf - --exclude=./.git --exclude=./.devcarry --exclude=./.venv --exclude=./data . | tar xf - -C "$BASE/tree"
     cd "$BASE/tree"
@@ -96,10 +96,14 @@ job)  # TABLE:SEED:ROW, inside $BASE/tree (start's xargs)
     else
         echo "$2 failed: see $log" >&2
     fi
+    touch "$BASE/done/$2"
     ;;
 wait)
     deadline=$((SECONDS + ${2:?seconds}))
-    while pgrep -f "gpu.sh job" > /dev/null && [ $SECONDS -lt $deadline ]; do sleep 10; done
+    # files, not processes, say which jobs ended: nothing to get wrong about setsid's forks
+    while [ "$(ls "$BASE/done" | wc -l)" -lt "$(wc -l < "$BASE/jobs")" ] && [ $SECONDS -lt $deadline ]; do
+        sleep 10
+    done
     cd "$BASE/tree"
     for log in "$BASE"/logs/*:*.out; do
         echo "$(basename "$log" .out): $(grep -E '^(update|valid|the run)| on [a-z0-9-]+: |rror' "$log" | tail -1)"
