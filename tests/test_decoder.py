@@ -1,5 +1,5 @@
-"""The Luong decoder's teacher-forced path with input feeding (LSTMDecoder._input_fed, the LSTM
-unrolled by hand for speed) computes the same function as the step path that search takes."""
+"""The decoders' teacher-forced paths (the LSTM unrolled by hand for speed: LSTMDecoder._input_fed,
+UnrolledLSTM for the others) compute the same function as the step path that search takes."""
 
 import pytest
 import torch
@@ -8,12 +8,14 @@ from wean.config import ModelConfig
 from wean.models.model import build_model
 
 
-def model_and_batch(layers: int, bridge: str, attention: str, seed: int = 0):
+def model_and_batch(layers: int, bridge: str, attention: str, seed: int = 0, decoder: str = "luong",
+                    word_attention: str = "none"):
     torch.manual_seed(seed)
     config = ModelConfig(embedding_size=12, dropout=0.0, share_embeddings=False)
     config.encoder.hidden_size, config.encoder.layers, config.encoder.bidirectional = 8, layers, True
     config.decoder.hidden_size, config.decoder.layers = 16, layers
     config.decoder.bridge, config.decoder.attention, config.decoder.input_feeding = bridge, attention, True
+    config.decoder.type, config.decoder.word_attention = decoder, word_attention
     model = build_model(config, 30, 25)
     source = torch.randint(4, 30, (3, 7))
     source[1, 5:] = 0  # padding
@@ -59,6 +61,34 @@ def test_unrolled_training_path_equals_the_step_path(layers, bridge, attention):
     for name, p in model.named_parameters():
         if name in unrolled:
             assert torch.allclose(unrolled[name], p.grad, atol=1e-6), name
+
+
+@pytest.mark.parametrize("decoder,word_attention,layers,bridge", [
+    ("bahdanau", "none", 1, "linear"), ("bahdanau", "attention", 2, "copy"), ("bahdanau", "gates", 2, "zero"),
+    ("conditional", "none", 1, "zero"), ("conditional", "none", 3, "linear"),
+])
+def test_unrolled_lstm_equals_the_step_path(decoder, word_attention, layers, bridge):
+    """RecurrentDecoder's teacher-forced loop (UnrolledLSTM) against one nn.LSTM call per step:
+    the queries, the final state and every gradient."""
+    model, source, lengths, previous = model_and_batch(layers, bridge, "concat", decoder=decoder,
+                                                       word_attention=word_attention)
+    model.train()  # dropout 0: deterministic
+    whole = model(source, lengths, previous)
+    queries, attention_maps, state = step_by_step(model, source, lengths, previous)
+    assert torch.allclose(whole.queries, queries, atol=1e-6)
+    assert torch.allclose(whole.attention, attention_maps, atol=1e-6)
+    encoded = model.encode(source, lengths)
+    final = model.decoder(previous, encoded, model.init_state(encoded)).state
+    assert all(torch.allclose(a, b, atol=1e-6) for a, b in zip(final.hidden, state.hidden))
+    model.zero_grad()
+    whole.logits.square().mean().backward()
+    unrolled = {name: p.grad.clone() for name, p in model.named_parameters() if p.grad is not None}
+    model.zero_grad()
+    model.output_layer(step_by_step(model, source, lengths, previous)[0]).square().mean().backward()
+    stepped = {name: p.grad for name, p in model.named_parameters() if p.grad is not None}
+    assert unrolled.keys() == stepped.keys() and "decoder.rnn.weight_ih_l0" in unrolled
+    for name in unrolled:
+        assert torch.allclose(unrolled[name], stepped[name], atol=1e-6), name
 
 
 def test_dropout_between_layers_is_applied_in_training_only():

@@ -12,7 +12,6 @@ The state starts from zeros with the convolutional encoder (``bridge: zero``).
 
 from __future__ import annotations
 
-import torch
 from torch import nn
 
 from wean.config import DecoderConfig
@@ -36,8 +35,8 @@ class ConditionalLSTMDecoder(RecurrentDecoder):
         self.rnn = lstm(embedding_size + memory_size, config)
         self.dropout = nn.Dropout(dropout)
 
-    def step(self, g, encoded, state, values):
+    def step(self, g, encoded, state, values, recur):
         d = self.state_to_query(state.hidden[0][0].unsqueeze(1)) + g
         context, weights = self.attention(d, state.projected_keys, encoded.states, encoded.mask)
-        output, hidden = self.rnn(torch.cat([g, context], dim=-1), state.hidden)
+        output, hidden = recur(context, state.hidden)  # the LSTM on [g_i; c_i]
         return self.dropout(output), DecoderState(hidden, None, state.projected_keys), weights, {}

@@ -56,8 +56,8 @@ class LSTMDecoder(RecurrentDecoder):
         attentional, weights = self._attend(outputs, encoded, state.projected_keys)
         return DecoderOutput(attentional, DecoderState(hidden, None, state.projected_keys), weights)
 
-    def step(self, embedded, encoded, state, values):
-        output, hidden = self.rnn(torch.cat([embedded, state.input_feed.unsqueeze(1)], dim=-1), state.hidden)
+    def step(self, embedded, encoded, state, values, recur):
+        output, hidden = recur(state.input_feed.unsqueeze(1), state.hidden)
         attentional, weights = self._attend(output, encoded, state.projected_keys)
         return attentional, DecoderState(hidden, attentional.squeeze(1), state.projected_keys), weights, {}
 

@@ -2,14 +2,22 @@
 attention keys projected once per batch, and the loop over target steps. A decoder says what
 one step does (:meth:`RecurrentDecoder.step`); the loop, the state and the extras are here.
 
+A step's LSTM reads the previous word's embedding and something computed in the step (a context);
+over a teacher-forced target the embeddings of every step are known in advance, so the loop runs
+the LSTM written out (:class:`UnrolledLSTM`): the words' share of its input is one matrix product
+for all steps. A one-step ``nn.LSTM`` call costs more than the products in it on the CPU.
+
 Subclasses create their modules (``bridge``, ``attention``, ``rnn``, ...) themselves, in their
 own order: the order decides how ``model.init_range`` draws the initial weights.
 """
 
 from __future__ import annotations
 
+from functools import partial
+
 import torch
 from torch import nn
+from torch.nn import functional as F
 
 from wean.config import DecoderConfig
 from wean.models.interfaces import Decoder, DecoderOutput, DecoderState, EncoderOutput
@@ -23,6 +31,48 @@ def lstm(input_size: int, config: DecoderConfig) -> nn.LSTM:
         dropout=config.dropout if config.layers > 1 else 0.0,
         batch_first=True,
     )
+
+
+class UnrolledLSTM:
+    """``rnn`` stepped by hand over a target whose first ``known`` inputs are all known in advance
+    (batch, steps, K): each step's input is [known_t; rest], rest computed in the step. The known
+    share of the first layer's gates is one product for all steps, then one product per layer and
+    step. The same function as calling ``rnn`` step by step, up to float rounding
+    (tests/test_decoder.py)."""
+
+    def __init__(self, rnn: nn.LSTM, known: torch.Tensor, training: bool):
+        batch, steps, known_size = known.shape
+        self.weights: list[torch.Tensor] = []  # per layer: [input; h] -> the four gates, side by side
+        self.biases: list[torch.Tensor | None] = []
+        for layer in range(rnn.num_layers):
+            w_ih, w_hh = getattr(rnn, f"weight_ih_l{layer}"), getattr(rnn, f"weight_hh_l{layer}")
+            bias = getattr(rnn, f"bias_ih_l{layer}") + getattr(rnn, f"bias_hh_l{layer}")
+            if layer == 0:  # its bias and the known columns go into from_known
+                self.weights.append(torch.cat([w_ih[:, known_size:], w_hh], 1).t())
+                self.biases.append(None)
+                from_known = torch.addmm(bias, known.reshape(-1, known_size), w_ih[:, :known_size].t())
+                # unbind, not [:, t]: the gradient of a slice is a zero tensor of the whole per step
+                self.from_known = from_known.view(batch, steps, -1).unbind(1)
+            else:
+                self.weights.append(torch.cat([w_ih, w_hh], 1).t())
+                self.biases.append(bias)
+        self.between_layers = rnn.dropout if training else 0.0  # nn.LSTM's dropout, on all but the top
+
+    def step(self, t: int, rest: torch.Tensor, hidden: tuple[torch.Tensor, torch.Tensor]):
+        """Step ``t`` with ``rest`` (batch, 1, R): what ``rnn([known_t; rest], hidden)`` returns."""
+        h, c = list(hidden[0].unbind(0)), list(hidden[1].unbind(0))
+        for layer, weights in enumerate(self.weights):
+            if layer == 0:
+                gates = torch.addmm(self.from_known[t], torch.cat([rest.squeeze(1), h[0]], 1), weights)
+            else:
+                below = h[layer - 1]
+                if self.between_layers:
+                    below = F.dropout(below, self.between_layers, training=True)
+                gates = torch.addmm(self.biases[layer], torch.cat([below, h[layer]], 1), weights)
+            i, f, g, o = gates.chunk(4, 1)  # PyTorch's gate order
+            c[layer] = torch.sigmoid(f) * c[layer] + torch.sigmoid(i) * torch.tanh(g)
+            h[layer] = torch.sigmoid(o) * torch.tanh(c[layer])
+        return h[-1].unsqueeze(1), (torch.stack(h), torch.stack(c))
 
 
 class RecurrentDecoder(Decoder):
@@ -40,21 +90,27 @@ class RecurrentDecoder(Decoder):
         return None
 
     def step(
-        self, embedded: torch.Tensor, encoded: EncoderOutput, state: DecoderState, values
+        self, embedded: torch.Tensor, encoded: EncoderOutput, state: DecoderState, values, recur
     ) -> tuple[torch.Tensor, DecoderState, torch.Tensor, dict[str, torch.Tensor]]:
         """One target step: the previous word's embedding (batch, 1, E) → the query (batch, 1, H),
-        the next state, the attention (batch, 1, source) and this step's extras."""
+        the next state, the attention (batch, 1, source) and this step's extras. ``recur(rest,
+        hidden)`` is ``self.rnn([embedded; rest], hidden)``, however the loop runs it."""
         raise NotImplementedError
+
+    def _lstm_step(self, embedded: torch.Tensor, rest: torch.Tensor, hidden):
+        return self.rnn(torch.cat([embedded, rest], dim=-1), hidden)
 
     def forward(
         self, previous: torch.Tensor, encoded: EncoderOutput, state: DecoderState, extras: bool = False
     ) -> DecoderOutput:
         embedded = self.dropout(self.embedding(previous))
         values = self.source_values(encoded)
+        unrolled = UnrolledLSTM(self.rnn, embedded, self.training) if previous.size(1) > 1 else None
         queries, attention, kept = [], [], {}
         # split, not [:, t]: the gradient of a slice is a zero tensor of the whole per step
-        for embedded_t in embedded.split(1, dim=1):
-            query, state, weights, step_extras = self.step(embedded_t, encoded, state, values)
+        for t, embedded_t in enumerate(embedded.split(1, dim=1)):
+            recur = partial(unrolled.step, t) if unrolled else partial(self._lstm_step, embedded_t)
+            query, state, weights, step_extras = self.step(embedded_t, encoded, state, values, recur)
             queries.append(query)
             attention.append(weights)
             if extras:

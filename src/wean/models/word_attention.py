@@ -29,7 +29,7 @@ How each equation maps onto the LSTM (H decoder size, E embedding size, M encode
          contexts where the paper gates them); any output layer, WEAN's included, reads q_i.
 
 s_{i-1} is the top layer's output. Every step depends on the previous one, so training runs step
-by step. For the figures, asked for ``extras``, the decoder returns b (``word_attention``) and
+by step (the LSTM written out: :class:`wean.models.recurrent_decoder.UnrolledLSTM`). For the figures, asked for ``extras``, the decoder returns b (``word_attention``) and
 the mean gate (``gate``) of every step (the paper's Figure 2 plots o a + (1 - o) b with o the
 mean of o_i, Figure 3 1 - o).
 """
@@ -80,7 +80,7 @@ class WordAttentionDecoder(RecurrentDecoder):
     def source_values(self, encoded: EncoderOutput):
         return self.dropout(encoded.embedded) if self.variant != "none" else None
 
-    def step(self, y, encoded, state, words):
+    def step(self, y, encoded, state, words, recur):
         """y: E y_{i-1} (batch, 1, E); words: the source embeddings x_j, attended by word attention."""
         s = state.hidden[0][-1].unsqueeze(1)  # s_{i-1}, top layer: (batch, 1, H)
         c_a, a = self.attention(s, state.projected_keys, encoded.states, encoded.mask)
@@ -96,6 +96,6 @@ class WordAttentionDecoder(RecurrentDecoder):
                 extras["gate"] = o.mean(-1)
             else:
                 mixed = mixed + word_part
-        output, hidden = self.rnn(torch.cat([y, mixed], dim=-1), state.hidden)
+        output, hidden = recur(mixed, state.hidden)  # the LSTM on [E y_{i-1}; m_i]
         query = self.dropout(torch.tanh(self.readout(torch.cat([y, output, mixed], dim=-1))))
         return query, DecoderState(hidden, None, state.projected_keys, state.source_side), a, extras
