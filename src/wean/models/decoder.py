@@ -15,13 +15,12 @@ from __future__ import annotations
 
 import torch
 from torch import nn
-from torch.nn import functional as F
 
 from wean.config import DecoderConfig
 from wean.models.attention import LuongAttention
 from wean.models.bridge import Bridge
 from wean.models.interfaces import DecoderOutput, DecoderState, EncoderOutput
-from wean.models.recurrent_decoder import RecurrentDecoder, lstm
+from wean.models.recurrent_decoder import RecurrentDecoder, UnrolledLSTM, lstm
 from wean.registry import DECODERS
 
 
@@ -62,46 +61,22 @@ class LSTMDecoder(RecurrentDecoder):
         return attentional, DecoderState(hidden, attentional.squeeze(1), state.projected_keys), weights, {}
 
     def _input_fed(self, previous: torch.Tensor, encoded: EncoderOutput, state: DecoderState) -> DecoderOutput:
-        """Teacher-forced steps with input feeding: ``self.rnn``'s LSTM written out, so that the
-        words' share of the first layer's input product is one product for all steps, and each
-        layer's input and recurrent products are one per step. A one-step ``nn.LSTM`` call costs
-        more than the products in it on the CPU; unrolled, training runs faster (results/bench-peers).
-        Equal to the step path up to float rounding (tests/test_decoder.py)."""
-        rnn, hidden_size = self.rnn, self.hidden_size
-        embedded = self.dropout(self.embedding(previous))
-        batch, steps, embedding_size = embedded.shape
-        # per layer: the products' weights side by side ([input; h] -> the four gates) and one bias
-        weights, biases = [], []
-        for layer in range(rnn.num_layers):
-            w_ih, w_hh = getattr(rnn, f"weight_ih_l{layer}"), getattr(rnn, f"weight_hh_l{layer}")
-            biases.append(getattr(rnn, f"bias_ih_l{layer}") + getattr(rnn, f"bias_hh_l{layer}"))
-            if layer == 0:  # the embedding columns go into from_words below
-                weights.append(torch.cat([w_ih[:, embedding_size:], w_hh], 1).t())
-                from_words = torch.addmm(biases[0], embedded.reshape(-1, embedding_size),
-                                         w_ih[:, :embedding_size].t()).view(batch, steps, 4 * hidden_size)
-                # unbind, not [:, t]: the gradient of a slice is a zero tensor of the whole per step
-                from_words = from_words.unbind(1)
-            else:
-                weights.append(torch.cat([w_ih, w_hh], 1).t())
-        h, c = list(state.hidden[0].unbind(0)), list(state.hidden[1].unbind(0))
-        feed = state.input_feed
-        between_layers = rnn.dropout if self.training else 0.0  # nn.LSTM's dropout, on all but the top
+        """Teacher-forced steps with input feeding: ``self.rnn`` written out (:class:`UnrolledLSTM`),
+        the words' share of the first layer's input one product for all steps. A one-step
+        ``nn.LSTM`` call costs more than the products in it on the CPU; unrolled, training runs
+        faster (results/bench-peers). Equal to the step path up to float rounding
+        (tests/test_decoder.py)."""
+        lstm = UnrolledLSTM(self.rnn, self.dropout(self.embedding(previous)), self.training)
+        hidden, feed = state.hidden, state.input_feed
         queries, attention = [], []
-        for t in range(steps):
-            gates = torch.addmm(from_words[t], torch.cat([feed, h[0]], 1), weights[0])
-            for layer in range(rnn.num_layers):
-                if layer > 0:
-                    below = F.dropout(h[layer - 1], between_layers, training=True) if between_layers else h[layer - 1]
-                    gates = torch.addmm(biases[layer], torch.cat([below, h[layer]], 1), weights[layer])
-                i, f, g, o = gates.chunk(4, 1)  # PyTorch's gate order
-                c[layer] = torch.sigmoid(f) * c[layer] + torch.sigmoid(i) * torch.tanh(g)
-                h[layer] = torch.sigmoid(o) * torch.tanh(c[layer])
-            attentional, weights_t = self._attend(h[-1].unsqueeze(1), encoded, state.projected_keys)
+        for t in range(previous.size(1)):
+            output, hidden = lstm.step(t, feed.unsqueeze(1), hidden)
+            attentional, weights = self._attend(output, encoded, state.projected_keys)
             feed = attentional.squeeze(1)
             queries.append(attentional)
-            attention.append(weights_t)
-        final = DecoderState((torch.stack(h), torch.stack(c)), feed, state.projected_keys)
-        return DecoderOutput(torch.cat(queries, 1), final, torch.cat(attention, 1))
+            attention.append(weights)
+        return DecoderOutput(torch.cat(queries, 1), DecoderState(hidden, feed, state.projected_keys),
+                             torch.cat(attention, 1))
 
     def _attend(self, outputs, encoded: EncoderOutput, projected_keys):
         context, weights = self.attention(outputs, projected_keys, encoded.states, encoded.mask)
