@@ -1,5 +1,5 @@
-"""The decoders' teacher-forced paths (the LSTM unrolled by hand for speed: LSTMDecoder._input_fed,
-UnrolledLSTM for the others) compute the same function as the step path that search takes."""
+"""The decoders' teacher-forced path (RecurrentDecoder's loop with the LSTM unrolled by hand for
+speed, UnrolledLSTM) computes the same function as the step path that search takes."""
 
 import pytest
 import torch

@@ -7,8 +7,9 @@ Per step t, with y_{t-1} the previous word and s_t the top LSTM layer's output:
     h~_t  = tanh(W_c [c_t; s_t] + b_c)      the attentional state, the output layer's query
 Without input feeding no step depends on the previous h~, so training runs the LSTM over the
 whole target in one call and attends for all steps in one batched product. With it, training
-unrolls the LSTM by hand (:meth:`LSTMDecoder._input_fed`): the same function as the step path
-that search takes, with fewer, larger matrix products.
+takes RecurrentDecoder's loop, step by step, with the LSTM written out
+(:class:`wean.models.recurrent_decoder.UnrolledLSTM`): the same function as the step path that
+search takes, with fewer, larger matrix products.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from wean.config import DecoderConfig
 from wean.models.attention import LuongAttention
 from wean.models.bridge import Bridge
 from wean.models.interfaces import DecoderOutput, DecoderState, EncoderOutput
-from wean.models.recurrent_decoder import RecurrentDecoder, UnrolledLSTM, lstm
+from wean.models.recurrent_decoder import RecurrentDecoder, lstm
 from wean.registry import DECODERS
 
 
@@ -46,10 +47,8 @@ class LSTMDecoder(RecurrentDecoder):
     def forward(
         self, previous: torch.Tensor, encoded: EncoderOutput, state: DecoderState, extras: bool = False
     ) -> DecoderOutput:
-        if self.input_feeding:
-            if previous.size(1) == 1:  # a search step
-                return super().forward(previous, encoded, state, extras)
-            return self._input_fed(previous, encoded, state)
+        if self.input_feeding:  # step by step (RecurrentDecoder's loop; teacher-forced, the LSTM unrolled)
+            return super().forward(previous, encoded, state, extras)
         # no step depends on the previous attentional state: the LSTM runs over all steps at once
         outputs, hidden = self.rnn(self.dropout(self.embedding(previous)), state.hidden)
         attentional, weights = self._attend(outputs, encoded, state.projected_keys)
@@ -59,24 +58,6 @@ class LSTMDecoder(RecurrentDecoder):
         output, hidden = recur(state.input_feed.unsqueeze(1), state.hidden)
         attentional, weights = self._attend(output, encoded, state.projected_keys)
         return attentional, DecoderState(hidden, attentional.squeeze(1), state.projected_keys), weights, {}
-
-    def _input_fed(self, previous: torch.Tensor, encoded: EncoderOutput, state: DecoderState) -> DecoderOutput:
-        """Teacher-forced steps with input feeding: ``self.rnn`` written out (:class:`UnrolledLSTM`),
-        the words' share of the first layer's input one product for all steps. A one-step
-        ``nn.LSTM`` call costs more than the products in it on the CPU; unrolled, training runs
-        faster (results/bench-peers). Equal to the step path up to float rounding
-        (tests/test_decoder.py)."""
-        lstm = UnrolledLSTM(self.rnn, self.dropout(self.embedding(previous)), self.training)
-        hidden, feed = state.hidden, state.input_feed
-        queries, attention = [], []
-        for t in range(previous.size(1)):
-            output, hidden = lstm.step(t, feed.unsqueeze(1), hidden)
-            attentional, weights = self._attend(output, encoded, state.projected_keys)
-            feed = attentional.squeeze(1)
-            queries.append(attentional)
-            attention.append(weights)
-        return DecoderOutput(torch.cat(queries, 1), DecoderState(hidden, feed, state.projected_keys),
-                             torch.cat(attention, 1))
 
     def _attend(self, outputs, encoded: EncoderOutput, projected_keys):
         context, weights = self.attention(outputs, projected_keys, encoded.states, encoded.mask)
