@@ -84,8 +84,7 @@ def test_a_killed_two_process_run_resumes_to_the_uninterrupted_weights(tmp_path)
     deadline = time.monotonic() + 120
     while not latest.exists() and run.poll() is None and time.monotonic() < deadline:
         time.sleep(0.02)
-    os.killpg(run.pid, signal.SIGKILL)
-    run.wait()
+    kill_everything(run)
     assert int(latest.read_text().strip().split("-")[1]) < 40  # it was stopped mid-run
     with pytest.raises(WeanError, match="trained by 2 process.*not 1"):
         Trainer(yaml_config(killed), resume=True)
@@ -93,6 +92,40 @@ def test_a_killed_two_process_run_resumes_to_the_uninterrupted_weights(tmp_path)
     assert result.returncode == 0, result.stderr
     full, resumed = last_weights(tmp_path / "full"), last_weights(tmp_path / "killed")
     assert all(torch.equal(full[name], resumed[name]) for name in full)
+
+
+def kill_everything(run: subprocess.Popen) -> None:
+    """kill -9 of torchrun and of its processes, which it starts each in a session of its own (a
+    kill of torchrun's group alone leaves them training and writing checkpoints), and wait until
+    all are gone."""
+    workers = children(run.pid)
+    assert len(workers) == 2, workers
+    os.killpg(run.pid, signal.SIGKILL)
+    for pid in workers:
+        os.killpg(pid, signal.SIGKILL)
+    run.wait()
+    deadline = time.monotonic() + 30
+    while any(Path(f"/proc/{pid}").exists() and not zombie(pid) for pid in workers) and time.monotonic() < deadline:
+        time.sleep(0.02)
+
+
+def children(parent: int) -> list[int]:
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()  # after "pid (name)": state, ppid, ...
+        except OSError:  # gone meanwhile
+            continue
+        if int(fields[1]) == parent:
+            found.append(int(stat.parent.name))
+    return found
+
+
+def zombie(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] == "Z"
+    except OSError:
+        return True
 
 
 def yaml_config(path: Path):

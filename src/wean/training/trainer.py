@@ -320,6 +320,9 @@ class Trainer:
                 save_weights(self.model, self.directory / WEIGHTS)
                 self.log(f"no validation ran before update {self.state.updates}: model.safetensors holds "
                          "the last weights, not selected ones")
+            # every process done before any leaves: one leaving while another still talks to it
+            # aborted at exit now and then ("terminate called without an active exception")
+            self.distributed.barrier()
         finally:
             if self.writer:
                 self.writer.close()
