@@ -9,8 +9,8 @@ Every row is its task's config (configs/rnnsearch-gigaword.yaml, configs/rnnsear
 with the keys of results/word-attention/converged/run.sh, at their vocabulary sizes, untrained
 (speed does not depend on the weights). Batches: 64 pairs whose lengths are drawn from the task's
 training pairs (words per side, ../shared/data or data/ of `wean prepare gigaword`), bucketed by
-length as the trainer's are, random tokens. An update is what the trainer does: forward, loss, backward, clipping, Adam. Stop other
-work first; one thread unless OMP_NUM_THREADS says otherwise.
+length as the trainer's are, random tokens. An update is what the trainer does: forward, loss,
+backward, clipping, Adam. Stop other work first; one thread unless OMP_NUM_THREADS says otherwise.
 """
 
 from __future__ import annotations
@@ -97,7 +97,8 @@ def main() -> None:
     rates = {name: {"unrolled": [], "per_step": []} for name in setups}
     for round_ in range(args.rounds):
         order = list(setups.items())
-        for name, (model, criterion, optimizer, batches, clip) in order[round_ % len(order):] + order[:round_ % len(order)]:
+        rotated = order[round_ % len(order):] + order[:round_ % len(order)]
+        for name, (model, criterion, optimizer, batches, clip) in rotated:
             for unrolled in ((True, False) if round_ % 2 == 0 else (False, True)):
                 updates_per_second(model, criterion, optimizer, batches[:1], clip, unrolled)  # warm-up
                 rate = updates_per_second(model, criterion, optimizer, batches[1:], clip, unrolled)

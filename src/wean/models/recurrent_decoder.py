@@ -109,7 +109,7 @@ class RecurrentDecoder(Decoder):
         queries, attention, kept = [], [], {}
         # split, not [:, t]: the gradient of a slice is a zero tensor of the whole per step
         for t, embedded_t in enumerate(embedded.split(1, dim=1)):
-            recur = partial(unrolled.step, t) if unrolled else partial(self._lstm_step, embedded_t)
+            recur = partial(unrolled.step, t) if unrolled is not None else partial(self._lstm_step, embedded_t)
             query, state, weights, step_extras = self.step(embedded_t, encoded, state, values, recur)
             queries.append(query)
             attention.append(weights)

@@ -29,9 +29,10 @@ How each equation maps onto the LSTM (H decoder size, E embedding size, M encode
          contexts where the paper gates them); any output layer, WEAN's included, reads q_i.
 
 s_{i-1} is the top layer's output. Every step depends on the previous one, so training runs step
-by step (the LSTM written out: :class:`wean.models.recurrent_decoder.UnrolledLSTM`). For the figures, asked for ``extras``, the decoder returns b (``word_attention``) and
-the mean gate (``gate``) of every step (the paper's Figure 2 plots o a + (1 - o) b with o the
-mean of o_i, Figure 3 1 - o).
+by step (the LSTM written out: :class:`wean.models.recurrent_decoder.UnrolledLSTM`). For the
+figures, asked for ``extras``, the decoder returns b (``word_attention``) and the mean gate
+(``gate``) of every step (the paper's Figure 2 plots o a + (1 - o) b with o the mean of o_i,
+Figure 3 1 - o).
 """
 
 from __future__ import annotations
