@@ -154,6 +154,29 @@ def test_resuming_a_run_that_stopped_early_trains_nothing(tmp_path):
     assert again.updates == 6 and len(again.losses) == 6
 
 
+@pytest.mark.parametrize("watch_loss, stop_at, lr_of_validations", [
+    # the metric never rises after the first validation: patience runs out on it alone ...
+    (False, 5, [0.004, 0.004, 0.004, 0.002, 0.002]),
+    # ... while the loss falls until the 4th: with the loss watched, the count starts there
+    (True, 8, [0.004] * 6 + [0.002] * 2),
+])
+def test_both_patiences_count_validations_without_progress(tmp_path, monkeypatch, watch_loss, stop_at,
+                                                          lr_of_validations):
+    """LCSTS WEAN seed 2 was stopped in a plateau of ROUGE-2 while its validation loss still fell;
+    ``patience_watches_loss`` counts only validations where neither improved."""
+    import wean.training.validation
+
+    losses = iter([5.0, 4.0, 3.0, 2.0, 2.5, 2.5, 2.5, 2.5, 2.5, 2.5])
+    monkeypatch.setattr(wean.training.validation.Validation, "scores",
+                        lambda self, *args: {"loss": next(losses), "bleu": 1.0, "sari": 1.0, "rouge2": 1.0})
+    data = write_corpus(tmp_path / "data", train=100, valid=10)
+    settings = dict(max_updates=40, validate_every=1, batch_size=16, learning_rate=0.004, lr_patience=2,
+                    early_stopping_patience=4, patience_watches_loss=watch_loss)
+    state = Trainer(tiny_config(data, tmp_path / "model", **settings)).train()
+    assert state.updates == stop_at
+    assert [record["learning_rate"] for record in state.validations] == lr_of_validations
+
+
 def test_the_logged_loss_averages_the_last_updates_across_an_epoch_boundary(tmp_path):
     data = write_corpus(tmp_path / "data", train=300, valid=20)
     # 19 batches per epoch: the line at update 20 covers updates 16-20, four of them in epoch 1

@@ -131,9 +131,12 @@ class TrainingConfig:
     max_updates: int = 0  # 0: no limit
     validate_every: int = 0  # updates; 0: at the end of every epoch
     selection_metric: str = "loss"  # loss | bleu | sari | rouge2: chooses checkpoints, LR and stopping
-    lr_patience: int = 1  # validations without improvement before the learning rate is halved
+    lr_patience: int = 1  # the learning rate is halved every this many validations without improvement (0: never)
     min_learning_rate: float = 1e-5
     early_stopping_patience: int = 5  # validations without improvement before training stops
+    # true: a validation whose loss improved on the best loss so far is progress too, so a model
+    # still learning in a plateau of the selection metric is neither halved nor stopped
+    patience_watches_loss: bool = False
     keep_best: int = 3
     log_every: int = 100
     max_valid_sentences: int = 0  # 0: the whole validation set

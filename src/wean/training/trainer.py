@@ -4,11 +4,12 @@ Every ``validate_every`` updates (or at the end of each epoch when it is 0) the 
 the validation split: teacher-forced loss, and BLEU, SARI and ROUGE-2 of greedy outputs. The
 ``selection_metric`` then decides three things: which checkpoints are kept (the best
 ``keep_best``; ``model.safetensors`` is always the best one), when the learning rate is halved
-(after ``lr_patience`` validations without improvement) and when training stops (after
-``early_stopping_patience``). Only the validation split is ever scored: there is no way to select
-on a test set here.
+(every ``lr_patience`` validations without improvement) and when training stops (after
+``early_stopping_patience``). Both patiences count the same validations; with
+``patience_watches_loss`` a validation that lowers the best loss is not among them. Only the
+validation split is ever scored: there is no way to select on a test set here.
 
-A checkpoint holds the weights, the optimizer and scheduler state, the random-number generator,
+A checkpoint holds the weights, the optimizer state, the random-number generator,
 the epoch, the position in that epoch's batch order and the validation history, so
 ``wean train --resume`` continues with exactly the updates the uninterrupted run would have made.
 
@@ -102,7 +103,7 @@ class Trainer:
                         "only training and generation settings may change on --resume"
                     )
             if assets.config.training.selection_metric != config.training.selection_metric:
-                # the kept best values, the plateau scheduler and early stopping all count in the old metric
+                # the kept best values and both patiences count in the old metric
                 raise WeanError(
                     f"{self.directory}: training.selection_metric was {assets.config.training.selection_metric!r}; "
                     "it cannot change on --resume"
@@ -136,14 +137,6 @@ class Trainer:
         self.optimizer = torch.optim.Adam(self.model.parameters(), lr=config.training.learning_rate, fused=True)
         # fp16 gradients can underflow: the scaler multiplies the loss and skips steps with inf/NaN
         self.scaler = torch.amp.GradScaler(self.device.type, enabled=config.training.precision == "fp16")
-        higher = HIGHER_IS_BETTER[config.training.selection_metric]
-        self.scheduler = torch.optim.lr_scheduler.ReduceLROnPlateau(
-            self.optimizer,
-            mode="max" if higher else "min",
-            factor=0.5,
-            patience=config.training.lr_patience - 1,  # torch waits patience + 1 bad validations
-            min_lr=config.training.min_learning_rate,
-        )
         self.criterion = Criterion(self.model, config.training.label_smoothing,
                                    autocast_dtype(config.training.precision), training_forward=replica)
         self.train_examples = encode_pairs(
@@ -172,8 +165,7 @@ class Trainer:
                 f"{self.directory}: the run was trained by {processes} process(es) and resumes exactly only "
                 f"with as many (torchrun --nproc_per_node/--nnodes), not {world_size}"
             )
-        self.optimizer.load_state_dict(saved["optimizer"])
-        self.scheduler.load_state_dict(saved["scheduler"])
+        self.optimizer.load_state_dict(saved["optimizer"])  # the learning rate with it
         if "scaler" in saved:
             self.scaler.load_state_dict(saved["scaler"])
         rank = self.distributed.rank
@@ -192,7 +184,6 @@ class Trainer:
             return
         state = {
             "optimizer": self.optimizer.state_dict(),
-            "scheduler": self.scheduler.state_dict(),
             "rng": rng[0],
             **({"cuda_rng": cuda_rng[0]} if cuda_rng else {}),
             **({"scaler": self.scaler.state_dict()} if self.scaler.is_enabled() else {}),
@@ -364,21 +355,26 @@ class Trainer:
         for key in ("loss", "bleu", "sari", "rouge2"):
             self._scalar(f"valid/{key}", record[key])
 
-        metric = self.config.training.selection_metric
+        settings = self.config.training
+        metric = settings.selection_metric
         value = record[metric]
         higher = HIGHER_IS_BETTER[metric]
         improved = not self.state.best or (value > self.state.best[0][0] if higher else value < self.state.best[0][0])
+        earlier_losses = [earlier["loss"] for earlier in self.state.validations[:-1]]
+        loss_improved = not earlier_losses or record["loss"] < min(earlier_losses)
         name = f"step-{self.state.updates:08d}"
         self.state.best.append([value, self.state.updates, name])
         self.state.best.sort(key=lambda entry: -entry[0] if higher else entry[0])
-        if improved:
+        if improved and main:
+            save_weights(self.model, self.directory / WEIGHTS)
+            atomic_write_json(self.directory / "best.json", record)
+        if improved or (settings.patience_watches_loss and loss_improved):
             self.state.bad_validations = 0
-            if main:
-                save_weights(self.model, self.directory / WEIGHTS)
-                atomic_write_json(self.directory / "best.json", record)
         else:
             self.state.bad_validations += 1
-        self.scheduler.step(value)
+            if settings.lr_patience and self.state.bad_validations % settings.lr_patience == 0:
+                for group in self.optimizer.param_groups:  # halved down to the floor, never raised to it
+                    group["lr"] = min(group["lr"], max(group["lr"] * 0.5, settings.min_learning_rate))
         self.log(
             f"validation at update {self.state.updates} (epoch {record['epochs']:.2f}): loss {record['loss']:.4f} "
             f"BLEU {record['bleu']:.2f} SARI {record['sari']:.2f} ROUGE-2 {record['rouge2']:.2f}"
@@ -386,7 +382,8 @@ class Trainer:
         )
         if self._out_of_patience():
             patience = self.config.training.early_stopping_patience
-            self.log(f"early stopping: no {metric} improvement in {patience} validations")
+            watched = f"{metric} or loss" if self.config.training.patience_watches_loss else metric
+            self.log(f"early stopping: no {watched} improvement in {patience} validations")
             return True
         return False
 

@@ -1,0 +1,64 @@
+"""Rewind a run to one of its checkpoints, so that `wean train --resume` continues from there.
+
+Used when the training rule changed under runs already trained: a run whose decisions (halvings,
+stop) agree with the new rule up to checkpoint C continues from C exactly as a run trained under
+the new rule from the start would (resume is bit-exact). The checkpoints after C move to
+RUN/rewound/ (kept, not deleted), `finished` goes, and a line in train.log says what was done.
+
+    python results/lib/rewind.py RUN step-00000876 [--learning-rate 0.0005] --why "..."
+
+--learning-rate sets the optimizer's rate stored in C: a checkpoint is written after its
+validation, so it holds the rate the old rule chose there.
+"""
+
+import argparse
+import datetime
+import json
+import os
+import shutil
+from pathlib import Path
+
+
+def entry(skeleton: dict, key: str) -> dict:
+    """The value under ``key`` in a wean.checkpoint.flatten_state dict skeleton."""
+    for name, value in skeleton["dict"]:
+        if name == {"value": key}:
+            return value
+    raise KeyError(key)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("run", type=Path)
+    parser.add_argument("checkpoint", help="a name under RUN/checkpoints, e.g. step-00000876")
+    parser.add_argument("--learning-rate", type=float)
+    parser.add_argument("--why", required=True, help="one line for train.log")
+    args = parser.parse_args()
+    folder = args.run / "checkpoints"
+    target = folder / args.checkpoint
+    if not (target / "training.json").is_file():
+        raise SystemExit(f"{target}: no such checkpoint")
+    aside = args.run / "rewound"
+    aside.mkdir(exist_ok=True)
+    for later in sorted(folder.glob("step-*")):
+        if later.name > args.checkpoint:
+            shutil.move(str(later), str(aside / later.name))
+    if args.learning_rate is not None:
+        path = target / "training.json"
+        skeleton = json.loads(path.read_text())
+        for group in entry(entry(skeleton, "optimizer"), "param_groups")["list"]:
+            entry(group, "lr")["value"] = args.learning_rate
+        temporary = path.with_suffix(".tmp")
+        temporary.write_text(json.dumps(skeleton))
+        os.replace(temporary, path)
+    (folder / "latest").write_text(args.checkpoint + "\n")
+    (args.run / "finished").unlink(missing_ok=True)
+    rate = f", learning rate set to {args.learning_rate:g}" if args.learning_rate is not None else ""
+    with open(args.run / "train.log", "a", encoding="utf-8") as log:
+        stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+        log.write(f"{stamp} rewound to {args.checkpoint}{rate} (later checkpoints in rewound/): {args.why}\n")
+    print(f"{args.run}: resumes from {args.checkpoint}{rate}")
+
+
+if __name__ == "__main__":
+    main()
