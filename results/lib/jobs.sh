@@ -2,11 +2,13 @@
 # results/lib/gpu.sh (a lent GPU machine). A job is TABLE:SEED:ROW; it runs its table's script
 # with SEEDS=SEED ROWS=ROW STAGE=train (results/lib/converge.sh), which trains and tests that row.
 RUNS=${RUNS:-runs}
-CPU_TABLES=${CPU_TABLES:-"lcsts spm gigaword simplification"}  # the paper-sized wean table is a GPU's work
+# the paper-sized wean table is a GPU's work; wean-cpu is the same table scaled for this CPU
+CPU_TABLES=${CPU_TABLES:-"lcsts spm gigaword simplification wean-cpu"}
 
 script_of() {  # TABLE -> its script and argument
     case $1 in
-        wean) echo results/wean/converged/run.sh ;;
+        wean) echo results/wean/converged/run.sh paper ;;
+        wean-cpu) echo results/wean/converged/run.sh cpu ;;
         spm) echo results/spm/converged/run.sh ;;
         lcsts) echo results/lcsts/part2/run.sh ;;
         gigaword | simplification) echo "results/word-attention/converged/run.sh $1" ;;

@@ -1,24 +1,37 @@
 #!/usr/bin/env bash
-# Seq2seq against WEAN with each of its three scores (general, dot, concat), the WEAN paper's
-# model sizes (configs/seq2seq-pwkp.yaml, configs/wean-pwkp.yaml), 3 seeds each, to early stopping
-# on WikiLarge valid BLEU under results/lib/converge.sh's schedule (issue 24): kauchak_v2 train,
-# TurkCorpus test (lowercased, and EASSE's plain text) and WikiSmall test for scores. Paper-sized
-# models take hours per run on a CPU: DEVICE=cuda on a GPU machine (results/lib/gpu.sh runs each
-# row as its own job: ROWS=wean-concat SEEDS=2 STAGE=train). Run from the repository root after
-# `make install`; run it again to resume.
+# Seq2seq against WEAN with each of its three scores (general, dot, concat), 3 seeds each, to
+# early stopping on WikiLarge valid BLEU under results/lib/converge.sh's schedule (issue 24):
+# kauchak_v2 train, TurkCorpus test (lowercased, and EASSE's plain text) and WikiSmall test for
+# scores. Two scales, each a table of its own:
+#   results/wean/converged/run.sh paper   the WEAN paper's sizes (configs/seq2seq-pwkp.yaml,
+#       wean-pwkp.yaml: 50,000 words, 2+2 LSTM layers): about 35 minutes an epoch on one CPU
+#       thread, a GPU's work (DEVICE=cuda; results/lib/gpu.sh) -> results/wean/converged
+#   results/wean/converged/run.sh cpu     the same presets scaled for this CPU (below): 8,000 BPE
+#       pieces, one LSTM layer each side, about 9 minutes an epoch -> results/wean/converged-cpu;
+#       without concat, whose score takes a tanh over hidden x vocabulary x target positions: its
+#       first update took 6 minutes here, hundreds of hours an epoch
+# results/lib/gpu.sh runs each row as its own job (ROWS=wean-concat SEEDS=2 STAGE=train). Run
+# from the repository root after `make install`; run it again to resume.
 set -euo pipefail
 source results/lib/converge.sh
-OUT=results/wean/converged
-NAMES=(seq2seq wean wean-dot wean-concat)
+case ${1:-paper} in
+    paper) OUT=results/wean/converged PREFIX=wean-converged SCALE="" NAMES=(seq2seq wean wean-dot wean-concat) ;;
+    # pieces instead of words (a 50,000-word softmax is most of the paper-sized model's time);
+    # pairs up to 80 pieces, as configs/rnnsearch-simplification.yaml (the same training data)
+    cpu) OUT=results/wean/converged-cpu PREFIX=wean-cpu-converged NAMES=(seq2seq wean wean-dot)
+         SCALE="--set data.tokenizer.type=bpe --set data.tokenizer.vocab_size=8000 --set data.max_tokens=80 \
+                --set model.encoder.layers=1 --set model.decoder.layers=1 --set training.log_every=20" ;;
+    *) echo "unknown scale $1: paper or cpu" >&2; exit 2 ;;
+esac
 declare -A CONFIG=([seq2seq]=seq2seq-pwkp [wean]=wean-pwkp [wean-dot]=wean-pwkp [wean-concat]=wean-pwkp)
 declare -A CHANGE=([seq2seq]="" [wean]="" [wean-dot]="--set model.output_layer.score=dot"
                    [wean-concat]="--set model.output_layer.score=concat")
 for seed in $SEEDS; do
     for name in ${ROWS:-${NAMES[*]}}; do
-        dir="$RUNS/wean-converged-$name-seed$seed"
+        dir="$RUNS/$PREFIX-$name-seed$seed"
         [ "$STAGE" = list ] && { echo "$seed $name $dir"; continue; }
         # shellcheck disable=SC2086
-        train_row "configs/${CONFIG[$name]}.yaml" "$dir" ${CHANGE[$name]} --set training.seed="$seed"
+        train_row "configs/${CONFIG[$name]}.yaml" "$dir" $SCALE ${CHANGE[$name]} --set training.seed="$seed"
         keep_config "$dir" "$OUT"
         system=$name-seed$seed
         [ "$OUT/$system.wikismall-test.txt" -nt "$dir/model.safetensors" ] || {
@@ -40,7 +53,7 @@ for seed in $SEEDS; do
     done
 done | tee "$OUT/significance.txt"
 for seed in $SEEDS; do  # the paper's Figure 2: validation BLEU per epoch
-    dirs=("${NAMES[@]/#/$RUNS/wean-converged-}")
+    dirs=("${NAMES[@]/#/$RUNS/$PREFIX-}")
     labels=$(IFS=,; echo "${NAMES[*]}")
     .venv/bin/wean plot "${dirs[@]/%/-seed$seed}" --labels "$labels" --metric bleu --out "$OUT/valid-bleu-seed$seed.png" \
         | tee "$OUT/convergence-seed$seed.txt"
