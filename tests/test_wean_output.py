@@ -6,6 +6,7 @@ from torch import nn
 
 from synthetic import reverse_pairs, tiny_config, write_corpus
 from wean.config import ModelConfig
+from wean.criterion import Criterion
 from wean.data.vocabulary import UNK_ID
 from wean.generator import load
 from wean.models.model import build_model
@@ -112,6 +113,44 @@ def test_inference_reuses_the_embedding_side_until_weights_change(score):
     assert layer._cache is not cached
     with torch.enable_grad():
         assert torch.allclose(layer(query), changed)
+
+
+@pytest.mark.parametrize("score", ["general", "concat"])
+def test_a_fused_optimizer_step_between_two_inferences_drops_the_cache(score):
+    """Fused Adam updates the weights without bumping their version counters: the cache must not
+    outlive the step (the trainer puts the model in training mode before each update)."""
+    layer = WeanOutput(embedding(), hidden_size=2, score=score)
+    optimizer = torch.optim.Adam(layer.parameters(), lr=0.1, fused=True)
+    query = torch.randn(4, 2)
+    layer.eval()
+    with torch.no_grad():
+        before = layer(query)
+    layer.train()
+    layer(query).logsumexp(-1).sum().backward()
+    optimizer.step()
+    layer.eval()
+    with torch.no_grad():
+        after = layer(query)
+        fresh = nn.functional.linear(query, *layer._keys()) if score == "general" else layer._concat_scores(
+            query, layer._keys()[0])
+    assert not torch.allclose(after, before)
+    assert torch.allclose(after, fresh, atol=1e-6)
+
+
+def test_validation_scores_the_weights_trained_so_far(tmp_path):
+    """The trainer's validation loss equals that of a fresh model holding the same weights, at
+    every validation, not only the first."""
+    data = write_corpus(tmp_path / "data", train=200, valid=20)
+    config = tiny_config(data, tmp_path / "model", max_updates=12, validate_every=4, batch_size=16,
+                         selection_metric="loss")
+    config.model.output_layer.type = "wean"
+    trainer = Trainer(config)
+    state = trainer.train()
+    fresh = build_model(config.model, len(trainer.assets.source_vocabulary), len(trainer.assets.target_vocabulary))
+    fresh.load_state_dict(trainer.model.state_dict())
+    scores = trainer.validation.scores(Criterion(fresh), trainer.assets, trainer.device)
+    assert len(state.validations) == 3
+    assert scores["loss"] == pytest.approx(state.validations[-1]["loss"], abs=1e-5)
 
 
 def test_candidates_limit_generation_and_training_targets():

@@ -7,9 +7,9 @@
 #   reported as not converged.
 # Halving after 2 (not 1) bad validations keeps one noisy validation from starving a row of
 # learning rate (the plateau schedule of results/wean reached 1e-5 while BLEU still rose).
-# The loss counts as progress since 2026-11-24: LCSTS WEAN seed 2 sat in a plateau of ROUGE-2 for
-# 10 epochs with its loss still falling, and the metric alone stopped it (seed 1 had left the same
-# plateau at epoch 6). Runs trained before were checked against the new rule (results/lib/README.md).
+# The loss counts as progress since 2026-11-24 (a row still learning through a flat stretch of its
+# metric is neither halved nor stopped); runs trained before were checked against the new rule
+# (results/lib/README.md).
 # Each table's script takes, besides SEEDS: ROWS (a subset of its rows), DEVICE (training.device
 # and wean test's --device) and STAGE: all (default), train (train and test only, leaving the
 # seeds' comparisons and curves for later) or list (print "SEED ROW RUN_DIR" per run, do nothing):

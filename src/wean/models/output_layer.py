@@ -22,7 +22,7 @@ search apply the (log-)softmax. ``model.output_layer.type`` picks one:
 
     The embedding-side terms (W_a E^T and b E^T for ``general``, W_e E^T for ``concat``) do not
     depend on the query, so in inference they are computed once and reused at every step until
-    the weights change.
+    the weights change or the layer enters training mode.
 """
 
 from __future__ import annotations
@@ -144,9 +144,18 @@ class WeanOutput(OutputLayer):
             return weight, bias
         return self.embedding_projection(embeddings), None
 
+    def train(self, mode: bool = True):
+        # a fused optimizer (the trainer's Adam) writes the weights without bumping their version
+        # counters, which the cache below is keyed on: it went stale between validations, and
+        # LCSTS WEAN runs were selected on embeddings of their first validation. Entering training
+        # mode, as the trainer does before every update, drops it.
+        self._cache = None
+        return super().train(mode)
+
     def _cached_keys(self):
         if self.training or torch.is_grad_enabled():
             return self._keys()
+        # the versions catch weights changed in place outside training (load_state_dict, add_)
         version = tuple(p._version for p in [self.embedding.weight, *self.parameters()])
         if self._cache is None or self._cache[0] != version:
             self._cache = (version, self._keys())
