@@ -162,8 +162,8 @@ def test_resuming_a_run_that_stopped_early_trains_nothing(tmp_path):
 ])
 def test_both_patiences_count_validations_without_progress(tmp_path, monkeypatch, watch_loss, stop_at,
                                                           lr_of_validations):
-    """LCSTS WEAN seed 2 was stopped in a plateau of ROUGE-2 while its validation loss still fell;
-    ``patience_watches_loss`` counts only validations where neither improved."""
+    """A run whose selection metric is flat while its validation loss still falls is learning:
+    with ``patience_watches_loss`` only validations where neither improved count against it."""
     import wean.training.validation
 
     losses = iter([5.0, 4.0, 3.0, 2.0, 2.5, 2.5, 2.5, 2.5, 2.5, 2.5])

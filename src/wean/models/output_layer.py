@@ -146,9 +146,9 @@ class WeanOutput(OutputLayer):
 
     def train(self, mode: bool = True):
         # a fused optimizer (the trainer's Adam) writes the weights without bumping their version
-        # counters, which the cache below is keyed on: it went stale between validations, and
-        # LCSTS WEAN runs were selected on embeddings of their first validation. Entering training
-        # mode, as the trainer does before every update, drops it.
+        # counters, which the cache below is keyed on: every validation after a process's first
+        # scored through a stale embedding side. Entering training mode, as the trainer does
+        # before every update, drops the cache.
         self._cache = None
         return super().train(mode)
 
