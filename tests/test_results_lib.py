@@ -1,0 +1,51 @@
+"""results/lib's run tools that edit or read training runs: pinned to the trainer's formats."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from synthetic import tiny_config, write_corpus
+from wean.training import Trainer
+
+LIB = Path(__file__).resolve().parent.parent / "results" / "lib"
+
+
+def test_a_rewound_run_resumes_from_that_checkpoint_with_the_rate_set(tmp_path):
+    data = write_corpus(tmp_path / "data", train=100, valid=10)
+    settings = dict(max_updates=6, validate_every=2, batch_size=16, keep_best=3, learning_rate=0.004, lr_patience=0)
+    run = tmp_path / "model"
+    Trainer(tiny_config(data, run, **settings)).train()
+    (run / "finished").write_text("x")
+    subprocess.run([sys.executable, LIB / "rewind.py", run, "step-00000002", "--learning-rate", "0.001",
+                    "--why", "test"], check=True, capture_output=True)
+    assert not (run / "finished").exists()
+    assert sorted(p.name for p in (run / "rewound").iterdir()) == ["step-00000004", "step-00000006"]
+    assert "rewound to step-00000002, learning rate set to 0.001" in (run / "train.log").read_text()
+    state = Trainer(tiny_config(data, run, **settings), resume=True).train()
+    assert [v["updates"] for v in state.validations] == [2, 4, 6]
+    assert [v["learning_rate"] for v in state.validations] == [0.004, 0.001, 0.001]
+
+
+def test_the_rule_check_finds_where_a_run_parts_from_the_rule(tmp_path):
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "config.yaml").write_text(
+        "training:\n  selection_metric: rouge2\n  learning_rate: 0.001\n  min_learning_rate: 0.00001\n")
+    rouge = [1.0, 2.0, 1.5, 1.8, 1.9]
+    loss = [5.0, 4.0, 3.0, 3.5, 3.6]
+    # validation 3 lowers the loss: progress under the rule, a bad one under the metric alone; a run
+    # that halved after validations 3 and 4 (the metric's count) parts from the rule at validation 5
+    rates = [0.001, 0.001, 0.001, 0.001, 0.0005]
+    (run / "validations.json").write_text(json.dumps([
+        {"rouge2": r, "loss": l, "learning_rate": lr, "epochs": i + 1} for i, (r, l, lr) in
+        enumerate(zip(rouge, loss, rates))]))
+    out = subprocess.run([sys.executable, LIB / "check_rule.py", run], check=True, capture_output=True, text=True)
+    assert out.stdout.strip() == ("run: parts at validation 5 (epoch 5): learning rate 0.0005, the rule's 0.001; "
+                                  "the counts part at validation 3")
+    rates[-1] = 0.001
+    (run / "validations.json").write_text(json.dumps([
+        {"rouge2": r, "loss": l, "learning_rate": lr, "epochs": i + 1} for i, (r, l, lr) in
+        enumerate(zip(rouge, loss, rates))]))
+    out = subprocess.run([sys.executable, LIB / "check_rule.py", run], check=True, capture_output=True, text=True)
+    assert out.stdout.strip() == "run: agrees over 5 validations (still training)"
