@@ -31,7 +31,8 @@ def test_the_rule_check_finds_where_a_run_parts_from_the_rule(tmp_path):
     run = tmp_path / "run"
     run.mkdir()
     (run / "config.yaml").write_text(
-        "training:\n  selection_metric: rouge2\n  learning_rate: 0.001\n  min_learning_rate: 0.00001\n")
+        "training:\n  selection_metric: rouge2\n  learning_rate: 0.001\n  min_learning_rate: 0.00001\n"
+        "  lr_patience: 2\n  early_stopping_patience: 4\n")
     rouge = [1.0, 2.0, 1.5, 1.8, 1.9]
     loss = [5.0, 4.0, 3.0, 3.5, 3.6]
     # validation 3 lowers the loss: progress under the rule, a bad one under the metric alone; a run

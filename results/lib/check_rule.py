@@ -1,10 +1,11 @@
 """Would a run's training decisions stand under converge.sh's patience rule?
 
-Replays the rule (a validation without progress improves neither the selection metric nor the
-loss; the learning rate halves every 2 of them in a row, training stops at 4) over the run's
+Replays the rule (wean.training.patience: a validation without progress improves neither the
+selection metric nor the loss; the learning rate halves every lr_patience of them in a row,
+training stops at early_stopping_patience, both read from the run's config) over the run's
 validations.json and compares the learning rate of each validation and the stop with what the
-run did. A run that agrees to its end is the run the rule would have trained; one that parts
-can be rewound to a checkpoint before the parting (rewind.py).
+run did. A run that agrees to its end is the run the rule would have trained; one that parts can
+be rewound to a checkpoint before the parting (rewind.py).
 
     python results/lib/check_rule.py RUN [RUN ...]
 """
@@ -15,32 +16,27 @@ from pathlib import Path
 
 import yaml
 
-LR_PATIENCE, STOP_PATIENCE = 2, 4
-HIGHER_IS_BETTER = {"loss": False, "bleu": True, "sari": True, "rouge2": True}
+from wean.training.patience import halved, judge
 
 
-def replay(validations: list, metric: str, first_rate: float, floor: float) -> tuple[list, int | None, int | None]:
+def replay(validations: list, training: dict) -> tuple[list, int | None, int | None]:
     """The learning rate each validation runs under, the index where the rule stops, and the
     first index where its count of validations without progress differs from the metric's alone
     (the count a run trained before the rule keeps in its checkpoints). A run can be rewound to a
     checkpoint where the two counts are equal again and the learning rates agree (or are set)."""
-    higher = HIGHER_IS_BETTER[metric]
-    best_value = best_loss = parting = None
-    bad, metric_bad, rate, rates = 0, 0, first_rate, []
+    metric = training["selection_metric"]
+    bad = metric_bad = 0
+    rate, rates, parting = training["learning_rate"], [], None
     for index, record in enumerate(validations):
         rates.append(rate)
-        value, loss = record[metric], record["loss"]
-        improved = best_value is None or (value > best_value if higher else value < best_value)
-        loss_improved = best_loss is None or loss < best_loss
-        best_value = value if improved else best_value
-        best_loss = loss if loss_improved else best_loss
-        bad = 0 if improved or loss_improved else bad + 1
+        improved, progress = judge(record, validations[:index], metric, watch_loss=True)
+        bad = 0 if progress else bad + 1
         metric_bad = 0 if improved else metric_bad + 1
         if parting is None and bad != metric_bad:
             parting = index
-        if bad and bad % LR_PATIENCE == 0:
-            rate = min(rate, max(rate * 0.5, floor))
-        if bad >= STOP_PATIENCE:
+        if bad and bad % training["lr_patience"] == 0:
+            rate = halved(rate, training["min_learning_rate"])
+        if bad >= training["early_stopping_patience"]:
             return rates, index, parting
     return rates, None, parting
 
@@ -50,8 +46,7 @@ def check(run: Path) -> str:
         return "no validation yet"
     validations = json.loads((run / "validations.json").read_text())
     training = yaml.safe_load((run / "config.yaml").read_text())["training"]
-    rates, stop, parting = replay(validations, training["selection_metric"], training["learning_rate"],
-                         training["min_learning_rate"])
+    rates, stop, parting = replay(validations, training)
     for index, (record, rate) in enumerate(zip(validations, rates)):
         if abs(record["learning_rate"] - rate) > 1e-12:
             return (f"parts at validation {index + 1} (epoch {record['epochs']:.0f}): learning rate "

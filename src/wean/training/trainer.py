@@ -41,10 +41,10 @@ from wean.models.interfaces import TrainingCorpus
 from wean.models.model import build_model
 from wean.training.checkpoints import RunCheckpoints
 from wean.training.distributed import join, leave
+from wean.training.patience import HIGHER_IS_BETTER, halved, judge
 from wean.training.precision import autocast_dtype, check_precision
 from wean.training.validation import Validation
 
-HIGHER_IS_BETTER = {"loss": False, "bleu": True, "sari": True, "rouge2": True}
 
 
 @dataclass
@@ -357,33 +357,28 @@ class Trainer:
 
         settings = self.config.training
         metric = settings.selection_metric
-        value = record[metric]
-        higher = HIGHER_IS_BETTER[metric]
-        improved = not self.state.best or (value > self.state.best[0][0] if higher else value < self.state.best[0][0])
-        earlier_losses = [earlier["loss"] for earlier in self.state.validations[:-1]]
-        loss_improved = not earlier_losses or record["loss"] < min(earlier_losses)
+        improved, progress = judge(record, self.state.validations[:-1], metric, settings.patience_watches_loss)
         name = f"step-{self.state.updates:08d}"
-        self.state.best.append([value, self.state.updates, name])
-        self.state.best.sort(key=lambda entry: -entry[0] if higher else entry[0])
+        self.state.best.append([record[metric], self.state.updates, name])
+        self.state.best.sort(key=lambda entry: -entry[0] if HIGHER_IS_BETTER[metric] else entry[0])
         if improved and main:
             save_weights(self.model, self.directory / WEIGHTS)
             atomic_write_json(self.directory / "best.json", record)
-        if improved or (settings.patience_watches_loss and loss_improved):
+        if progress:
             self.state.bad_validations = 0
         else:
             self.state.bad_validations += 1
             if settings.lr_patience and self.state.bad_validations % settings.lr_patience == 0:
-                for group in self.optimizer.param_groups:  # halved down to the floor, never raised to it
-                    group["lr"] = min(group["lr"], max(group["lr"] * 0.5, settings.min_learning_rate))
+                for group in self.optimizer.param_groups:
+                    group["lr"] = halved(group["lr"], settings.min_learning_rate)
         self.log(
             f"validation at update {self.state.updates} (epoch {record['epochs']:.2f}): loss {record['loss']:.4f} "
             f"BLEU {record['bleu']:.2f} SARI {record['sari']:.2f} ROUGE-2 {record['rouge2']:.2f}"
             f"{'  *best*' if improved else ''}"
         )
         if self._out_of_patience():
-            patience = self.config.training.early_stopping_patience
-            watched = f"{metric} or loss" if self.config.training.patience_watches_loss else metric
-            self.log(f"early stopping: no {watched} improvement in {patience} validations")
+            watched = f"{metric} or loss" if settings.patience_watches_loss else metric
+            self.log(f"early stopping: no {watched} improvement in {settings.early_stopping_patience} validations")
             return True
         return False
 

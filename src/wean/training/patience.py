@@ -1,0 +1,24 @@
+"""What a validation means for the run: whether its selection metric improved (a new best
+checkpoint), whether it counts as progress for ``lr_patience`` and ``early_stopping_patience``,
+and the learning rate after a halving. Used by the trainer and by results/lib/check_rule.py,
+which replays the rule over runs trained before it."""
+
+from __future__ import annotations
+
+HIGHER_IS_BETTER = {"loss": False, "bleu": True, "sari": True, "rouge2": True}
+
+
+def judge(record: dict, earlier: list[dict], metric: str, watch_loss: bool) -> tuple[bool, bool]:
+    """(the selection metric beats every earlier validation's, the validation is progress): with
+    ``watch_loss`` a loss below every earlier one is progress too."""
+    if not earlier:
+        return True, True
+    values = [previous[metric] for previous in earlier]
+    improved = record[metric] > max(values) if HIGHER_IS_BETTER[metric] else record[metric] < min(values)
+    lower_loss = record["loss"] < min(previous["loss"] for previous in earlier)
+    return improved, improved or (watch_loss and lower_loss)
+
+
+def halved(rate: float, floor: float) -> float:
+    """Half the rate, not below ``floor``; a rate already under the floor stays as it is."""
+    return min(rate, max(rate * 0.5, floor))
