@@ -4,12 +4,13 @@
 # kauchak_v2 train, TurkCorpus test (lowercased, and EASSE's plain text) and WikiSmall test for
 # scores. Two scales, each a table of its own:
 #   results/wean/converged/run.sh paper   the WEAN paper's sizes (configs/seq2seq-pwkp.yaml,
-#       wean-pwkp.yaml: 50,000 words, 2+2 LSTM layers): about 35 minutes an epoch on one CPU
-#       thread, a GPU's work (DEVICE=cuda; results/lib/gpu.sh) -> results/wean/converged
+#       wean-pwkp.yaml: 50,000 words, 2+2 LSTM layers): Seq2seq trains about 220 target tokens/s
+#       on one CPU thread here, a GPU's work (DEVICE=cuda; results/lib/gpu.sh) -> results/wean/converged
 #   results/wean/converged/run.sh cpu     the same presets scaled for this CPU (below): 8,000 BPE
-#       pieces, one LSTM layer each side, about 9 minutes an epoch -> results/wean/converged-cpu;
+#       pieces, one LSTM layer each side, about 920 tokens/s -> results/wean/converged-cpu;
 #       without concat, whose score takes a tanh over hidden x vocabulary x target positions: its
-#       first update took 6 minutes here, hundreds of hours an epoch
+#       first update took about 6 minutes here (about 50 hours for the 502 updates of an epoch)
+# (speeds: a few dozen updates on one thread beside two other runs, results/wean/converged-cpu/README.md)
 # results/lib/gpu.sh runs each row as its own job (ROWS=wean-concat SEEDS=2 STAGE=train). Run
 # from the repository root after `make install`; run it again to resume.
 set -euo pipefail
