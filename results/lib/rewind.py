@@ -13,18 +13,13 @@ validation, so it holds the rate the old rule chose there.
 
 import argparse
 import datetime
-import json
-import os
 import shutil
 from pathlib import Path
 
+from safetensors.torch import load_file
 
-def entry(skeleton: dict, key: str) -> dict:
-    """The value under ``key`` in a wean.checkpoint.flatten_state dict skeleton."""
-    for name, value in skeleton["dict"]:
-        if name == {"value": key}:
-            return value
-    raise KeyError(key)
+from wean.checkpoint import atomic_write_json, flatten_state, unflatten_state
+from wean.textio import read_json
 
 
 def main() -> None:
@@ -43,14 +38,11 @@ def main() -> None:
     for later in sorted(folder.glob("step-*")):
         if later.name > args.checkpoint:
             shutil.move(str(later), str(aside / later.name))
-    if args.learning_rate is not None:
-        path = target / "training.json"
-        skeleton = json.loads(path.read_text())
-        for group in entry(entry(skeleton, "optimizer"), "param_groups")["list"]:
-            entry(group, "lr")["value"] = args.learning_rate
-        temporary = path.with_suffix(".tmp")
-        temporary.write_text(json.dumps(skeleton))
-        os.replace(temporary, path)
+    if args.learning_rate is not None:  # the tensors stay as they are: only the skeleton changes
+        state = unflatten_state(read_json(target / "training.json"), load_file(str(target / "training.safetensors")))
+        for group in state["optimizer"]["param_groups"]:
+            group["lr"] = args.learning_rate
+        atomic_write_json(target / "training.json", flatten_state(state)[1])
     (folder / "latest").write_text(args.checkpoint + "\n")
     (args.run / "finished").unlink(missing_ok=True)
     rate = f", learning rate set to {args.learning_rate:g}" if args.learning_rate is not None else ""
