@@ -50,3 +50,19 @@ def test_the_rule_check_finds_where_a_run_parts_from_the_rule(tmp_path):
         enumerate(zip(rouge, loss, rates))]))
     out = subprocess.run([sys.executable, LIB / "check_rule.py", run], check=True, capture_output=True, text=True)
     assert out.stdout.strip() == "run: agrees over 5 validations (still training)"
+
+
+def test_the_workers_job_list_puts_seeds_outermost_across_the_tables(tmp_path):
+    # the table scripts themselves list their runs (STAGE=list trains nothing)
+    out = subprocess.run(["bash", "-c", 'source results/lib/jobs.sh && job_list $CPU_TABLES'], cwd=LIB.parent.parent,
+                         env={"PATH": "/usr/bin:/bin", "RUNS": str(tmp_path)}, check=True, capture_output=True,
+                         text=True).stdout.splitlines()
+    jobs = [line.split()[0].split(":") for line in out]
+    seeds = [int(seed) for _, seed, _ in jobs]
+    assert seeds == sorted(seeds) and set(seeds) == {1, 2, 3}
+    first_seed = [(table, row) for table, seed, row in jobs if seed == "1"]
+    assert len(jobs) == 3 * len(first_seed)
+    # within a seed the tables keep CPU_TABLES' order, and each table its rows' order
+    tables = list(dict.fromkeys(table for table, _ in first_seed))
+    assert tables == ["lcsts", "spm", "gigaword", "simplification", "wean-cpu"]
+    assert [row for table, row in first_seed if table == "spm"] == ["encdec", "sgate", "spm", "sgate-spm"]

@@ -34,7 +34,7 @@ machine() {
 }
 
 pending() {  # TABLE... -> the jobs whose run directory does not exist here, last first
-    runs_of "$@" | tac | while read -r job dir; do
+    job_list "$@" | tac | while read -r job dir; do
         [ -e "$dir" ] || echo "$job"
     done
 }

@@ -24,6 +24,12 @@ runs_of() {  # TABLE... -> "TABLE:SEED:ROW RUN_DIR" per run, from each table scr
     done
 }
 
+job_list() {  # TABLE... -> runs_of's lines, seeds outermost across the tables (seed 1 of every
+    # table, then seed 2, ...): every row of every table has a first converged run early, and a
+    # table whose config misbehaves shows it after one seed, not after its three
+    runs_of "$@" | sort -s -t: -k2,2n
+}
+
 run_job() {  # TABLE:SEED:ROW: train and test that row
     local table seed row
     IFS=: read -r table seed row <<< "$1"

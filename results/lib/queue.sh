@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Issue 24's convergence runs on this machine: start one worker per core (one thread each); every
-# worker walks the same list of jobs (results/lib/jobs.sh; the tables in the order of CPU_TABLES,
-# seeds outermost) and takes each job that no other worker holds (flock on $RUNS/claims/, released
-# by the kernel when its holder dies); runs that stopped part way come first. A finished and tested
-# run passes at once; a table's comparisons and curves are made once all its runs are finished
-# ($RUNS/report-TABLE.done: delete it to make them again):
+# worker walks the same list of jobs (results/lib/jobs.sh's job_list: seeds outermost, then the
+# tables in the order of CPU_TABLES) and takes each job that no other worker holds (flock on
+# $RUNS/claims/, released by the kernel when its holder dies); runs that stopped part way come
+# first. A finished and tested run passes at once; a table's comparisons and curves are made once
+# all its runs are finished ($RUNS/report-TABLE.done: delete it to make them again):
 #   RUNS=/root/wean-runs OMP_NUM_THREADS=1 nohup bash results/lib/queue.sh > /root/wean-runs/logs/worker-1.log 2>&1 &
 #   RUNS=/root/wean-runs OMP_NUM_THREADS=1 nohup bash results/lib/queue.sh > /root/wean-runs/logs/worker-2.log 2>&1 &
 set -euo pipefail
@@ -17,7 +17,7 @@ holding() {  # NAME: true if this worker now holds NAME's claim (on file descrip
 }
 
 # shellcheck disable=SC2086
-jobs=$(runs_of $CPU_TABLES)
+jobs=$(job_list $CPU_TABLES)
 started=$(while read -r job dir; do [ -d "$dir" ] && ! finished "$dir" && echo "$job $dir"; done <<< "$jobs" || true)
 while read -r job dir; do
     [ -n "$job" ] || continue
