@@ -23,6 +23,11 @@ CONVERGE="--set training.max_updates=0 --set training.max_epochs=$MAX_EPOCHS --s
           --set training.lr_patience=2 --set training.early_stopping_patience=4 \
           --set training.patience_watches_loss=true --set training.keep_best=1"
 
+# prepare NAME: `wean prepare NAME` into data/NAME, once; listing the runs (STAGE=list) prepares nothing
+prepare() {
+    [ "$STAGE" = list ] || test -e "data/$1/train.src" || .venv/bin/wean prepare "$1" --out "data/$1"
+}
+
 # train_row CONFIG DIR [--set ...]: train DIR to early stopping, resuming a run that stopped part way;
 # DIR/finished marks a run trained to its end, DIR/finished-elsewhere one trained on another machine
 # whose checkpoints stayed there (results/lib/gpu.sh): both are skipped.

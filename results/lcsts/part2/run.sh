@@ -9,7 +9,7 @@
 set -euo pipefail
 source results/lib/converge.sh
 OUT=results/lcsts/part2
-test -e data/lcsts-part2/train.src || .venv/bin/wean prepare lcsts-part2 --out data/lcsts-part2
+prepare lcsts-part2
 SCALE="--set model.embedding_size=256 --set model.encoder.hidden_size=256 --set model.decoder.hidden_size=256 \
        --set model.dropout=0.3 --set data.train=data/lcsts-part2/train --set data.valid=data/lcsts-part2/valid \
        --set training.log_every=20"

@@ -8,7 +8,7 @@
 set -euo pipefail
 source results/lib/converge.sh
 OUT=results/spm/converged
-test -e data/gigaword/train.src || .venv/bin/wean prepare gigaword --out data/gigaword
+prepare gigaword
 SCALE="--set model.embedding_size=256 --set model.encoder.hidden_size=128 --set model.encoder.layers=1 \
        --set model.decoder.hidden_size=256 --set model.decoder.layers=1"
 declare -A CHANGE=(

@@ -14,7 +14,7 @@ TASK=${1:?gigaword or simplification}
 CONFIG=configs/rnnsearch-$TASK.yaml
 case $TASK in
     gigaword)
-        test -e data/gigaword/train.src || .venv/bin/wean prepare gigaword --out data/gigaword
+        prepare gigaword
         BENCHMARKS=(gigaword-test) ;;
     simplification)
         BENCHMARKS=(turkcorpus-test wikismall-test) ;;  # turkcorpus-test: plain text (wean test's default)
