@@ -52,12 +52,18 @@ def test_the_rule_check_finds_where_a_run_parts_from_the_rule(tmp_path):
     assert out.stdout.strip() == "run: agrees over 5 validations (still training)"
 
 
-def test_the_workers_job_list_puts_seeds_outermost_across_the_tables(tmp_path):
+def job_list(runs, complete_first: str | None = None) -> list[list[str]]:
     # the table scripts themselves list their runs (STAGE=list trains nothing)
+    env = {"PATH": "/usr/bin:/bin", "RUNS": str(runs)}
+    if complete_first is not None:
+        env["COMPLETE_FIRST"] = complete_first
     out = subprocess.run(["bash", "-c", 'source results/lib/jobs.sh && job_list $CPU_TABLES'], cwd=LIB.parent.parent,
-                         env={"PATH": "/usr/bin:/bin", "RUNS": str(tmp_path)}, check=True, capture_output=True,
-                         text=True).stdout.splitlines()
-    jobs = [line.split()[0].split(":") for line in out]
+                         env=env, check=True, capture_output=True, text=True).stdout.splitlines()
+    return [line.split()[0].split(":") for line in out]
+
+
+def test_the_workers_job_list_puts_seeds_outermost_across_the_tables(tmp_path):
+    jobs = job_list(tmp_path, complete_first="")
     seeds = [int(seed) for _, seed, _ in jobs]
     assert seeds == sorted(seeds) and set(seeds) == {1, 2, 3}
     first_seed = [(table, row) for table, seed, row in jobs if seed == "1"]
@@ -66,3 +72,12 @@ def test_the_workers_job_list_puts_seeds_outermost_across_the_tables(tmp_path):
     tables = list(dict.fromkeys(table for table, _ in first_seed))
     assert tables == ["lcsts", "spm", "gigaword", "simplification", "wean-cpu"]
     assert [row for table, row in first_seed if table == "spm"] == ["encdec", "sgate", "spm", "sgate-spm"]
+
+
+def test_tables_to_complete_first_come_whole_before_the_seeds_outermost_rest(tmp_path):
+    everything = job_list(tmp_path, complete_first="")
+    jobs = job_list(tmp_path)  # the default: LCSTS first
+    lcsts = [job for job in everything if job[0] == "lcsts"]
+    assert len(lcsts) == 6 and jobs[:6] == lcsts  # its seeds in order, each seed's rows in order
+    assert jobs[6:] == [job for job in everything if job[0] != "lcsts"]
+    assert sorted(map(tuple, jobs)) == sorted(map(tuple, everything))
