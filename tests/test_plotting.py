@@ -42,4 +42,15 @@ def test_plot_errors_are_one_line(tmp_path, capsys):
         plot_curves([tmp_path], "bleu", tmp_path / "x.png")
     run = fake_run(tmp_path / "a", [1.0])
     assert main(["plot", str(run), "--labels", "a,b", "--out", str(tmp_path / "x.png")]) == 1
-    assert "--labels has 2 names for 1 model directories" in capsys.readouterr().err
+    assert "--labels has 2 names for 1 runs" in capsys.readouterr().err
+
+
+def test_a_kept_copy_of_validations_json_plots_like_its_run(tmp_path, capsys):
+    # results/ keep each run's validations.json: its curve outlives the run directory
+    run = fake_run(tmp_path / "a", [10, 28, 29, 30, 29.5])
+    kept = tmp_path / "kept" / "wean-seed1.json"
+    kept.parent.mkdir()
+    kept.write_bytes((run / "validations.json").read_bytes())
+    assert main(["plot", str(kept), "--out", str(tmp_path / "x.png")]) == 0
+    assert "wean-seed1: best bleu 30.00 at epoch 4.00" in capsys.readouterr().out
+    assert (tmp_path / "x.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

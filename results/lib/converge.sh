@@ -12,7 +12,8 @@
 # (results/lib/README.md).
 # Each table's script takes, besides SEEDS: ROWS (a subset of its rows), DEVICE (training.device
 # and wean test's --device) and STAGE: all (default), train (train and test only, leaving the
-# seeds' comparisons and curves for later) or list (print "SEED ROW RUN_DIR" per run, do nothing):
+# seeds' comparisons and curves for later) or list (print "SEED ROW RUN_DIR OUT" per run, OUT the
+# results folder that records it, and do nothing):
 # results/lib/gpu.sh runs every row as its own job.
 SEEDS=${SEEDS:-"1 2 3"}
 RUNS=${RUNS:-runs}
@@ -42,9 +43,43 @@ train_row() {
     date -u +%FT%TZ > "$dir/finished"
 }
 
-# keep_config DIR OUT: the run's resolved config, as it trained, in OUT/configs/ (model_dir made
-# relative: no machine's paths in results/)
-keep_config() {
-    mkdir -p "$2/configs"
-    sed "s|^model_dir: .*|model_dir: runs/$(basename "$1")|" "$1/config.yaml" > "$2/configs/$(basename "$1").yaml"
+# A run is recorded in its table's results once trained and tested: its resolved config in
+# OUT/configs/RUN.yaml (model_dir made relative: no machine's paths in results/) and its validation
+# history in OUT/validations/RUN.json (the curves). A recorded run is done even where its run
+# directory is gone: run directories do not outlive a machine, and a session may get a new one.
+# The first seven finished runs (LCSTS Seq2seq seeds 1-3 and WEAN seeds 1-2, Kiyono EncDec and
+# +sGate seed 1) were recorded by their config alone; their histories went with their machine.
+
+# recorded DIR OUT: true if the run DIR is recorded in OUT
+recorded() {
+    [ -e "$2/configs/$(basename "$1").yaml" ]
+}
+
+# keep_run DIR OUT: record the run DIR in OUT (after its tests: a record means done)
+keep_run() {
+    local run
+    run=$(basename "$1")
+    mkdir -p "$2/configs" "$2/validations"
+    cp "$1/validations.json" "$2/validations/$run.json"
+    sed "s|^model_dir: .*|model_dir: runs/$run|" "$1/config.yaml" > "$2/configs/$run.yaml"
+}
+
+# plot_kept OUT METRIC PNG LABELS RUN...: `wean plot` of the runs (names) whose validation history
+# OUT holds, a line for each one whose history it does not
+plot_kept() {
+    local out=$1 metric=$2 png=$3 names i
+    IFS=, read -r -a names <<< "$4"
+    shift 4
+    local runs=() labels=()
+    for ((i = 1; i <= $#; i++)); do
+        local run=${!i}
+        if [ -e "$out/validations/$run.json" ]; then
+            runs+=("$out/validations/$run.json")
+            labels+=("${names[i - 1]}")
+        else
+            echo "${names[i - 1]}: no curve ($run's validation history was not kept)"
+        fi
+    done
+    [ ${#runs[@]} -eq 0 ] || .venv/bin/wean plot "${runs[@]}" --labels "$(IFS=,; echo "${labels[*]}")" \
+        --metric "$metric" --out "$png"
 }

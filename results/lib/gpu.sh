@@ -33,9 +33,9 @@ machine() {
     if [ "$DEVICE" = cuda ]; then nvidia-smi --query-gpu=name --format=csv,noheader; else echo "the CPU ($DEVICE)"; fi
 }
 
-pending() {  # TABLE... -> the jobs whose run directory does not exist here, last first
-    job_list "$@" | tac | while read -r job dir; do
-        [ -e "$dir" ] || echo "$job"
+pending() {  # TABLE... -> the jobs neither recorded in results/ nor started here, last first
+    job_list "$@" | tac | while read -r job dir out; do
+        [ -e "$dir" ] || finished "$dir" "$out" || echo "$job"
     done
 }
 

@@ -16,11 +16,14 @@ script_of() {  # TABLE -> its script and argument
     esac
 }
 
-runs_of() {  # TABLE... -> "TABLE:SEED:ROW RUN_DIR" per run, from each table script itself
-    local table seed row dir
+runs_of() {  # TABLE... -> "TABLE:SEED:ROW RUN_DIR OUT" per run (OUT: the results folder that
+    # records it), from each table script itself
+    local table seed row dir out
     for table in "$@"; do
         # shellcheck disable=SC2046
-        STAGE=list bash $(script_of "$table") | while read -r seed row dir; do echo "$table:$seed:$row $dir"; done
+        STAGE=list bash $(script_of "$table") | while read -r seed row dir out; do
+            echo "$table:$seed:$row $dir $out"
+        done
     done
 }
 
@@ -45,6 +48,7 @@ run_job() {  # TABLE:SEED:ROW: train and test that row
     SEEDS="$seed" ROWS="$row" STAGE=train bash $(script_of "$table") < /dev/null
 }
 
-finished() {  # RUN_DIR: trained to its end (the test may still be due), here or on another machine
-    [ -e "$1/finished" ] || [ -e "$1/finished-elsewhere" ]
+finished() {  # RUN_DIR OUT: recorded in OUT (trained and tested: converge.sh's recorded), or
+    # trained to its end here (its test may still be due) or on another machine
+    [ -e "$2/configs/$(basename "$1").yaml" ] || [ -e "$1/finished" ] || [ -e "$1/finished-elsewhere" ]
 }

@@ -18,9 +18,11 @@ holding() {  # NAME: true if this worker now holds NAME's claim (on file descrip
 
 # shellcheck disable=SC2086
 jobs=$(job_list $CPU_TABLES)
-started=$(while read -r job dir; do [ -d "$dir" ] && ! finished "$dir" && echo "$job $dir"; done <<< "$jobs" || true)
-while read -r job dir; do
-    [ -n "$job" ] || continue
+started=$(while read -r job dir out; do
+    [ -d "$dir" ] && ! finished "$dir" "$out" && echo "$job $dir $out"
+done <<< "$jobs" || true)
+while read -r job dir out; do
+    [ -n "$job" ] && ! finished "$dir" "$out" || continue
     holding "${dir##*/}" || continue
     echo "$(date -u +%FT%TZ) $job"
     run_job "$job" || echo "$(date -u +%FT%TZ) $job failed" >&2
@@ -29,7 +31,7 @@ done <<< "$started
 $jobs"
 for table in $CPU_TABLES; do
     [ ! -e "$RUNS/report-$table.done" ] || continue
-    runs_of "$table" | while read -r job dir; do finished "$dir" || exit 1; done || continue
+    runs_of "$table" | while read -r job dir out; do finished "$dir" "$out" || exit 1; done || continue
     holding "report-$table" || continue
     echo "$(date -u +%FT%TZ) $table: comparisons and curves"
     # shellcheck disable=SC2046

@@ -11,8 +11,12 @@ from wean.errors import WeanError
 CURVE_METRICS = ("bleu", "sari", "rouge2", "loss", "perplexity")
 
 
-def read_validations(model_dir: Path) -> list[dict]:
-    path = Path(model_dir) / "validations.json"
+def read_validations(run: Path) -> list[dict]:
+    """A run's validation records: from its model directory, or from a copy of its
+    ``validations.json`` kept elsewhere (results/ keeps them: run directories come and go)."""
+    path = Path(run)
+    if not path.is_file():
+        path = path / "validations.json"
     try:
         return json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
@@ -113,15 +117,22 @@ def convergence(records: list[dict], metric: str, fraction: float = 0.95) -> dic
     }
 
 
-def plot_curves(model_dirs: Sequence[Path], metric: str, out: Path, labels: Sequence[str] | None = None) -> None:
-    """One line per run: ``metric`` on the validation split against training epochs."""
+def run_name(run: Path) -> str:
+    """A run's name: its model directory's, or its kept validations file's without ``.json``."""
+    run = Path(run)
+    return run.stem if run.is_file() else run.name
+
+
+def plot_curves(runs: Sequence[Path], metric: str, out: Path, labels: Sequence[str] | None = None) -> None:
+    """One line per run (a model directory or a kept validations file): ``metric`` on the
+    validation split against training epochs."""
     plt = _pyplot()
     if metric not in CURVE_METRICS:
         raise WeanError(f"unknown metric {metric!r}; choose from {', '.join(CURVE_METRICS)}")
     figure, axes = plt.subplots(figsize=(6, 4))
-    for index, directory in enumerate(model_dirs):
-        records = read_validations(directory)
-        label = labels[index] if labels else Path(directory).name
+    for index, run in enumerate(runs):
+        records = read_validations(run)
+        label = labels[index] if labels else run_name(run)
         axes.plot([r["epochs"] for r in records], [r[metric] for r in records], marker="o", markersize=3, label=label)
     axes.set_xlabel("epoch")
     axes.set_ylabel(f"validation {metric.upper() if metric != 'perplexity' else metric}")

@@ -16,13 +16,13 @@ SCALE="--set model.embedding_size=256 --set model.encoder.hidden_size=256 --set 
 for seed in $SEEDS; do
     for name in ${ROWS:-seq2seq wean}; do
         dir="$RUNS/lcsts-part2-$name-seed$seed"
-        [ "$STAGE" = list ] && { echo "$seed $name $dir"; continue; }
+        [ "$STAGE" = list ] && { echo "$seed $name $dir $OUT"; continue; }
+        ! recorded "$dir" "$OUT" || continue
         # shellcheck disable=SC2086
         train_row "configs/$name-lcsts.yaml" "$dir" $SCALE --set training.seed="$seed"
-        keep_config "$dir" "$OUT"
-        [ "$OUT/$name-seed$seed.lcsts-test.txt" -nt "$dir/model.safetensors" ] ||
-            .venv/bin/wean test --model "$dir" --system "$name-seed$seed" --out-dir "$OUT" --benchmark lcsts-test \
-                --device "$DEVICE"
+        .venv/bin/wean test --model "$dir" --system "$name-seed$seed" --out-dir "$OUT" --benchmark lcsts-test \
+            --device "$DEVICE"
+        keep_run "$dir" "$OUT"
     done
 done
 [ "$STAGE" = all ] || exit 0
@@ -31,7 +31,6 @@ for seed in $SEEDS; do
         --benchmark lcsts-test
 done | tee "$OUT/significance.txt"
 for seed in $SEEDS; do
-    dirs=("$RUNS/lcsts-part2-seq2seq-seed$seed" "$RUNS/lcsts-part2-wean-seed$seed")
-    .venv/bin/wean plot "${dirs[@]}" --labels Seq2seq,WEAN --metric rouge2 --out "$OUT/valid-rouge2-seed$seed.png" \
-        | tee "$OUT/convergence-seed$seed.txt"
+    plot_kept "$OUT" rouge2 "$OUT/valid-rouge2-seed$seed.png" Seq2seq,WEAN \
+        "lcsts-part2-seq2seq-seed$seed" "lcsts-part2-wean-seed$seed" | tee "$OUT/convergence-seed$seed.txt"
 done

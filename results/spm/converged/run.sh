@@ -21,13 +21,13 @@ NAMES=(encdec sgate spm sgate-spm)
 for seed in $SEEDS; do
     for row in ${ROWS:-${NAMES[*]}}; do
         dir="$RUNS/spm-converged-$row-seed$seed"
-        [ "$STAGE" = list ] && { echo "$seed $row $dir"; continue; }
+        [ "$STAGE" = list ] && { echo "$seed $row $dir $OUT"; continue; }
+        ! recorded "$dir" "$OUT" || continue
         # shellcheck disable=SC2086
         train_row configs/encdec-gigaword.yaml "$dir" $SCALE ${CHANGE[$row]} --set training.seed="$seed"
-        keep_config "$dir" "$OUT"
-        [ "$OUT/$row-seed$seed.gigaword-test.txt" -nt "$dir/model.safetensors" ] ||
-            .venv/bin/wean test --model "$dir" --system "$row-seed$seed" --out-dir "$OUT" --benchmark gigaword-test \
-                --device "$DEVICE"
+        .venv/bin/wean test --model "$dir" --system "$row-seed$seed" --out-dir "$OUT" --benchmark gigaword-test \
+            --device "$DEVICE"
+        keep_run "$dir" "$OUT"
     done
 done
 [ "$STAGE" = all ] || exit 0
@@ -38,10 +38,9 @@ for seed in $SEEDS; do
     done
 done | tee "$OUT/significance.txt"
 for seed in $SEEDS; do
-    dirs=("${NAMES[@]/#/$RUNS/spm-converged-}")
-    dirs=("${dirs[@]/%/-seed$seed}")
+    runs=("${NAMES[@]/#/spm-converged-}")
     labels=$(IFS=,; echo "${NAMES[*]}")
-    .venv/bin/wean plot "${dirs[@]}" --labels "$labels" --metric rouge2 --out "$OUT/valid-rouge2-seed$seed.png" \
+    plot_kept "$OUT" rouge2 "$OUT/valid-rouge2-seed$seed.png" "$labels" "${runs[@]/%/-seed$seed}" \
         | tee "$OUT/convergence-seed$seed.txt"
     outputs=("${NAMES[@]/#/$OUT/}")
     .venv/bin/wean odd-gen --hyp "${outputs[@]/%/-seed$seed.gigaword-test.txt}" --labels "$labels" \

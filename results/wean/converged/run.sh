@@ -30,17 +30,16 @@ declare -A CHANGE=([seq2seq]="" [wean]="" [wean-dot]="--set model.output_layer.s
 for seed in $SEEDS; do
     for name in ${ROWS:-${NAMES[*]}}; do
         dir="$RUNS/$PREFIX-$name-seed$seed"
-        [ "$STAGE" = list ] && { echo "$seed $name $dir"; continue; }
+        [ "$STAGE" = list ] && { echo "$seed $name $dir $OUT"; continue; }
+        ! recorded "$dir" "$OUT" || continue
         # shellcheck disable=SC2086
         train_row "configs/${CONFIG[$name]}.yaml" "$dir" $SCALE ${CHANGE[$name]} --set training.seed="$seed"
-        keep_config "$dir" "$OUT"
         system=$name-seed$seed
-        [ "$OUT/$system.wikismall-test.txt" -nt "$dir/model.safetensors" ] || {
-            .venv/bin/wean test --model "$dir" --system "$system" --out-dir "$OUT" --device "$DEVICE" \
-                --benchmark turkcorpus-test-lower wikismall-test
-            .venv/bin/wean test --model "$dir" --system "$system" --out-dir "$OUT" --device "$DEVICE" \
-                --benchmark turkcorpus-test --plain-text
-        }
+        .venv/bin/wean test --model "$dir" --system "$system" --out-dir "$OUT" --device "$DEVICE" \
+            --benchmark turkcorpus-test-lower wikismall-test
+        .venv/bin/wean test --model "$dir" --system "$system" --out-dir "$OUT" --device "$DEVICE" \
+            --benchmark turkcorpus-test --plain-text
+        keep_run "$dir" "$OUT"
     done
 done
 [ "$STAGE" = all ] || exit 0
@@ -54,8 +53,8 @@ for seed in $SEEDS; do
     done
 done | tee "$OUT/significance.txt"
 for seed in $SEEDS; do  # the paper's Figure 2: validation BLEU per epoch
-    dirs=("${NAMES[@]/#/$RUNS/$PREFIX-}")
+    runs=("${NAMES[@]/#/$PREFIX-}")
     labels=$(IFS=,; echo "${NAMES[*]}")
-    .venv/bin/wean plot "${dirs[@]/%/-seed$seed}" --labels "$labels" --metric bleu --out "$OUT/valid-bleu-seed$seed.png" \
+    plot_kept "$OUT" bleu "$OUT/valid-bleu-seed$seed.png" "$labels" "${runs[@]/%/-seed$seed}" \
         | tee "$OUT/convergence-seed$seed.txt"
 done

@@ -41,16 +41,17 @@ out_dirs() {
 for seed in $SEEDS; do
     for row in ${ROWS:-rnnsearch word-attention contextual-gates lstm-conditional conv-encoder}; do
         dir="$RUNS/$TASK-converged-$row-seed$seed"
-        [ "$STAGE" = list ] && { echo "$seed $row $dir"; continue; }
+        outs=($(out_dirs "$row"))
+        [ "$STAGE" = list ] && { echo "$seed $row $dir ${outs[-1]}"; continue; }
+        ! recorded "$dir" "${outs[-1]}" || continue  # recorded in the last of its tables: in all of them
         # shellcheck disable=SC2086
         train_row "$CONFIG" "$dir" --set training.precision=fp32 ${CHANGE[$row]} --set training.seed="$seed"
-        for out in $(out_dirs "$row"); do
-            keep_config "$dir" "$out"
+        for out in "${outs[@]}"; do
             for benchmark in "${BENCHMARKS[@]}"; do
-                [ "$out/$row-seed$seed.$benchmark.txt" -nt "$dir/model.safetensors" ] ||
-                    .venv/bin/wean test --model "$dir" --system "$row-seed$seed" --out-dir "$out" --benchmark "$benchmark" \
-                        --device "$DEVICE"
+                .venv/bin/wean test --model "$dir" --system "$row-seed$seed" --out-dir "$out" --benchmark "$benchmark" \
+                    --device "$DEVICE"
             done
+            keep_run "$dir" "$out"
         done
     done
 done
@@ -73,9 +74,9 @@ for table in word-attention conv-encoder; do
     done | tee "$out/$TASK-significance.txt"
     METRIC=$(sed -n 's/^ *selection_metric: *\([a-z0-9]*\).*/\1/p' "$CONFIG")
     for seed in $SEEDS; do
-        dirs=("${rows[@]/#/$RUNS/$TASK-converged-}")
+        runs=("${rows[@]/#/$TASK-converged-}")
         labels=$(IFS=,; echo "${rows[*]}")
-        .venv/bin/wean plot "${dirs[@]/%/-seed$seed}" --labels "$labels" --metric "$METRIC" \
-            --out "$out/$TASK-valid-$METRIC-seed$seed.png" | tee "$out/$TASK-convergence-seed$seed.txt"
+        plot_kept "$out" "$METRIC" "$out/$TASK-valid-$METRIC-seed$seed.png" "$labels" "${runs[@]/%/-seed$seed}" \
+            | tee "$out/$TASK-convergence-seed$seed.txt"
     done
 done

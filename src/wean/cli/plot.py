@@ -10,22 +10,23 @@ from wean.cli import options
 
 def add(subparsers) -> None:
     parser = subparsers.add_parser("plot", help="validation curves of training runs as a PNG")
-    parser.add_argument("model_dirs", type=Path, nargs="+", help="model directories written by wean train")
+    parser.add_argument("runs", type=Path, nargs="+",
+                        help="model directories written by wean train, or copies of their validations.json")
     parser.add_argument("--metric", default="bleu", help="bleu, sari, rouge2, loss or perplexity (default: bleu)")
-    parser.add_argument("--labels", help="comma-separated legend labels, one per model directory")
+    parser.add_argument("--labels", help="comma-separated legend labels, one per run")
     parser.add_argument("--out", type=Path, required=True, help="PNG file to write")
     parser.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    from wean.plotting import convergence, plot_curves, read_validations
+    from wean.plotting import convergence, plot_curves, read_validations, run_name
 
-    labels = options.labels(args.labels, len(args.model_dirs), "model directories")
-    plot_curves(args.model_dirs, args.metric, args.out, labels)
+    labels = options.labels(args.labels, len(args.runs), "runs")
+    plot_curves(args.runs, args.metric, args.out, labels)
     print(f"wrote {args.out}")
     if args.metric in ("bleu", "sari", "rouge2"):
-        for label, directory in zip(labels or [d.name for d in args.model_dirs], args.model_dirs):
-            summary = convergence(read_validations(directory), args.metric)
+        for label, run in zip(labels or [run_name(run) for run in args.runs], args.runs):
+            summary = convergence(read_validations(run), args.metric)
             print(f"{label}: best {args.metric} {summary['best']:.2f} at epoch {summary['best_epoch']:.2f}; "
                   f"95% of it first at epoch {summary['epochs_to_95pct']:.2f}"
                   f"{' (still improving at the last validation: lower bounds)' if summary['still_improving'] else ''}")
