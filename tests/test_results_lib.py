@@ -1,6 +1,7 @@
 """results/lib's run tools that edit or read training runs: pinned to the trainer's formats."""
 
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -81,3 +82,50 @@ def test_tables_to_complete_first_come_whole_before_the_seeds_outermost_rest(tmp
     assert len(lcsts) == 6 and jobs[:6] == lcsts  # its seeds in order, each seed's rows in order
     assert jobs[6:] == [job for job in everything if job[0] != "lcsts"]
     assert sorted(map(tuple, jobs)) == sorted(map(tuple, everything))
+
+
+def test_every_job_names_the_results_folder_that_records_it(tmp_path):
+    env = {"PATH": "/usr/bin:/bin", "RUNS": str(tmp_path)}
+    out = subprocess.run(["bash", "-c", 'source results/lib/jobs.sh && job_list $CPU_TABLES'], cwd=LIB.parent.parent,
+                         env=env, check=True, capture_output=True, text=True).stdout.splitlines()
+    folders = {line.split()[2] for line in out}
+    assert all(len(line.split()) == 3 for line in out)
+    assert folders == {"results/lcsts/part2", "results/spm/converged", "results/word-attention/converged",
+                       "results/conv-encoder/converged", "results/wean/converged-cpu"}
+
+
+def run_shell(script: str, **env) -> subprocess.CompletedProcess:
+    return subprocess.run(["bash", "-c", script], cwd=LIB.parent.parent, env={"PATH": "/usr/bin:/bin", **env},
+                          capture_output=True, text=True)
+
+
+def test_a_run_recorded_in_results_is_done_though_its_run_directory_is_gone(tmp_path):
+    # a session may start on a new machine: what results/ records must not be trained again
+    run, out = tmp_path / "runs" / "lcsts-part2-wean-seed3", tmp_path / "results"
+    run.mkdir(parents=True)
+    (run / "config.yaml").write_text(f"model_dir: {run}\nseed: 3\n")
+    records = [{"epochs": float(i + 1), "updates": i, "rouge2": v, "loss": 1.0} for i, v in enumerate([3, 9, 8])]
+    (run / "validations.json").write_text(json.dumps(records))
+    finished = 'source results/lib/jobs.sh && finished "$RUN" "$OUT"'
+    assert run_shell(finished, RUN=str(run), OUT=str(out)).returncode == 1
+    kept = run_shell('source results/lib/converge.sh && keep_run "$RUN" "$OUT" && recorded "$RUN" "$OUT"',
+                     RUN=str(run), OUT=str(out))
+    assert kept.returncode == 0, kept.stderr
+    assert (out / "configs" / "lcsts-part2-wean-seed3.yaml").read_text() == \
+        "model_dir: runs/lcsts-part2-wean-seed3\nseed: 3\n"  # no machine's paths in results/
+    assert json.loads((out / "validations" / "lcsts-part2-wean-seed3.json").read_text()) == records
+    shutil.rmtree(run.parent)
+    assert run_shell(finished, RUN=str(run), OUT=str(out)).returncode == 0
+
+
+def test_curves_are_drawn_from_the_kept_histories_and_a_missing_one_is_said(tmp_path):
+    out = tmp_path / "results"
+    (out / "validations").mkdir(parents=True)
+    records = [{"epochs": float(i + 1), "updates": i, "rouge2": v, "loss": 1.0} for i, v in enumerate([3, 9, 8])]
+    (out / "validations" / "wean-seed3.json").write_text(json.dumps(records))
+    plotted = run_shell('source results/lib/converge.sh && plot_kept "$OUT" rouge2 "$OUT/curve.png" Seq2seq,WEAN '
+                        'seq2seq-seed3 wean-seed3', OUT=str(out))
+    assert plotted.returncode == 0, plotted.stderr
+    assert plotted.stdout.splitlines()[0] == "Seq2seq: no curve (seq2seq-seed3's validation history was not kept)"
+    assert "WEAN: best rouge2 9.00 at epoch 2.00" in plotted.stdout
+    assert (out / "curve.png").read_bytes()[:4] == b"\x89PNG"
