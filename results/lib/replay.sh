@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Train a recorded run again from the config its table kept, to recover a validation history that
+# went with its machine (results/lib/README.md), and check that training is deterministic: the
+# history is kept only if the replay's test output is byte-identical to the recorded one.
+#   RUNS=/root/wean-runs OMP_NUM_THREADS=1 bash results/lib/replay.sh OUT RUN SYSTEM BENCHMARK [wean test options]
+# e.g. results/lib/replay.sh results/lcsts/part2 lcsts-part2-wean-seed1 wean-seed1 lcsts-test
+# OUT/configs/RUN.yaml is the config as it trained; OUT/SYSTEM.BENCHMARK.txt the recorded output.
+# The replay trains in $RUNS/replay/RUN (run it again to resume) and is tested into that folder.
+set -euo pipefail
+OUT=${1:?results folder} RUN=${2:?run name} SYSTEM=${3:?system name} BENCHMARK=${4:?benchmark}
+shift 4
+RUNS=${RUNS:-runs}
+dir=$RUNS/replay/$RUN
+recorded=$OUT/$SYSTEM.$BENCHMARK.txt
+test -e "$OUT/configs/$RUN.yaml" && test -e "$recorded" || { echo "$RUN: not recorded in $OUT" >&2; exit 1; }
+if [ ! -e "$dir/finished" ]; then
+    resume=
+    test -e "$dir/checkpoints/latest" && resume=--resume
+    .venv/bin/wean train "$OUT/configs/$RUN.yaml" --set model_dir="$dir" $resume
+    date -u +%FT%TZ > "$dir/finished"
+fi
+.venv/bin/wean test --model "$dir" --system "$SYSTEM" --out-dir "$dir/test" --benchmark "$BENCHMARK" "$@"
+if cmp -s "$dir/test/$SYSTEM.$BENCHMARK.txt" "$recorded"; then
+    mkdir -p "$OUT/validations"
+    cp "$dir/validations.json" "$OUT/validations/$RUN.json"
+    echo "$RUN: replayed, test output byte-identical to $recorded ($(sha256sum < "$recorded" | cut -c1-16)); history kept"
+else
+    echo "$RUN: replayed, but its test output differs from $recorded: history not kept" >&2
+    exit 1
+fi
