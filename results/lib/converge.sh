@@ -46,7 +46,8 @@ train_row() {
 # A run is recorded in its table's results once trained and tested: its resolved config in
 # OUT/configs/RUN.yaml (model_dir made relative: no machine's paths in results/) and its validation
 # history in OUT/validations/RUN.json (the curves). A recorded run is done even where its run
-# directory is gone: run directories do not outlive a machine, and a session may get a new one.
+# directory is gone: run directories do not outlive a machine, and a session may get a new one
+# (delete its config there to train and test it again).
 # The first seven finished runs (LCSTS Seq2seq seeds 1-3 and WEAN seeds 1-2, Kiyono EncDec and
 # +sGate seed 1) were recorded by their config alone; their histories went with their machine.
 
