@@ -29,58 +29,26 @@ prepare() {
     [ "$STAGE" = list ] || test -e "data/$1/train.src" || .venv/bin/wean prepare "$1" --out "data/$1"
 }
 
-# train_row CONFIG DIR [--set ...]: train DIR to early stopping, resuming a run that stopped part way;
-# DIR/finished marks a run trained to its end, DIR/finished-elsewhere one trained on another machine
-# whose checkpoints stayed there (results/lib/gpu.sh): both are skipped.
-train_row() {
+# train_to_end CONFIG DIR [--set ...]: train DIR as CONFIG says, resuming a run that stopped part
+# way; DIR/finished marks a run trained to its end, DIR/finished-elsewhere one trained on another
+# machine whose checkpoints stayed there (results/lib/gpu.sh): both are skipped.
+train_to_end() {
     local config=$1 dir=$2
     shift 2
     { test -e "$dir/finished" || test -e "$dir/finished-elsewhere"; } && return
     local resume=
     test -e "$dir/checkpoints/latest" && resume=--resume
-    # shellcheck disable=SC2086
-    .venv/bin/wean train "$config" --set model_dir="$dir" $CONVERGE --set training.device="$DEVICE" "$@" $resume
+    .venv/bin/wean train "$config" --set model_dir="$dir" "$@" $resume
     date -u +%FT%TZ > "$dir/finished"
 }
 
-# A run is recorded in its table's results once trained and tested: its resolved config in
-# OUT/configs/RUN.yaml (model_dir made relative: no machine's paths in results/) and its validation
-# history in OUT/validations/RUN.json (the curves). A recorded run is done even where its run
-# directory is gone: run directories do not outlive a machine, and a session may get a new one
-# (delete its config there to train and test it again).
-# The first seven finished runs (LCSTS Seq2seq seeds 1-3 and WEAN seeds 1-2, Kiyono EncDec and
-# +sGate seed 1) were recorded by their config alone; their histories went with their machine.
-
-# recorded DIR OUT: true if the run DIR is recorded in OUT
-recorded() {
-    [ -e "$2/configs/$(basename "$1").yaml" ]
+# train_row CONFIG DIR [--set ...]: train DIR to early stopping under this schedule
+train_row() {
+    local config=$1 dir=$2
+    shift 2
+    # shellcheck disable=SC2086
+    train_to_end "$config" "$dir" $CONVERGE --set training.device="$DEVICE" "$@"
 }
 
-# keep_run DIR OUT: record the run DIR in OUT (after its tests: a record means done)
-keep_run() {
-    local run
-    run=$(basename "$1")
-    mkdir -p "$2/configs" "$2/validations"
-    cp "$1/validations.json" "$2/validations/$run.json"
-    sed "s|^model_dir: .*|model_dir: runs/$run|" "$1/config.yaml" > "$2/configs/$run.yaml"
-}
-
-# plot_kept OUT METRIC PNG LABELS RUN...: `wean plot` of the runs (names) whose validation history
-# OUT holds, a line for each one whose history it does not
-plot_kept() {
-    local out=$1 metric=$2 png=$3 names i
-    IFS=, read -r -a names <<< "$4"
-    shift 4
-    local runs=() labels=()
-    for ((i = 1; i <= $#; i++)); do
-        local run=${!i}
-        if [ -e "$out/validations/$run.json" ]; then
-            runs+=("$out/validations/$run.json")
-            labels+=("${names[i - 1]}")
-        else
-            echo "${names[i - 1]}: no curve ($run's validation history was not kept)"
-        fi
-    done
-    [ ${#runs[@]} -eq 0 ] || .venv/bin/wean plot "${runs[@]}" --labels "$(IFS=,; echo "${labels[*]}")" \
-        --metric "$metric" --out "$png"
-}
+# how a finished run is recorded in results/ (recorded, keep_run, plot_kept)
+source results/lib/record.sh

@@ -35,7 +35,7 @@ machine() {
 
 pending() {  # TABLE... -> the jobs neither recorded in results/ nor started here, last first
     job_list "$@" | tac | while read -r job dir out; do
-        [ -e "$dir" ] || finished "$dir" "$out" || echo "$job"
+        [ -e "$dir" ] || recorded "$dir" "$out" || echo "$job"
     done
 }
 

@@ -2,6 +2,8 @@
 # results/lib/gpu.sh (a lent GPU machine). A job is TABLE:SEED:ROW; it runs its table's script
 # with SEEDS=SEED ROWS=ROW STAGE=train (results/lib/converge.sh), which trains and tests that row.
 RUNS=${RUNS:-runs}
+# recorded RUN_DIR OUT: the run is done (trained, tested and recorded in OUT), whatever machine
+source results/lib/record.sh
 # the paper-sized wean table is a GPU's work; wean-cpu is the same table scaled for this CPU
 CPU_TABLES=${CPU_TABLES:-"lcsts spm gigaword simplification wean-cpu"}
 
@@ -46,9 +48,4 @@ run_job() {  # TABLE:SEED:ROW: train and test that row
     IFS=: read -r table seed row <<< "$1"
     # shellcheck disable=SC2046
     SEEDS="$seed" ROWS="$row" STAGE=train bash $(script_of "$table") < /dev/null
-}
-
-finished() {  # RUN_DIR OUT: recorded in OUT (trained and tested: converge.sh's recorded), or
-    # trained to its end here (its test may still be due) or on another machine
-    [ -e "$2/configs/$(basename "$1").yaml" ] || [ -e "$1/finished" ] || [ -e "$1/finished-elsewhere" ]
 }

@@ -3,8 +3,9 @@
 # worker walks the same list of jobs (results/lib/jobs.sh's job_list: the tables of COMPLETE_FIRST
 # whole, then seeds outermost, then the tables in the order of CPU_TABLES) and takes each job that no other worker holds (flock on
 # $RUNS/claims/, released by the kernel when its holder dies); runs that stopped part way come
-# first. A finished and tested run passes at once; a table's comparisons and curves are made once
-# all its runs are finished ($RUNS/report-TABLE.done: delete it to make them again):
+# first. A recorded run (trained, tested, kept in results/: results/lib/record.sh) passes at once; a
+# table's comparisons and curves are made once all its runs are recorded ($RUNS/report-TABLE.done:
+# delete it to make them again):
 #   RUNS=/root/wean-runs OMP_NUM_THREADS=1 nohup bash results/lib/queue.sh > /root/wean-runs/logs/worker-1.log 2>&1 &
 #   RUNS=/root/wean-runs OMP_NUM_THREADS=1 nohup bash results/lib/queue.sh > /root/wean-runs/logs/worker-2.log 2>&1 &
 set -euo pipefail
@@ -19,10 +20,10 @@ holding() {  # NAME: true if this worker now holds NAME's claim (on file descrip
 # shellcheck disable=SC2086
 jobs=$(job_list $CPU_TABLES)
 started=$(while read -r job dir out; do
-    [ -d "$dir" ] && ! finished "$dir" "$out" && echo "$job $dir $out"
+    [ -d "$dir" ] && ! recorded "$dir" "$out" && echo "$job $dir $out"
 done <<< "$jobs" || true)
 while read -r job dir out; do
-    [ -n "$job" ] && ! finished "$dir" "$out" || continue
+    [ -n "$job" ] || continue
     holding "${dir##*/}" || continue
     echo "$(date -u +%FT%TZ) $job"
     run_job "$job" || echo "$(date -u +%FT%TZ) $job failed" >&2
@@ -31,7 +32,7 @@ done <<< "$started
 $jobs"
 for table in $CPU_TABLES; do
     [ ! -e "$RUNS/report-$table.done" ] || continue
-    runs_of "$table" | while read -r job dir out; do finished "$dir" "$out" || exit 1; done || continue
+    runs_of "$table" | while read -r job dir out; do recorded "$dir" "$out" || exit 1; done || continue
     holding "report-$table" || continue
     echo "$(date -u +%FT%TZ) $table: comparisons and curves"
     # shellcheck disable=SC2046

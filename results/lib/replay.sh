@@ -9,22 +9,17 @@
 set -euo pipefail
 OUT=${1:?results folder} RUN=${2:?run name} SYSTEM=${3:?system name} BENCHMARK=${4:?benchmark}
 shift 4
-RUNS=${RUNS:-runs}
+source results/lib/converge.sh  # train_to_end; RUNS
 dir=$RUNS/replay/$RUN
-recorded=$OUT/$SYSTEM.$BENCHMARK.txt
-test -e "$OUT/configs/$RUN.yaml" && test -e "$recorded" || { echo "$RUN: not recorded in $OUT" >&2; exit 1; }
-if [ ! -e "$dir/finished" ]; then
-    resume=
-    test -e "$dir/checkpoints/latest" && resume=--resume
-    .venv/bin/wean train "$OUT/configs/$RUN.yaml" --set model_dir="$dir" $resume
-    date -u +%FT%TZ > "$dir/finished"
-fi
+kept_output=$OUT/$SYSTEM.$BENCHMARK.txt
+recorded "$dir" "$OUT" && test -e "$kept_output" || { echo "$RUN: not recorded in $OUT" >&2; exit 1; }
+train_to_end "$OUT/configs/$RUN.yaml" "$dir"  # the kept config as it is: no schedule overrides
 .venv/bin/wean test --model "$dir" --system "$SYSTEM" --out-dir "$dir/test" --benchmark "$BENCHMARK" "$@"
-if cmp -s "$dir/test/$SYSTEM.$BENCHMARK.txt" "$recorded"; then
+if cmp -s "$dir/test/$SYSTEM.$BENCHMARK.txt" "$kept_output"; then
     mkdir -p "$OUT/validations"
     cp "$dir/validations.json" "$OUT/validations/$RUN.json"
-    echo "$RUN: replayed, test output byte-identical to $recorded ($(sha256sum < "$recorded" | cut -c1-16)); history kept"
+    echo "$RUN: replayed, test output byte-identical to $kept_output ($(sha256sum < "$kept_output" | cut -c1-16)); history kept"
 else
-    echo "$RUN: replayed, but its test output differs from $recorded: history not kept" >&2
+    echo "$RUN: replayed, but its test output differs from $kept_output: history not kept" >&2
     exit 1
 fi
