@@ -30,6 +30,10 @@ for seed in $SEEDS; do
     .venv/bin/wean compare --hyp "$OUT/wean-seed$seed.lcsts-test.txt" "$OUT/seq2seq-seed$seed.lcsts-test.txt" \
         --benchmark lcsts-test
 done | tee "$OUT/significance.txt"
+for seed in $SEEDS; do  # against copying the post's first 18 characters (results/lcsts/run.sh writes it)
+    .venv/bin/wean compare --hyp "$OUT/wean-seed$seed.lcsts-test.txt" results/lcsts/lead-18.lcsts-test.txt \
+        --benchmark lcsts-test
+done | tee "$OUT/significance-lead-18.txt"
 for seed in $SEEDS; do
     plot_kept "$OUT" rouge2 "$OUT/valid-rouge2-seed$seed.png" Seq2seq,WEAN \
         "lcsts-part2-seq2seq-seed$seed" "lcsts-part2-wean-seed$seed" | tee "$OUT/convergence-seed$seed.txt"
