@@ -49,3 +49,24 @@ run_job() {  # TABLE:SEED:ROW: train and test that row
     # shellcheck disable=SC2046
     SEEDS="$seed" ROWS="$row" STAGE=train bash $(script_of "$table") < /dev/null
 }
+
+benchmark_of() {  # TABLE -> the test set a replay compares outputs on (results/lib/replay.sh)
+    case $1 in
+        spm | gigaword) echo gigaword-test ;;
+        lcsts) echo lcsts-test ;;
+        simplification) echo turkcorpus-test ;;
+        wean | wean-cpu) echo wikismall-test ;;
+        *) echo "unknown table $1" >&2; return 2 ;;
+    esac
+}
+
+replay_list() {  # TABLE... -> "TABLE RUN OUT SYSTEM BENCHMARK" for each recorded run whose
+    # validation history is not kept (its curve is missing): the first seven runs of issue 24,
+    # recorded before histories were (results/lib/record.sh), and any run lost the same way
+    local job dir out table seed row
+    runs_of "$@" | while read -r job dir out; do
+        recorded "$dir" "$out" && ! test -e "$out/validations/${dir##*/}.json" || continue
+        IFS=: read -r table seed row <<< "$job"
+        echo "$table ${dir##*/} $out $row-seed$seed $(benchmark_of "$table")"
+    done
+}

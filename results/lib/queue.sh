@@ -4,6 +4,7 @@
 # whole, then seeds outermost, then the tables in the order of CPU_TABLES) and takes each job that no other worker holds (flock on
 # $RUNS/claims/, released by the kernel when its holder dies); runs that stopped part way come
 # first. A recorded run (trained, tested, kept in results/: results/lib/record.sh) passes at once; a
+# recorded run whose history was lost is replayed after every job; a
 # table's comparisons and curves are made once all its runs are recorded ($RUNS/report-TABLE.done:
 # delete it to make them again):
 #   RUNS=/root/wean-runs OMP_NUM_THREADS=1 nohup bash results/lib/queue.sh > /root/wean-runs/logs/worker-1.log 2>&1 &
@@ -30,6 +31,22 @@ while read -r job dir out; do
     exec {claim}>&-
 done <<< "$started
 $jobs"
+# then the recorded runs whose validation history was lost, trained again for their curves
+# (results/lib/replay.sh; one whose output differs is marked and not tried again); a table with a
+# new history has its comparisons and curves made again below
+# shellcheck disable=SC2086
+replays=$(replay_list $CPU_TABLES)
+while read -r table run out system benchmark; do
+    [ -n "$table" ] && [ ! -e "$RUNS/replay/$run/differs" ] || continue
+    holding "replay-$run" || continue
+    echo "$(date -u +%FT%TZ) replay $run"
+    if bash results/lib/replay.sh "$out" "$run" "$system" "$benchmark" < /dev/null; then
+        rm -f "$RUNS/report-$table.done"
+    else
+        echo "$(date -u +%FT%TZ) replay $run failed" >&2
+    fi
+    exec {claim}>&-
+done <<< "$replays"
 for table in $CPU_TABLES; do
     [ ! -e "$RUNS/report-$table.done" ] || continue
     runs_of "$table" | while read -r job dir out; do recorded "$dir" "$out" || exit 1; done || continue
