@@ -129,3 +129,21 @@ def test_curves_are_drawn_from_the_kept_histories_and_a_missing_one_is_said(tmp_
     assert plotted.stdout.splitlines()[0] == "Seq2seq: no curve (seq2seq-seed3's validation history was not kept)"
     assert "WEAN: best rouge2 9.00 at epoch 2.00" in plotted.stdout
     assert (out / "curve.png").read_bytes()[:4] == b"\x89PNG"
+
+
+def test_the_replays_are_the_recorded_runs_whose_history_is_missing(tmp_path):
+    root = LIB.parent.parent
+    jobs = run_shell("source results/lib/jobs.sh && job_list $CPU_TABLES", RUNS=str(tmp_path)).stdout.splitlines()
+    missing = set()
+    for line in jobs:
+        _, run_dir, out = line.split()
+        run = Path(run_dir).name
+        if (root / out / "configs" / f"{run}.yaml").exists() and not (root / out / "validations" / f"{run}.json").exists():
+            missing.add((run, out))
+    replays = run_shell("source results/lib/jobs.sh && replay_list $CPU_TABLES", RUNS=str(tmp_path))
+    assert replays.returncode == 0, replays.stderr
+    listed = [line.split() for line in replays.stdout.splitlines()]
+    assert {(run, out) for _, run, out, _, _ in listed} == missing
+    for _, run, out, system, benchmark in listed:
+        # the recorded output the replay must reproduce byte for byte
+        assert run.endswith(system.rsplit("-", 1)[1]) and (root / out / f"{system}.{benchmark}.txt").exists()
