@@ -5,7 +5,10 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
-from wean.config import config_from_dict
+import torch
+
+from wean.config import ModelConfig, config_from_dict
+from wean.models.model import build_model
 
 SYMBOLS = list("abcdefghij")
 HANZI = list("天地人日月山水火木金")  # for the character-level pipeline: Chinese is written unsegmented
@@ -76,3 +79,14 @@ def control_config(data: Path, model_dir: Path, **training):
     values["data"]["control"] = {"attributes": ["chars_ratio"], "bucket": 0.1}
     values["generation"]["control"] = {"chars_ratio": 1.0}
     return config_from_dict(values)
+
+
+def conv_model(decoder="conditional", output="linear", seed=0, position_embeddings=True):
+    """A small conv-encoder model (CNN-a: 4 blocks of 24 channels; CNN-c: 2 of 16), in eval mode."""
+    torch.manual_seed(seed)
+    config = ModelConfig(embedding_size=16)
+    config.encoder.position_embeddings, config.encoder.max_positions = position_embeddings, 30
+    config.encoder.type, config.encoder.hidden_size, config.encoder.layers = "conv", 24, 4
+    config.decoder.type, config.decoder.hidden_size, config.decoder.bridge = decoder, 16, "zero"
+    config.output_layer.type = output
+    return build_model(config, 30, 30).eval()

@@ -69,6 +69,8 @@ def test_every_row_of_the_word_attention_and_conv_tables_is_a_valid_config(task)
         ("training:\n  max_epochs: lots\n", "training.max_epochs must be int, got 'lots'"),
         ("training:\n  max_epochs: true\n", "training.max_epochs must be int"),
         ("model:\n  decoder:\n    attention: additive\n", "model.decoder.attention is 'additive'; choose one of"),
+        ("training:\n  optimizer: adagrad\n", "training.optimizer is 'adagrad'; choose one of adam, sgd"),
+        ("training:\n  loss_per: batch\n", "training.loss_per is 'batch'; choose one of token, sentence"),
         ("model:\n  encoder: {bidirectional: true}\n  decoder: {attention: dot, bridge: linear}\n",
          "dot attention needs encoder states (512) as large as model.decoder.hidden_size (256)"),
         ("data:\n  tokenizer: {shared_vocab: false}\n", "share_embeddings needs data.tokenizer.shared_vocab"),

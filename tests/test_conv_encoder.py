@@ -3,7 +3,7 @@
 import pytest
 import torch
 
-from synthetic import reverse_pairs, tiny_config, write_corpus
+from synthetic import conv_model, reverse_pairs, tiny_config, write_corpus
 from wean.config import ModelConfig
 from wean.errors import WeanError
 from wean.generator import load
@@ -11,16 +11,6 @@ from wean.models.conv_encoder import default_attention_layers
 from wean.models.model import build_model
 from wean.search import beam_search, greedy_search
 from wean.training import Trainer
-
-
-def conv_model(decoder="conditional", output="linear", seed=0, position_embeddings=True):
-    torch.manual_seed(seed)
-    config = ModelConfig(embedding_size=16)
-    config.encoder.position_embeddings, config.encoder.max_positions = position_embeddings, 30
-    config.encoder.type, config.encoder.hidden_size, config.encoder.layers = "conv", 24, 4
-    config.decoder.type, config.decoder.hidden_size, config.decoder.bridge = decoder, 16, "zero"
-    config.output_layer.type = output
-    return build_model(config, 30, 30).eval()
 
 
 def test_cnn_c_depth_follows_fairseq_lua():

@@ -78,6 +78,9 @@ def test_resume_refuses_a_changed_model(tmp_path):
     other_metric = tiny_config(data, tmp_path / "model", max_updates=4, selection_metric="loss")
     with pytest.raises(WeanError, match="selection_metric was 'bleu'; it cannot change"):
         Trainer(other_metric, resume=True)
+    other_optimizer = tiny_config(data, tmp_path / "model", max_updates=4, optimizer="sgd")
+    with pytest.raises(WeanError, match="training.optimizer was 'adam'; it cannot change"):
+        Trainer(other_optimizer, resume=True)
 
 
 def test_resume_accepts_a_new_corpus_tokenization_and_keeps_it(tmp_path):

@@ -122,8 +122,12 @@ class ModelConfig:
 @dataclass
 class TrainingConfig:
     seed: int = 1
+    optimizer: str = "adam"  # adam | sgd (plain, fairseq-lua's; wean/training/optimizers.py)
     learning_rate: float = 0.001
     clip_grad_norm: float = 5.0
+    # token | sentence: the training loss (and so its gradient, the clip and an SGD learning
+    # rate) averaged over the batch's target tokens, or over its sentences as fairseq-lua does
+    loss_per: str = "token"
     label_smoothing: float = 0.0
     batch_size: int = 64  # sentences per batch at most
     batch_tokens: int = 0  # padded tokens per batch at most (0: no limit)
@@ -192,6 +196,8 @@ class Config:
             "model.output_layer.score": (self.model.output_layer.score, ("dot", "general", "concat")),
             "training.selection_metric": (self.training.selection_metric, ("loss", "bleu", "sari", "rouge2")),
             "training.precision": (self.training.precision, ("fp32", "bf16", "fp16")),
+            "training.optimizer": (self.training.optimizer, ("adam", "sgd")),
+            "training.loss_per": (self.training.loss_per, ("token", "sentence")),
             "training.device": (self.training.device, DEVICES),
         }
         for key, (value, allowed) in choices.items():

@@ -11,8 +11,9 @@ up-projection from and a down-projection to the embedding size, and its last con
 residual; CNN-c has ``attention_layers`` blocks at the embedding size, by default
 floor(layers / 2) clamped to [1, 5] (15 -> 5 as in the paper). Padding is zeroed before every
 convolution so that it never leaks into real positions. fairseq-lua scales the convolutions'
-gradients by 1/sqrt(fan-in) for SGD; with Adam, which normalizes each parameter's step, that
-scaling has no effect and is left out.
+gradients by 1/sqrt(fan-in) for SGD: each convolution's ``gradient_scale``, applied under
+``training.optimizer: sgd`` (wean/training/optimizers.py); with Adam, which normalizes each
+parameter's step, that scaling has no effect and is left out.
 
 The encoder has no recurrent final state: decoders start from zeros (``bridge: zero``).
 Sources longer than ``max_positions`` have no position embedding and are refused, never cut.
@@ -42,6 +43,7 @@ class ConvBlock(nn.Module):
         if kernel_width % 2 == 0:
             raise ValueError("kernel_width must be odd so that 'same' padding keeps the length")
         self.conv = nn.Conv1d(channels, channels, kernel_width, padding=kernel_width // 2)
+        self.conv.gradient_scale = channels ** -0.5  # fairseq-lua's GradMultiply (fan-in: input channels)
         self.residual = residual
 
     def forward(self, x: torch.Tensor, keep: torch.Tensor) -> torch.Tensor:

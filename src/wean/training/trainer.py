@@ -1,4 +1,4 @@
-"""The training loop: batches → Adam updates → validation → checkpoints, resumable exactly.
+"""The training loop: batches → optimizer steps → validation → checkpoints, resumable exactly.
 
 Every ``validate_every`` updates (or at the end of each epoch when it is 0) the model is scored on
 the validation split: teacher-forced loss, and BLEU, SARI and ROUGE-2 of greedy outputs. The
@@ -41,6 +41,7 @@ from wean.models.interfaces import TrainingCorpus
 from wean.models.model import build_model
 from wean.training.checkpoints import RunCheckpoints
 from wean.training.distributed import join, leave
+from wean.training.optimizers import build_optimizer
 from wean.training.patience import HIGHER_IS_BETTER, halved, judge
 from wean.training.precision import autocast_dtype, check_precision
 from wean.training.validation import Validation
@@ -102,12 +103,12 @@ class Trainer:
                         f"{self.directory}: the {section} section differs from the run being resumed; "
                         "only training and generation settings may change on --resume"
                     )
-            if assets.config.training.selection_metric != config.training.selection_metric:
-                # the kept best values and both patiences count in the old metric
-                raise WeanError(
-                    f"{self.directory}: training.selection_metric was {assets.config.training.selection_metric!r}; "
-                    "it cannot change on --resume"
-                )
+            for setting in ("selection_metric", "optimizer"):
+                # the kept best values and both patiences count in the old metric; the saved
+                # optimizer state is the old optimizer's
+                before, now = getattr(assets.config.training, setting), getattr(config.training, setting)
+                if before != now:
+                    raise WeanError(f"{self.directory}: training.{setting} was {before!r}; it cannot change on --resume")
             self.assets = Assets(config, assets.tokenizer, assets.source_vocabulary, assets.target_vocabulary)
             self.distributed.barrier()  # every process has read them before rank 0 rewrites them
             if main:
@@ -133,8 +134,7 @@ class Trainer:
             )
             # dropout masks: a stream per process (rank 0 keeps the one-process stream)
             torch.manual_seed(config.training.seed + 1_000_003 * self.distributed.rank)
-        # fused: every parameter's Adam update in one kernel, not a dozen tensor operations each
-        self.optimizer = torch.optim.Adam(self.model.parameters(), lr=config.training.learning_rate, fused=True)
+        self.optimizer = build_optimizer(self.model, config.training.optimizer, config.training.learning_rate)
         # fp16 gradients can underflow: the scaler multiplies the loss and skips steps with inf/NaN
         self.scaler = torch.amp.GradScaler(self.device.type, enabled=config.training.precision == "fp16")
         self.criterion = Criterion(self.model, config.training.label_smoothing,
@@ -202,7 +202,7 @@ class Trainer:
         return make_batches(self.train_examples, settings.batch_size, settings.batch_tokens, generator)
 
     def _update(self, examples) -> tuple[float, int]:
-        """One Adam step on a batch (this process's share of it); returns the loss per target
+        """One optimizer step on a batch (this process's share of it); returns the loss per target
         token and the token count, of the whole batch."""
         self.model.train()
         tokens = self.criterion.target_tokens(examples)  # of the whole batch, counted on the CPU
@@ -210,7 +210,7 @@ class Trainer:
         if not share:  # fewer sentences than processes: DDP still needs this one's backward, of zero
             share, weight = examples[:1], 0.0
         summed = self.criterion.training_loss(self.criterion.training_batch(share).to(self.device))
-        loss = summed / tokens
+        loss = summed / (tokens if self.config.training.loss_per == "token" else len(examples))
         if self.distributed.enabled:  # DDP averages the processes' gradients: undo the 1/N
             loss = loss * (self.distributed.world_size * weight)
         self.optimizer.zero_grad(set_to_none=True)
@@ -223,7 +223,7 @@ class Trainer:
         self.scaler.step(self.optimizer)
         self.scaler.update()
         if not self.distributed.enabled:
-            return loss.item(), tokens
+            return (loss.item() if self.config.training.loss_per == "token" else summed.item() / tokens), tokens
         return self.distributed.total(summed.item() * weight) / tokens, tokens
 
     def train(self) -> TrainingState:
