@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import json
 import random
+from pathlib import Path
 
 import torch
 
@@ -87,7 +88,7 @@ def main() -> None:
                 "attention_staying_at_position": round(stays, 3),
                 "attention_following_its_word": round(follows, 3),
             }
-        print(directory, json.dumps(row))
+        print(Path(directory).name, json.dumps(row))  # the run's name: no machine paths in results/
 
 
 if __name__ == "__main__":
