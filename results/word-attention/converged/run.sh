@@ -51,6 +51,10 @@ for seed in $SEEDS; do
                 .venv/bin/wean test --model "$dir" --system "$row-seed$seed" --out-dir "$out" --benchmark "$benchmark" \
                     --device "$DEVICE"
             done
+            case $row in  # the conv table's question: does its attention follow words or positions?
+                conv-encoder | lstm-conditional) .venv/bin/python results/conv-encoder/probe_attention.py "$dir" \
+                    > "$out/$TASK-attention-probe-$row-seed$seed.txt" ;;
+            esac
             keep_run "$dir" "$out"
         done
     done
