@@ -41,7 +41,7 @@ wait
 
 if has control && ! test -e "$control/control-tuning.json"; then
     .venv/bin/wean tune-control --model "$control" --plain-text --sentences 300 --skip 500 --seed 1 \
-        | tee "$OUT/${system}tune-control-seed$SEED.txt"
+        | sed "s|^$RUNS/||" | tee "$OUT/${system}tune-control-seed$SEED.txt"  # the run's name, no machine path
 fi
 
 suffix=-seed$SEED
