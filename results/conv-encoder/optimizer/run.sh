@@ -23,7 +23,7 @@ declare -A OPTIMIZER=(
 train() {  # ROW: train to the config's budget (resumes), test
     local dir="$RUNS/conv-optimizer-$1"
     if ! grep -q '"updates": 2000,' "$dir/validations.json" 2>/dev/null; then
-        resume=$(test -e "$dir/checkpoints/latest" && echo --resume || true)
+        local resume; resume=$(test -e "$dir/checkpoints/latest" && echo --resume || true)
         # shellcheck disable=SC2086
         .venv/bin/wean train "$CONFIG" --set model_dir="$dir" $CONV ${OPTIMIZER[$1]} $resume > "$dir.log" 2>&1
     fi
