@@ -222,8 +222,7 @@ class Trainer:
             nn.utils.clip_grad_norm_(self.model.parameters(), self.config.training.clip_grad_norm)
         self.scaler.step(self.optimizer)
         self.scaler.update()
-        if not self.distributed.enabled:
-            return (loss.item() if self.config.training.loss_per == "token" else summed.item() / tokens), tokens
+        # reported per token whatever loss_per is; total() is the value itself on one process
         return self.distributed.total(summed.item() * weight) / tokens, tokens
 
     def train(self) -> TrainingState:
