@@ -227,6 +227,9 @@ def test_a_parameter_outside_the_loss_is_named_in_one_line_under_torchrun(tmp_pa
     path.write_text(yaml.safe_dump(config.to_dict()))
     result = torchrun(path)
     assert result.returncode != 0
+    # both processes fail the check, but torchrun stops the other as soon as the first one exits,
+    # so the second line comes only when that process is fast enough: one is certain
     errors = [line for line in result.stderr.splitlines() if line.startswith("wean train (process")]
-    assert len(errors) == 2 and all("output_layer.spare" in line and "took no part" in line for line in errors)
+    assert 1 <= len(errors) <= 2, result.stderr
+    assert all("output_layer.spare" in line and "took no part" in line for line in errors)
     assert "Expected to have finished reduction" not in result.stderr
