@@ -60,8 +60,9 @@ for seed in $SEEDS; do
     done
 done
 [ "$STAGE" = all ] || exit 0
-# per table, per seed: each row against its base on the same test sentences (paired bootstrap)
-for table in word-attention conv-encoder; do
+# per table, per seed: each row against its base on the same test sentences (paired bootstrap);
+# REPORT_TABLES=word-attention (with ROWS of that table) reports one table before the other's rows finish
+for table in ${REPORT_TABLES:-word-attention conv-encoder}; do
     read -r -a rows <<< "${TABLES[$table]}"
     out=results/$table/converged
     for seed in $SEEDS; do
