@@ -4,9 +4,9 @@ RNNsearch decoder, conv encoder + conditional decoder, both from configs/rnnsear
 in training tokens/s, and each encoder alone (forward + backward) in source tokens/s, for short
 (Gigaword-like) and long sources. The conv encoder's case is parallelism: its convolutions see
 every position at once where the LSTM steps through the source. Random weights and batches;
-repeats interleaved, best of each, ratios against the LSTM encoder.
+rounds interleaved, medians over rounds, ratios against the LSTM encoder (bench/timing.py).
 
-    .venv/bin/python bench/encoder_speed.py [--lengths 30 100] [--out DIR]
+    .venv/bin/python bench/encoder_speed.py [--lengths 30 100] [--rounds 5] [--out DIR]
 """
 
 from __future__ import annotations
@@ -14,14 +14,17 @@ from __future__ import annotations
 import argparse
 import json
 import platform
-import time
+import sys
 from pathlib import Path
 
 import torch
 
-from wean.config import load_config
-from wean.data.corpus import Example, collate
-from wean.models.model import build_model
+sys.path.insert(0, str(Path(__file__).parent))
+from timing import interleaved, load_average, rates  # noqa: E402
+
+from wean.config import load_config  # noqa: E402
+from wean.data.corpus import Example, collate  # noqa: E402
+from wean.models.model import build_model  # noqa: E402
 
 CONFIG = Path(__file__).parent.parent / "configs" / "rnnsearch-gigaword.yaml"
 CONV = {"type": "conv", "layers": 6, "hidden_size": 256}  # the conv-encoder row of run-gigaword.sh
@@ -53,24 +56,16 @@ def batch_of(
     return collate(examples, extend_to_source)
 
 
-def best_time(function, repeat: int) -> float:
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        function()
-        times.append(time.perf_counter() - start)
-    return min(times)
-
-
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--lengths", type=int, nargs="+", default=[30, 100], help="source lengths")
     parser.add_argument("--target-length", type=int, default=12)
     parser.add_argument("--sentences", type=int, default=64)
     parser.add_argument("--vocabulary", type=int, default=4000)
-    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--out", type=Path)
     args = parser.parse_args()
+    load_at_start = load_average()
     generator = torch.Generator().manual_seed(0)
     built = models(args.vocabulary)
     results: dict[str, dict] = {}
@@ -95,21 +90,16 @@ def main() -> None:
         for name in built:  # warm-up
             train_step(name)
             encoder_step(name)
-        train, encoder = {name: [] for name in built}, {name: [] for name in built}
-        for _ in range(args.repeat):  # interleaved: drift in machine speed hits both encoders alike
-            for name in built:
-                train[name].append(best_time(lambda: train_step(name), 1))
-                encoder[name].append(best_time(lambda: encoder_step(name), 1))
-        target_tokens = batch.target_tokens
-        source_tokens = args.sentences * length
-        for measure, times, tokens in (("train_target_tokens_per_second", train, target_tokens),
-                                       ("encoder_source_tokens_per_second", encoder, source_tokens)):
-            record = {name: tokens / min(values) for name, values in times.items()}
-            record["conv_over_lstm"] = record["conv"] / record["lstm"]
-            results.setdefault(f"source_length_{length}", {})[measure] = record
+        train = interleaved({name: lambda name=name: train_step(name) for name in built}, args.rounds)
+        encoder = interleaved({name: lambda name=name: encoder_step(name) for name in built}, args.rounds)
+        results[f"source_length_{length}"] = {
+            "train_target_tokens_per_second": rates(train, batch.target_tokens, "lstm"),
+            "encoder_source_tokens_per_second": rates(encoder, args.sentences * length, "lstm"),
+        }
     results["setting"] = {
         "config": CONFIG.name, "conv_encoder": CONV, "sentences": args.sentences, "target_length": args.target_length,
-        "vocabulary": args.vocabulary, "repeat": args.repeat, "torch": torch.__version__,
+        "vocabulary": args.vocabulary, "rounds": args.rounds, "timing": "median over interleaved rounds",
+        "load_average_at_start": load_at_start, "torch": torch.__version__,
         "threads": torch.get_num_threads(), "machine": platform.processor() or platform.machine(),
         "parameters": {name: sum(p.numel() for p in model.parameters()) for name, model in built.items()},
     }

@@ -1,10 +1,10 @@
 """Decoding speed of WEAN's output layer against the linear layer it replaces: beam-5
 sentences/s of the same model with each output layer, and the time of the output layer alone for
-one beam step, measured in the same run on the same sentences (interleaved repeats, best of each),
-as ratios against the linear layer. Random weights; every model decodes the same
+one beam step, measured in the same run on the same sentences (rounds interleaved, medians over rounds:
+bench/timing.py), as ratios against the linear layer. Random weights; every model decodes the same
 number of steps (min_length = max_length), so the comparison is per step, not per output length.
 
-    .venv/bin/python bench/output_layer_speed.py [--vocabulary 50004 --size 256] [--out DIR]
+    .venv/bin/python bench/output_layer_speed.py [--vocabulary 50004 --size 256] [--rounds 5] [--out DIR]
 """
 
 from __future__ import annotations
@@ -12,13 +12,13 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import time
 from pathlib import Path
 
 import torch
 
 sys.path.insert(0, str(Path(__file__).parent))
 from seq2seq_speed import synthetic_examples  # noqa: E402
+from timing import interleaved, load_average, rates  # noqa: E402
 
 from wean.config import ModelConfig  # noqa: E402
 from wean.data.corpus import collate  # noqa: E402
@@ -34,9 +34,10 @@ def main() -> None:
     parser.add_argument("--vocabulary", type=int, default=50004)
     parser.add_argument("--sentences", type=int, default=32)
     parser.add_argument("--steps", type=int, default=20)
-    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--out", type=Path)
     args = parser.parse_args()
+    load_at_start = load_average()
     generator = torch.Generator().manual_seed(0)
     batch = collate(synthetic_examples(args.sentences, args.vocabulary, generator))
     models = {}
@@ -51,32 +52,25 @@ def main() -> None:
         beam_search(model, batch.source, batch.source_lengths, beam_size=5, max_length=args.steps, min_length=args.steps)
 
     queries = torch.randn(args.sentences * 5, args.size)  # one beam step's queries
-    times = {name: [] for name in models}
-    layer_times = {name: [] for name in models}
     for model in models.values():
         decode(model)  # warm-up; for WEAN this also fills the cache of the embedding side
-    for _ in range(args.repeat):  # interleaved, so that drift in machine speed hits every variant
-        for name, model in models.items():
-            start = time.perf_counter()
-            decode(model)
-            times[name].append(time.perf_counter() - start)
-            with torch.no_grad():
-                start = time.perf_counter()
-                model.output_layer(queries)
-                layer_times[name].append(time.perf_counter() - start)
+    decoding = rates(interleaved({name: lambda model=model: decode(model) for name, model in models.items()},
+                                 args.rounds), args.sentences, "linear")
+    with torch.no_grad():
+        steps = rates(interleaved({name: lambda model=model: model.output_layer(queries)
+                                   for name, model in models.items()}, args.rounds), 1, "linear")
     results = {
         name: {
-            "sentences_per_second": args.sentences / min(times[name]),
-            "output_layer_ms_per_step": 1000 * min(layer_times[name]),
+            "sentences_per_second": decoding[name],
+            "ratio_to_linear": decoding.get(f"{name}_over_linear", 1.0),
+            "output_layer_ms_per_step": 1000 / steps[name],
+            "output_layer_time_ratio_to_linear": 1 / steps.get(f"{name}_over_linear", 1.0),
         }
         for name in models
     }
-    base = results["linear"]
-    for record in results.values():
-        record["ratio_to_linear"] = record["sentences_per_second"] / base["sentences_per_second"]
-        record["output_layer_time_ratio_to_linear"] = record["output_layer_ms_per_step"] / base["output_layer_ms_per_step"]
     results["setting"] = {"size": args.size, "vocabulary": args.vocabulary, "sentences": args.sentences,
-                          "steps": args.steps, "beam": 5, "repeat": args.repeat, "timing": "best of interleaved repeats",
+                          "steps": args.steps, "beam": 5, "rounds": args.rounds, "timing": "median over interleaved rounds",
+                          "load_average_at_start": load_at_start,
                           "torch": torch.__version__, "threads": torch.get_num_threads()}
     text = json.dumps(results, indent=2)
     print(text)

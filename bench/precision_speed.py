@@ -1,10 +1,10 @@
 """Training speed with ``training.precision: bf16`` against fp32, for the model shapes the
 experiments in results/ train: each preset's model on random batches of 64 sentences (lengths
 typical of its data), one training step (forward with the trainer's Criterion, backward, Adam)
-timed in both precisions, repeats interleaved, best of each. bf16 autocast pays where the
+timed in both precisions, rounds interleaved, medians over rounds (bench/timing.py). bf16 autocast pays where the
 matrix products are large (a 50,000-word output layer) and the CPU has bfloat16 instructions.
 
-    .venv/bin/python bench/precision_speed.py [--out DIR]
+    .venv/bin/python bench/precision_speed.py [--rounds 5] [--out DIR]
 """
 
 from __future__ import annotations
@@ -15,7 +15,8 @@ import platform
 from pathlib import Path
 
 import torch
-from encoder_speed import batch_of, best_time
+from encoder_speed import batch_of
+from timing import interleaved, load_average, rates
 
 from wean.config import load_config
 from wean.models.model import build_model
@@ -53,9 +54,10 @@ def model_for(preset: str, overrides: dict) -> tuple[torch.nn.Module, int]:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--sentences", type=int, default=64)
-    parser.add_argument("--repeat", type=int, default=4)
+    parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--out", type=Path)
     args = parser.parse_args()
+    load_at_start = load_average()
     generator = torch.Generator().manual_seed(0)
     results: dict[str, dict] = {}
     for name, (preset, overrides, source_length, target_length) in SHAPES.items():
@@ -71,18 +73,15 @@ def main() -> None:
             optimizer.step()
 
         step(False), step(True)  # warm-up
-        times = {"fp32": [], "bf16": []}
-        for _ in range(args.repeat):  # interleaved: drift in machine speed hits both alike
-            for precision in times:
-                times[precision].append(best_time(lambda: step(precision == "bf16"), 1))
-        record = {p: batch.target_tokens / min(t) for p, t in times.items()}
-        record["bf16_over_fp32"] = record["bf16"] / record["fp32"]
+        times = interleaved({"fp32": lambda: step(False), "bf16": lambda: step(True)}, args.rounds)
+        record = rates(times, batch.target_tokens, "fp32")
         record["parameters"] = sum(p.numel() for p in model.parameters())
         results[name] = record
         print(f"{name}: fp32 {record['fp32']:.0f} tok/s, bf16 {record['bf16']:.0f} tok/s, "
               f"ratio {record['bf16_over_fp32']:.2f}", flush=True)
     results["setting"] = {
-        "sentences": args.sentences, "repeat": args.repeat, "torch": torch.__version__,
+        "sentences": args.sentences, "rounds": args.rounds, "timing": "median over interleaved rounds",
+        "load_average_at_start": load_at_start, "torch": torch.__version__,
         "threads": torch.get_num_threads(), "machine": platform.processor() or platform.machine(),
         "measure": "training target tokens per second (forward, backward, Adam step)",
     }

@@ -1,8 +1,9 @@
 """Training tokens/s and beam-5 sentences/s of wean's baseline model, each as a ratio against
 the minimal plain-PyTorch implementation in bench/reference_seq2seq.py, measured in the same run
-on the same batches (random weights: speed does not depend on them).
+on the same batches, rounds interleaved, medians over rounds (bench/timing.py; random weights:
+speed does not depend on them).
 
-    .venv/bin/python bench/seq2seq_speed.py [--size 256 --layers 2 --vocabulary 50004] [--out DIR]
+    .venv/bin/python bench/seq2seq_speed.py [--size 256 --layers 2 --vocabulary 50004] [--rounds 5] [--out DIR]
 """
 
 from __future__ import annotations
@@ -11,13 +12,13 @@ import argparse
 import json
 import platform
 import sys
-import time
 from pathlib import Path
 
 import torch
 
 sys.path.insert(0, str(Path(__file__).parent))
 from reference_seq2seq import ReferenceSeq2seq  # noqa: E402
+from timing import interleaved, load_average, rates  # noqa: E402
 
 from wean.config import ModelConfig  # noqa: E402
 from wean.data.corpus import Example, collate, make_batches  # noqa: E402
@@ -36,13 +37,6 @@ def synthetic_examples(count: int, vocabulary: int, generator: torch.Generator) 
     return examples
 
 
-def timed(function, repeat: int = 1) -> float:
-    start = time.perf_counter()
-    for _ in range(repeat):
-        function()
-    return (time.perf_counter() - start) / repeat
-
-
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--size", type=int, default=256)
@@ -50,8 +44,10 @@ def main() -> None:
     parser.add_argument("--vocabulary", type=int, default=50004)
     parser.add_argument("--train-batches", type=int, default=6)
     parser.add_argument("--beam-sentences", type=int, default=24)
+    parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--out", type=Path)
     args = parser.parse_args()
+    load_at_start = load_average()
     torch.manual_seed(0)
     generator = torch.Generator().manual_seed(0)
 
@@ -77,7 +73,7 @@ def main() -> None:
         return run
 
     def ours_loss(batch):
-        logits, _ = ours(batch.source, batch.source_lengths, batch.target_input)
+        logits = ours(batch.source, batch.source_lengths, batch.target_input).logits
         return torch.nn.functional.cross_entropy(
             logits.reshape(-1, logits.size(-1)), batch.target_output.reshape(-1), ignore_index=-100
         )
@@ -85,28 +81,21 @@ def main() -> None:
     def reference_loss(batch):
         return reference.loss(batch.source, batch.target_input, batch.target_output)
 
-    results = {}
-    ours_train = timed(train(ours, ours_loss))
-    reference_train = timed(train(reference, reference_loss))
-    results["train_tokens_per_second"] = {"wean": tokens / ours_train, "reference": tokens / reference_train}
+    results = {"train_tokens_per_second": rates(interleaved(
+        {"wean": train(ours, ours_loss), "reference": train(reference, reference_loss)}, args.rounds), tokens, "reference")}
 
     ours.eval()
     reference.eval()
     sentences = synthetic_examples(args.beam_sentences, args.vocabulary, generator)
     batch = collate(sentences)
-    ours_beam = timed(lambda: beam_search(ours, batch.source, batch.source_lengths, beam_size=5, max_length=50))
-    reference_beam = timed(
-        lambda: [reference.beam_search(torch.tensor([e.source]), 5, 50) for e in sentences]
-    )
-    results["beam5_sentences_per_second"] = {
-        "wean": len(sentences) / ours_beam,
-        "reference": len(sentences) / reference_beam,
-    }
-    for record in results.values():
-        record["ratio"] = record["wean"] / record["reference"]
+    results["beam5_sentences_per_second"] = rates(interleaved({
+        "wean": lambda: beam_search(ours, batch.source, batch.source_lengths, beam_size=5, max_length=50),
+        "reference": lambda: [reference.beam_search(torch.tensor([e.source]), 5, 50) for e in sentences],
+    }, args.rounds), len(sentences), "reference")
     results["setting"] = {
         "size": args.size, "layers": args.layers, "vocabulary": args.vocabulary, "train_batches": len(batches),
-        "train_tokens": tokens, "beam_sentences": len(sentences), "torch": torch.__version__,
+        "train_tokens": tokens, "beam_sentences": len(sentences), "rounds": args.rounds,
+        "timing": "median over interleaved rounds", "load_average_at_start": load_at_start, "torch": torch.__version__,
         "threads": torch.get_num_threads(), "machine": platform.processor() or platform.machine(),
     }
     text = json.dumps(results, indent=2)

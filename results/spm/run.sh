@@ -14,7 +14,7 @@ test -e data/gigaword/train.src || .venv/bin/wean prepare gigaword --out data/gi
 SCALE="--set model.embedding_size=256 --set model.encoder.hidden_size=128 --set model.encoder.layers=1 \
        --set model.decoder.hidden_size=256 --set model.decoder.layers=1 --set training.validate_every=400 \
        --set training.max_updates=$BUDGET --set training.max_epochs=100 --set training.early_stopping_patience=100 \
-       --set training.precision=bf16"  # bf16 autocast: 1.3x faster here (results/bench-precision)
+       --set training.precision=bf16"  # bf16 autocast: faster here (results/bench-precision)
 declare -A ROWS=(
     [encdec]=""
     [sgate]="--set model.encoder.selective_gate=true"

@@ -9,7 +9,7 @@ RUNS=${RUNS:-runs}
 OUT=results/wean
 DEVICE=${DEVICE:-auto}  # auto | cpu | cuda
 # Seed 1 (CPU) trained in fp32 up to SWITCH, then continued with bf16 autocast, which reproduces
-# fp32's validation loss to four decimals and trains 1.4-1.5x faster there (results/bench-precision).
+# fp32's validation loss to four decimals and trains faster there (results/bench-precision).
 # WEAN ran until early stopping (5 validations without a BLEU gain: STOP 0 = no update limit);
 # Seq2seq was stopped at 7,000 updates (14.4 epochs, the paper's ~15) while still gaining
 # about 0.1 BLEU per validation: what the session's CPU time allowed.

@@ -17,7 +17,7 @@ case $TASK in
         PRECISION=fp32 ;;  # how these rows were trained (before bf16 existed)
     simplification)  # EASSE's TurkCorpus test is plain text: PTB-tokenized in, detokenized out
         TESTS=(--benchmark turkcorpus-test --plain-text)
-        PRECISION=bf16 ;;  # 1.6x faster on this CPU (results/bench-precision); all rows alike
+        PRECISION=bf16 ;;  # faster on this CPU (results/bench-precision); all rows alike
     *) echo "unknown task $TASK" >&2; exit 2 ;;
 esac
 BUDGET=$(sed -n 's/^ *max_updates: *\([0-9]*\).*/\1/p' "$CONFIG")

@@ -1,0 +1,32 @@
+"""bench/timing.py: how every speed benchmark turns its rounds into rates and ratios."""
+
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent.parent / "bench"))
+from timing import interleaved, rates  # noqa: E402
+
+
+def test_rounds_are_interleaved_and_counted():
+    calls = []
+    times = interleaved({"a": lambda: calls.append("a"), "b": lambda: calls.append("b")}, rounds=3)
+    assert calls == ["a", "b"] * 3
+    assert {name: len(values) for name, values in times.items()} == {"a": 3, "b": 3}
+
+
+def test_fewer_than_three_rounds_is_refused():
+    with pytest.raises(ValueError, match="at least 3"):
+        interleaved({"a": lambda: None}, rounds=2)
+
+
+def test_rates_are_medians_and_the_ratio_is_the_median_of_per_round_ratios():
+    times = {"base": [2.0, 6.0, 2.0, 2.0, 2.0], "new": [1.0, 4.0, 1.0, 1.0, 1.0]}  # round 2 under load
+    record = rates(times, amount=10, baseline="base")
+    assert record["base"] == pytest.approx(5.0) and record["new"] == pytest.approx(10.0)
+    assert record["new_over_base"] == pytest.approx(2.0)
+    assert "base_over_base" not in record
+    # per-round ratios 0.5, 2, 2 (median 2) where the ratio of the medians (2 / 2) would give 1
+    uneven = {"base": [1.0, 2.0, 4.0], "new": [2.0, 1.0, 2.0]}
+    assert rates(uneven, 1, "base")["new_over_base"] == pytest.approx(2.0)
