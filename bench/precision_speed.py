@@ -1,8 +1,8 @@
 """Training speed with ``training.precision: bf16`` against fp32, for the model shapes the
 experiments in results/ train: each preset's model on random batches of 64 sentences (lengths
 typical of its data), one training step (forward with the trainer's Criterion, backward, Adam)
-timed in both precisions, rounds interleaved, medians over rounds (bench/timing.py). bf16 autocast pays where the
-matrix products are large (a 50,000-word output layer) and the CPU has bfloat16 instructions.
+timed in both precisions, rounds interleaved, medians over rounds (bench/timing.py). bf16
+autocast pays where the CPU has bfloat16 instructions; elsewhere it is emulated, and slower.
 
     .venv/bin/python bench/precision_speed.py [--rounds 5] [--out DIR]
 """
