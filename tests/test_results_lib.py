@@ -147,3 +147,26 @@ def test_the_replays_are_the_recorded_runs_whose_history_is_missing(tmp_path):
     for _, run, out, system, benchmark in listed:
         # the recorded output the replay must reproduce byte for byte
         assert run.endswith(system.rsplit("-", 1)[1]) and (root / out / f"{system}.{benchmark}.txt").exists()
+
+
+def test_the_gpu_wait_packs_the_logs_with_or_without_a_finished_run(tmp_path):
+    base, out = tmp_path / "gpu", tmp_path / "out"
+    for folder in ("tree/results", "runs/running", "runs/done", "logs", "done"):
+        (base / folder).mkdir(parents=True)
+    out.mkdir()
+    (base / "jobs").write_text("wean:1:wean\n")
+    (base / ".started").touch()
+    (base / "logs" / "wean:1:wean.out").write_text("validation at update 485 (epoch 1.00): loss 5.2\n")
+
+    def wait() -> list[str]:
+        done = run_shell("bash results/lib/gpu.sh wait 0", GPU_BASE=str(base), OUT=str(out), DEVICE="cpu")
+        assert done.returncode == 0, done.stderr
+        listing = subprocess.run(["tar", "tzf", out / "runs.tgz"], check=True, capture_output=True, text=True)
+        return sorted(name for name in listing.stdout.split() if not name.endswith("/"))
+
+    assert wait() == ["logs/wean:1:wean.out"]  # none finished: the logs still come back
+    for name in ("finished-elsewhere", "validations.json", "train.log"):
+        (base / "runs" / "done" / name).write_text("{}")
+    (base / "runs" / "done" / "model.safetensors").write_text("too large to bring back")
+    assert wait() == ["logs/wean:1:wean.out", "runs/done/finished-elsewhere", "runs/done/train.log",
+                      "runs/done/validations.json"]

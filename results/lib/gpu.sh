@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Issue 24's rows on a lent GPU machine: each row of each table is one job (results/lib/jobs.sh),
-# PARALLEL of them at a time, since one small LSTM leaves a GPU mostly idle.
+# PARALLEL of them at a time, since one small LSTM leaves a GPU mostly idle (not 12 of them).
 #
 # Here, from the repository root:
 #   bash results/lib/gpu.sh pending            the runs not started here, the GPU-only WEAN table
@@ -25,8 +25,11 @@
 # A rehearsal on a machine without a GPU: DEVICE=cpu PYTHON=.venv/bin/python MAX_EPOCHS=1 on a clone.
 set -euo pipefail
 source results/lib/jobs.sh
-BASE=/tmp/wean-gpu
-PARALLEL=${PARALLEL:-14}
+BASE=${GPU_BASE:-/tmp/wean-gpu}
+# 5, not more: a job still running when the session's device time runs out is lost. On
+# 2026-11-26, 12 jobs at once kept an H200 97 % busy and each did only 7-10 epochs in about 11
+# minutes (results/lib/README.md); a row needs 10-20
+PARALLEL=${PARALLEL:-5}
 DEVICE=${DEVICE:-cuda}
 
 machine() {
@@ -109,16 +112,20 @@ wait)
         echo "$(basename "$log" .out): $(grep -E '^(update|valid|the run)| on [a-z0-9-]+: |rror' "$log" | tail -1)"
     done
     [ "$DEVICE" != cuda ] || nvidia-smi --query-gpu=utilization.gpu,memory.used --format=csv,noheader
-    finished=$(cd "$BASE/runs" && ls -d */finished-elsewhere 2>/dev/null | xargs -r -n 1 dirname)
-    files=()
-    for run in $finished; do
+    # a glob, not `ls`: with no run finished, ls's failure under pipefail ended `wait` before it
+    # packed the logs (2026-11-26)
+    finished=0 files=()
+    for marker in "$BASE"/runs/*/finished-elsewhere; do
+        [ -e "$marker" ] || continue
+        run=$(basename "$(dirname "$marker")")
+        finished=$((finished + 1))
         for name in finished-elsewhere validations.json best.json train.log config.yaml; do
             [ ! -e "$BASE/runs/$run/$name" ] || files+=("runs/$run/$name")
         done
     done
     tar czf "${OUT:?}/runs.tgz" $(find results -type f -newer "$BASE/.started") \
         -C "$BASE" logs ${files[@]+"${files[@]}"}
-    echo "packed $(echo "$finished" | grep -c . || true) finished runs"
+    echo "packed $finished finished runs"
     ;;
 import)
     packed=$(mktemp -d)
