@@ -170,3 +170,11 @@ def test_the_gpu_wait_packs_the_logs_with_or_without_a_finished_run(tmp_path):
     (base / "runs" / "done" / "model.safetensors").write_text("too large to bring back")
     assert wait() == ["logs/wean:1:wean.out", "runs/done/finished-elsewhere", "runs/done/train.log",
                       "runs/done/validations.json"]
+
+
+def test_a_lent_gpu_takes_the_wean_rows_that_stop_soonest_first_and_never_concat():
+    jobs = "wean:3:wean-concat\nwean:3:seq2seq\nwean:2:wean\nwean:1:wean-dot\nwean:1:seq2seq\nwean:1:wean\n"
+    ordered = run_shell(f"source results/lib/jobs.sh && printf '{jobs}' | gpu_order")
+    assert ordered.returncode == 0, ordered.stderr
+    assert ordered.stdout.split() == ["wean:1:wean", "wean:2:wean", "wean:1:wean-dot", "wean:1:seq2seq",
+                                      "wean:3:seq2seq"]

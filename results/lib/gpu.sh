@@ -4,7 +4,8 @@
 #
 # Here, from the repository root:
 #   bash results/lib/gpu.sh pending            the runs not started here, the GPU-only WEAN table
-#                                              first, then the CPU workers' list from its end
+#                                              first (jobs.sh's gpu_order), then the CPU workers'
+#                                              list from its end: `| head -5` for one session
 #   bash results/lib/gpu.sh carry              .devcarry/carry.tgz: ../shared/data's files that the
 #                                              tables read, data/ (`wean prepare`), and the pure-Python
 #                                              packages the machine's image lacks
@@ -44,7 +45,7 @@ pending() {  # TABLE... -> the jobs neither recorded in results/ nor started her
 
 case ${1:?pending, carry, start, wait or import} in
 pending)
-    pending wean
+    pending wean | gpu_order
     # shellcheck disable=SC2086
     pending $CPU_TABLES  # from the end of the CPU workers' list (results/lib/queue.sh): they meet it last
     ;;

@@ -70,3 +70,15 @@ replay_list() {  # TABLE... -> "TABLE RUN OUT SYSTEM BENCHMARK" for each recorde
         echo "$table ${dir##*/} $out $row-seed$seed $(benchmark_of "$table")"
     done
 }
+
+gpu_order() {  # TABLE:SEED:ROW lines on stdin -> the paper-sized WEAN table's, in the order a lent
+    # GPU should take them: its 15 minutes must see a job to its end, so the rows that stopped
+    # soonest in results/wean first (WEAN, dot, then Seq2seq), seed by seed. concat is left out: its
+    # tanh over target tokens x vocabulary x hidden (about 18 billion values a batch at this size)
+    # is far from an epoch in 15 minutes, let alone the 10 or more a row needs
+    local jobs row
+    jobs=$(cat)
+    for row in wean wean-dot seq2seq; do
+        grep -x "wean:[0-9]*:$row" <<< "$jobs" | sort -t: -k2,2n || true
+    done
+}
