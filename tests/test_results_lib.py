@@ -172,7 +172,7 @@ def test_the_gpu_wait_packs_the_logs_with_or_without_a_finished_run(tmp_path):
                       "runs/done/validations.json"]
 
 
-def test_a_lent_gpu_takes_the_wean_rows_that_stop_soonest_first_and_never_concat():
+def test_a_lent_gpu_takes_the_wean_rows_that_stop_soonest_first_and_leaves_concat_out():
     jobs = "wean:3:wean-concat\nwean:3:seq2seq\nwean:2:wean\nwean:1:wean-dot\nwean:1:seq2seq\nwean:1:wean\n"
     ordered = run_shell(f"source results/lib/jobs.sh && printf '{jobs}' | gpu_order")
     assert ordered.returncode == 0, ordered.stderr

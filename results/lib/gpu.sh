@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Issue 24's rows on a lent GPU machine: each row of each table is one job (results/lib/jobs.sh),
-# PARALLEL of them at a time, since one small LSTM leaves a GPU mostly idle (not 12 of them).
+# PARALLEL of them at a time (5 by default, below), since one small LSTM leaves a GPU mostly idle.
 #
 # Here, from the repository root:
 #   bash results/lib/gpu.sh pending            the runs not started here, the GPU-only WEAN table

@@ -73,9 +73,10 @@ replay_list() {  # TABLE... -> "TABLE RUN OUT SYSTEM BENCHMARK" for each recorde
 
 gpu_order() {  # TABLE:SEED:ROW lines on stdin -> the paper-sized WEAN table's, in the order a lent
     # GPU should take them: its 15 minutes must see a job to its end, so the rows that stopped
-    # soonest in results/wean first (WEAN, dot, then Seq2seq), seed by seed. concat is left out: its
-    # tanh over target tokens x vocabulary x hidden (about 18 billion values a batch at this size)
-    # is far from an epoch in 15 minutes, let alone the 10 or more a row needs
+    # soonest in results/wean first (WEAN, dot, then Seq2seq), seed by seed. concat is left out, for
+    # a session to try on its own (`gpu.sh start wean:1:wean-concat`): its tanh over target tokens x
+    # vocabulary x hidden, about 18 billion values a batch at this size, has never run on a GPU here,
+    # and its memory traffic alone comes to some 0.1 s an update (an estimate, not a measurement)
     local jobs row
     jobs=$(cat)
     for row in wean wean-dot seq2seq; do
