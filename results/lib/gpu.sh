@@ -29,7 +29,7 @@ source results/lib/jobs.sh
 BASE=${GPU_BASE:-/tmp/wean-gpu}
 # 5, not more: a job still running when the session's device time runs out is lost. On
 # 2026-11-26, 12 jobs at once kept an H200 97 % busy and each did only 7-10 epochs in about 11
-# minutes (results/lib/README.md), the paper-sized rows all still improving
+# minutes (results/lib/README.md), and none had met its early stopping
 PARALLEL=${PARALLEL:-5}
 DEVICE=${DEVICE:-cuda}
 
