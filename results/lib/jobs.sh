@@ -76,7 +76,7 @@ gpu_order() {  # TABLE:SEED:ROW lines on stdin -> the paper-sized WEAN table's, 
     # soonest in results/wean first (WEAN, dot, then Seq2seq), seed by seed. concat is left out, for
     # a session to try on its own (`gpu.sh start wean:1:wean-concat`): its tanh over target tokens x
     # vocabulary x hidden, about 18 billion values a batch at this size, has never run on a GPU here,
-    # and its memory traffic alone comes to some 0.1 s an update (an estimate, not a measurement)
+    # so how long its row takes is unknown, and a job that does not finish is lost
     local jobs row
     jobs=$(cat)
     for row in wean wean-dot seq2seq; do
