@@ -51,6 +51,13 @@ for seed in $SEEDS; do
                 --benchmark "$benchmark"
         done
     done
+    for name in wean-dot wean-concat; do  # Ma et al. §2.3: is general the best of the three scores?
+        for benchmark in turkcorpus-test-lower turkcorpus-test wikismall-test; do
+            test -e "$OUT/$name-seed$seed.$benchmark.txt" || continue
+            .venv/bin/wean compare --hyp "$OUT/$name-seed$seed.$benchmark.txt" "$OUT/wean-seed$seed.$benchmark.txt" \
+                --benchmark "$benchmark"
+        done
+    done
 done | tee "$OUT/significance.txt"
 for seed in $SEEDS; do  # the paper's Figure 2: validation BLEU per epoch
     runs=("${NAMES[@]/#/$PREFIX-}")
