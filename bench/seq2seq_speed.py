@@ -63,8 +63,8 @@ def main() -> None:
     def train(model, loss_of):
         optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
 
-        def run():
-            for batch in batches:
+        def run(subset=batches):
+            for batch in subset:
                 loss = loss_of(batch)
                 optimizer.zero_grad()
                 loss.backward()
@@ -81,13 +81,17 @@ def main() -> None:
     def reference_loss(batch):
         return reference.loss(batch.source, batch.target_input, batch.target_output)
 
-    results = {"train_tokens_per_second": rates(interleaved(
-        {"wean": train(ours, ours_loss), "reference": train(reference, reference_loss)}, args.rounds), tokens, "reference")}
+    training = {"wean": train(ours, ours_loss), "reference": train(reference, reference_loss)}
+    for run in training.values():
+        run(batches[:1])  # warm-up: first calls allocate, and Adam creates its state
+    results = {"train_tokens_per_second": rates(interleaved(training, args.rounds), tokens, "reference")}
 
     ours.eval()
     reference.eval()
     sentences = synthetic_examples(args.beam_sentences, args.vocabulary, generator)
     batch = collate(sentences)
+    beam_search(ours, batch.source[:2], batch.source_lengths[:2], beam_size=5, max_length=50)  # warm-up
+    reference.beam_search(torch.tensor([sentences[0].source]), 5, 50)
     results["beam5_sentences_per_second"] = rates(interleaved({
         "wean": lambda: beam_search(ours, batch.source, batch.source_lengths, beam_size=5, max_length=50),
         "reference": lambda: [reference.beam_search(torch.tensor([e.source]), 5, 50) for e in sentences],
