@@ -43,21 +43,21 @@ for seed in $SEEDS; do
     done
 done
 [ "$STAGE" = all ] || exit 0
+# compare_with BASE SEED ROW...: each row's outputs against BASE's, every test set (paired bootstrap)
+compare_with() {
+    local base=$1 seed=$2 name benchmark
+    shift 2
+    for name in "$@"; do
+        for benchmark in turkcorpus-test-lower turkcorpus-test wikismall-test; do
+            test -e "$OUT/$name-seed$seed.$benchmark.txt" || continue
+            .venv/bin/wean compare --hyp "$OUT/$name-seed$seed.$benchmark.txt" "$OUT/$base-seed$seed.$benchmark.txt" \
+                --benchmark "$benchmark"
+        done
+    done
+}
 for seed in $SEEDS; do
-    for name in wean wean-dot wean-concat; do
-        for benchmark in turkcorpus-test-lower turkcorpus-test wikismall-test; do
-            test -e "$OUT/$name-seed$seed.$benchmark.txt" || continue
-            .venv/bin/wean compare --hyp "$OUT/$name-seed$seed.$benchmark.txt" "$OUT/seq2seq-seed$seed.$benchmark.txt" \
-                --benchmark "$benchmark"
-        done
-    done
-    for name in wean-dot wean-concat; do  # Ma et al. §2.3: is general the best of the three scores?
-        for benchmark in turkcorpus-test-lower turkcorpus-test wikismall-test; do
-            test -e "$OUT/$name-seed$seed.$benchmark.txt" || continue
-            .venv/bin/wean compare --hyp "$OUT/$name-seed$seed.$benchmark.txt" "$OUT/wean-seed$seed.$benchmark.txt" \
-                --benchmark "$benchmark"
-        done
-    done
+    compare_with seq2seq "$seed" wean wean-dot wean-concat
+    compare_with wean "$seed" wean-dot wean-concat  # Ma et al. §2.3: is general the best of the three scores?
 done | tee "$OUT/significance.txt"
 for seed in $SEEDS; do  # the paper's Figure 2: validation BLEU per epoch
     runs=("${NAMES[@]/#/$PREFIX-}")
