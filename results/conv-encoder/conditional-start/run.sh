@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Why does the LSTM encoder under the conditional decoder learn on one Gigaword seed in three?
 # In results/conv-encoder/converged its seeds 2 and 3 settled at a validation loss of 4.33 (seed
-# 1: 3.48) with attention half by position; the curves part by epoch 4-6. That row starts the
+# 1: 3.48); the curves part by epoch 3-4. That row starts the
 # decoder from a zero state (`bridge: zero`, as fairseq-lua does for its conv encoder); RNNsearch,
 # which learns on every seed, starts it from the encoder's final states (`bridge: linear`).
 # This trains the same row, seeds 1-3, with `bridge: linear` and nothing else changed, for the
