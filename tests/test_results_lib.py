@@ -149,6 +149,15 @@ def test_the_replays_are_the_recorded_runs_whose_history_is_missing(tmp_path):
         assert run.endswith(system.rsplit("-", 1)[1]) and (root / out / f"{system}.{benchmark}.txt").exists()
 
 
+def test_the_runs_replayed_on_avx2_kernels_are_recorded_runs_of_the_tables(tmp_path):
+    root = LIB.parent.parent
+    listed = [line for line in (LIB / "trained-on-avx2.txt").read_text().splitlines() if not line.startswith("#")]
+    jobs = run_shell("source results/lib/jobs.sh && job_list $CPU_TABLES", RUNS=str(tmp_path)).stdout.splitlines()
+    recorded = {Path(run_dir).name for _, run_dir, out in (line.split() for line in jobs)
+                if (root / out / "configs" / f"{Path(run_dir).name}.yaml").exists()}
+    assert listed and set(listed) <= recorded  # a misspelt name would be replayed on AVX-512 kernels
+
+
 def test_the_gpu_wait_packs_the_logs_with_or_without_a_finished_run(tmp_path):
     base, out = tmp_path / "gpu", tmp_path / "out"
     for folder in ("tree/results", "runs/running", "runs/done", "logs", "done"):
