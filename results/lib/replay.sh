@@ -11,7 +11,8 @@ OUT=${1:?results folder} RUN=${2:?run name} SYSTEM=${3:?system name} BENCHMARK=$
 shift 4
 source results/lib/converge.sh  # train_to_end; RUNS
 if grep -qx "$RUN" results/lib/trained-on-avx2.txt; then
-    # the kernels of the machine it trained on: AVX-512 kernels round fp32 sums differently
+    # the kernels of the machine it trained on: fp32 training differs with the kernels
+    # (results/spm/converged/isa-replay)
     export ATEN_CPU_CAPABILITY=avx2 ONEDNN_MAX_CPU_ISA=AVX2 MKL_ENABLE_INSTRUCTIONS=AVX2
 fi
 dir=$RUNS/replay/$RUN
