@@ -84,6 +84,20 @@ def test_tables_to_complete_first_come_whole_before_the_seeds_outermost_rest(tmp
     assert sorted(map(tuple, jobs)) == sorted(map(tuple, everything))
 
 
+def test_jobs_named_first_come_first_in_their_order_and_an_unknown_one_is_refused(tmp_path):
+    everything = job_list(tmp_path)
+    env = {"PATH": "/usr/bin:/bin", "RUNS": str(tmp_path), "FIRST_JOBS": "wean-cpu:2:wean spm:3:sgate"}
+    script = 'source results/lib/jobs.sh && job_list $CPU_TABLES'
+    out = subprocess.run(["bash", "-c", script], cwd=LIB.parent.parent, env=env, check=True, capture_output=True,
+                         text=True).stdout.splitlines()
+    jobs = [line.split()[0].split(":") for line in out]
+    assert jobs[:2] == [["wean-cpu", "2", "wean"], ["spm", "3", "sgate"]]
+    assert jobs[2:] == [job for job in everything if job not in jobs[:2]]
+    env["FIRST_JOBS"] = "spm:3:sgate spm:4:sgate"
+    refused = subprocess.run(["bash", "-c", script], cwd=LIB.parent.parent, env=env, capture_output=True, text=True)
+    assert refused.returncode != 0 and "FIRST_JOBS: no job spm:4:sgate" in refused.stderr
+
+
 def test_every_job_names_the_results_folder_that_records_it(tmp_path):
     env = {"PATH": "/usr/bin:/bin", "RUNS": str(tmp_path)}
     out = subprocess.run(["bash", "-c", 'source results/lib/jobs.sh && job_list $CPU_TABLES'], cwd=LIB.parent.parent,

@@ -34,13 +34,30 @@ runs_of() {  # TABLE... -> "TABLE:SEED:ROW RUN_DIR OUT" per run (OUT: the result
 # claim has its three seeds early
 COMPLETE_FIRST=${COMPLETE_FIRST-lcsts}
 
-job_list() {  # TABLE... -> runs_of's lines: COMPLETE_FIRST's tables, then seeds outermost across
-    # the others (seed 1 of every table, then seed 2, ...): every row of every table has a first
-    # converged run early, and a table whose config misbehaves shows it after one seed, not three
-    runs_of "$@" | sort -s -t: -k2,2n | awk -v first="$COMPLETE_FIRST" '
-        BEGIN { n = split(first, names, " "); for (i = 1; i <= n; i++) early[names[i]] = 1 }
-        { split($1, job, ":"); if (job[1] in early) print; else later[++count] = $0 }
-        END { for (i = 1; i <= count; i++) print later[i] }'
+# jobs (TABLE:SEED:ROW) to take before all others, in this order: on a machine that lost the run
+# directories, the ones that finish within the session, since a run that outlives its session is
+# lost whenever the machine is
+FIRST_JOBS=${FIRST_JOBS-}
+
+job_list() {  # TABLE... -> runs_of's lines: FIRST_JOBS, COMPLETE_FIRST's tables, then seeds
+    # outermost across the others (seed 1 of every table, then seed 2, ...): every row of every
+    # table has a first converged run early, and a table whose config misbehaves shows it after one
+    # seed, not three
+    runs_of "$@" | sort -s -t: -k2,2n | awk -v tables="$COMPLETE_FIRST" -v jobs="$FIRST_JOBS" '
+        BEGIN {
+            n = split(tables, names, " "); for (i = 1; i <= n; i++) early[names[i]] = 1
+            firsts = split(jobs, first, " "); for (i = 1; i <= firsts; i++) rank[first[i]] = i
+        }
+        $1 in rank { chosen[rank[$1]] = $0; next }
+        { split($1, job, ":"); if (job[1] in early) early_line[++earlies] = $0; else later[++count] = $0 }
+        END {
+            for (i = 1; i <= firsts; i++) if (!(i in chosen)) {
+                print "FIRST_JOBS: no job " first[i] " in these tables" > "/dev/stderr"; exit 2
+            }
+            for (i = 1; i <= firsts; i++) print chosen[i]
+            for (i = 1; i <= earlies; i++) print early_line[i]
+            for (i = 1; i <= count; i++) print later[i]
+        }'
 }
 
 run_job() {  # TABLE:SEED:ROW: train and test that row

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Issue 24's convergence runs on this machine: start one worker per core (one thread each); every
-# worker walks the same list of jobs (results/lib/jobs.sh's job_list: the tables of COMPLETE_FIRST
-# whole, then seeds outermost, then the tables in the order of CPU_TABLES) and takes each job that no other worker holds (flock on
+# worker walks the same list of jobs (results/lib/jobs.sh's job_list: the jobs in FIRST_JOBS, the tables
+# of COMPLETE_FIRST whole, then seeds outermost, then the tables in the order of CPU_TABLES) and takes each job that no other worker holds (flock on
 # $RUNS/claims/, released by the kernel when its holder dies); runs that stopped part way come
 # first. A recorded run (trained, tested, kept in results/: results/lib/record.sh) passes at once; a
 # recorded run whose history was lost is replayed after every job; a
