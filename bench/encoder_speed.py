@@ -12,7 +12,6 @@ rounds interleaved, medians over rounds, ratios against the LSTM encoder (bench/
 from __future__ import annotations
 
 import argparse
-import json
 import platform
 import sys
 from pathlib import Path
@@ -20,7 +19,7 @@ from pathlib import Path
 import torch
 
 sys.path.insert(0, str(Path(__file__).parent))
-from timing import interleaved, load_average, rates  # noqa: E402
+from timing import interleaved, load_average, rates, report  # noqa: E402
 
 from wean.config import load_config  # noqa: E402
 from wean.data.corpus import Example, collate  # noqa: E402
@@ -103,11 +102,7 @@ def main() -> None:
         "threads": torch.get_num_threads(), "machine": platform.processor() or platform.machine(),
         "parameters": {name: sum(p.numel() for p in model.parameters()) for name, model in built.items()},
     }
-    text = json.dumps(results, indent=2)
-    print(text)
-    if args.out:
-        args.out.mkdir(parents=True, exist_ok=True)
-        (args.out / "metrics.json").write_text(text + "\n")
+    report(results, args.out)
 
 
 if __name__ == "__main__":

@@ -10,7 +10,6 @@ number of steps (min_length = max_length), so the comparison is per step, not pe
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
@@ -18,7 +17,7 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).parent))
 from seq2seq_speed import synthetic_examples  # noqa: E402
-from timing import interleaved, load_average, rates  # noqa: E402
+from timing import interleaved, load_average, rates, report  # noqa: E402
 
 from wean.config import ModelConfig  # noqa: E402
 from wean.data.corpus import collate  # noqa: E402
@@ -72,11 +71,7 @@ def main() -> None:
                           "steps": args.steps, "beam": 5, "rounds": args.rounds, "timing": "median over interleaved rounds",
                           "load_average_at_start": load_at_start,
                           "torch": torch.__version__, "threads": torch.get_num_threads()}
-    text = json.dumps(results, indent=2)
-    print(text)
-    if args.out:
-        args.out.mkdir(parents=True, exist_ok=True)
-        (args.out / "metrics.json").write_text(text + "\n")
+    report(results, args.out)
 
 
 if __name__ == "__main__":

@@ -10,13 +10,12 @@ autocast pays where the CPU has bfloat16 instructions; elsewhere it is emulated,
 from __future__ import annotations
 
 import argparse
-import json
 import platform
 from pathlib import Path
 
 import torch
 from encoder_speed import batch_of
-from timing import interleaved, load_average, rates
+from timing import interleaved, load_average, rates, report
 
 from wean.config import load_config
 from wean.models.model import build_model
@@ -85,12 +84,7 @@ def main() -> None:
         "threads": torch.get_num_threads(), "machine": platform.processor() or platform.machine(),
         "measure": "training target tokens per second (forward, backward, Adam step)",
     }
-    text = json.dumps(results, indent=2)
-    if args.out:
-        args.out.mkdir(parents=True, exist_ok=True)
-        (args.out / "metrics.json").write_text(text + "\n")
-    else:
-        print(text)
+    report(results, args.out)
 
 
 if __name__ == "__main__":

@@ -9,7 +9,6 @@ speed does not depend on them).
 from __future__ import annotations
 
 import argparse
-import json
 import platform
 import sys
 from pathlib import Path
@@ -18,7 +17,7 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).parent))
 from reference_seq2seq import ReferenceSeq2seq  # noqa: E402
-from timing import interleaved, load_average, rates  # noqa: E402
+from timing import interleaved, load_average, rates, report  # noqa: E402
 
 from wean.config import ModelConfig  # noqa: E402
 from wean.data.corpus import Example, collate, make_batches  # noqa: E402
@@ -102,11 +101,7 @@ def main() -> None:
         "timing": "median over interleaved rounds", "load_average_at_start": load_at_start, "torch": torch.__version__,
         "threads": torch.get_num_threads(), "machine": platform.processor() or platform.machine(),
     }
-    text = json.dumps(results, indent=2)
-    print(text)
-    if args.out:
-        args.out.mkdir(parents=True, exist_ok=True)
-        (args.out / "metrics.json").write_text(text + "\n")
+    report(results, args.out)
 
 
 if __name__ == "__main__":

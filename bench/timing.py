@@ -5,10 +5,12 @@ systems ran under the same load."""
 
 from __future__ import annotations
 
+import json
 import os
 import statistics
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 MIN_ROUNDS = 3
 
@@ -45,3 +47,12 @@ def rates(times: dict[str, list[float]], amount: float, baseline: str) -> dict[s
 def load_average() -> float:
     """The 1-minute load average: a quiet machine shows about the threads the benchmark uses."""
     return os.getloadavg()[0]
+
+
+def report(results: dict, out: Path | None) -> None:
+    """Print the results as JSON, and keep them as ``out``/metrics.json where ``out`` is given."""
+    text = json.dumps(results, indent=2)
+    print(text)
+    if out:
+        out.mkdir(parents=True, exist_ok=True)
+        (out / "metrics.json").write_text(text + "\n")

@@ -1,12 +1,13 @@
-"""bench/timing.py: how every speed benchmark turns its rounds into rates and ratios."""
+"""bench/timing.py: how every speed benchmark turns its rounds into rates and ratios, and reports them."""
 
+import json
 import sys
 from pathlib import Path
 
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent.parent / "bench"))
-from timing import interleaved, rates  # noqa: E402
+from timing import interleaved, rates, report  # noqa: E402
 
 
 def test_rounds_are_interleaved_and_counted():
@@ -30,3 +31,11 @@ def test_rates_are_medians_and_the_ratio_is_the_median_of_per_round_ratios():
     # per-round ratios 0.5, 2, 2 (median 2) where the ratio of the medians (2 / 2) would give 1
     uneven = {"base": [1.0, 2.0, 4.0], "new": [2.0, 1.0, 2.0]}
     assert rates(uneven, 1, "base")["new_over_base"] == pytest.approx(2.0)
+
+
+def test_the_report_is_printed_and_kept_where_an_out_folder_is_given(tmp_path, capsys):
+    results = {"new_over_base": 2.0, "setting": {"rounds": 3}}
+    report(results, None)
+    assert json.loads(capsys.readouterr().out) == results
+    report(results, tmp_path / "bench")
+    assert json.loads((tmp_path / "bench" / "metrics.json").read_text()) == results
