@@ -201,3 +201,20 @@ def test_a_lent_gpu_takes_the_wean_rows_that_stop_soonest_first_and_leaves_conca
     assert ordered.returncode == 0, ordered.stderr
     assert ordered.stdout.split() == ["wean:1:wean", "wean:2:wean", "wean:1:wean-dot", "wean:1:seq2seq",
                                       "wean:3:seq2seq"]
+
+
+def test_the_seed_table_gives_means_spreads_and_each_seeds_gap_to_the_base(tmp_path):
+    def tested(score: float) -> dict:
+        return {"gigaword-test": {"scores": {"rouge2": score}}}
+    scores = {"encdec": [12.0, 13.0, 11.0], "spm": [11.5, 12.0, 11.0]}
+    metrics = {f"{row}-seed{seed}": tested(value) for row, values in scores.items()
+               for seed, value in enumerate(values, 1)}
+    del metrics["spm-seed3"]  # a seed not tested yet is left out, and said
+    (tmp_path / "metrics.json").write_text(json.dumps(metrics))
+    out = subprocess.run([sys.executable, LIB / "seed_table.py", tmp_path / "metrics.json", "--rows", "encdec", "spm",
+                          "--benchmark", "gigaword-test", "--metrics", "rouge2"], check=True, capture_output=True, text=True)
+    assert "seed 3: spm not tested on gigaword-test; left out" in out.stderr
+    rows = [line.split(" | ") for line in out.stdout.splitlines()[2:]]
+    assert rows[0][1:] == ["12.50 ± 0.71", "+0.00, +0.00 |"]
+    # gaps -0.5 and -1.0: mean -0.75, sample std 0.35
+    assert rows[1][1:] == ["11.75 ± 0.35", "-0.50, -1.00; mean -0.75 ± 0.35 |"]

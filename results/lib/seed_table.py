@@ -1,5 +1,6 @@
 """A table's rows over seeds, from the metrics.json that `wean test` writes: per row and metric the
-mean ± sample standard deviation over seeds, and each seed's gap to the first row (the base).
+mean ± sample standard deviation over seeds, and each seed's gap to the first row (the base), with
+the gaps' mean ± standard deviation.
 
     .venv/bin/python results/lib/seed_table.py results/spm/converged/metrics.json \\
         --rows encdec sgate spm sgate-spm --benchmark gigaword-test --metrics rouge1 rouge2 rougeL
@@ -36,7 +37,11 @@ def seed_table(metrics: dict, rows: list[str], seeds: list[int], benchmark: str,
             values = [score(row, seed, key) for seed in seeds]
             spread = f" ± {statistics.stdev(values):.2f}" if len(values) > 1 else ""
             means.append(f"{statistics.mean(values):.2f}{spread}")
-            gaps.append(", ".join(f"{score(row, seed, key) - score(rows[0], seed, key):+.2f}" for seed in seeds))
+            gap = [score(row, seed, key) - score(rows[0], seed, key) for seed in seeds]
+            # the gaps' own spread over seeds: training-seed variance, which a per-seed paired
+            # bootstrap (test sentences resampled, models fixed) leaves out
+            summary = f"; mean {statistics.mean(gap):+.2f} ± {statistics.stdev(gap):.2f}" if len(gap) > 1 else ""
+            gaps.append(", ".join(f"{value:+.2f}" for value in gap) + (summary if row != rows[0] else ""))
         lines.append(f"| {row} | " + " | ".join(means) + " | " + " | ".join(gaps) + " |")
     return "\n".join(lines)
 
