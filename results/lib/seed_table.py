@@ -37,11 +37,11 @@ def seed_table(metrics: dict, rows: list[str], seeds: list[int], benchmark: str,
             values = [score(row, seed, key) for seed in seeds]
             spread = f" ± {statistics.stdev(values):.2f}" if len(values) > 1 else ""
             means.append(f"{statistics.mean(values):.2f}{spread}")
-            gap = [score(row, seed, key) - score(rows[0], seed, key) for seed in seeds]
+            per_seed = [score(row, seed, key) - score(rows[0], seed, key) for seed in seeds]
             # the gaps' own spread over seeds: training-seed variance, which a per-seed paired
             # bootstrap (test sentences resampled, models fixed) leaves out
-            summary = f"; mean {statistics.mean(gap):+.2f} ± {statistics.stdev(gap):.2f}" if len(gap) > 1 else ""
-            gaps.append(", ".join(f"{value:+.2f}" for value in gap) + (summary if row != rows[0] else ""))
+            summary = f"; mean {statistics.mean(per_seed):+.2f} ± {statistics.stdev(per_seed):.2f}" if len(per_seed) > 1 else ""
+            gaps.append(", ".join(f"{value:+.2f}" for value in per_seed) + (summary if row != rows[0] else ""))
         lines.append(f"| {row} | " + " | ".join(means) + " | " + " | ".join(gaps) + " |")
     return "\n".join(lines)
 
