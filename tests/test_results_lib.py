@@ -1,10 +1,13 @@
 """results/lib's run tools that edit or read training runs: pinned to the trainer's formats."""
 
 import json
+import math
 import shutil
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 from synthetic import tiny_config, write_corpus
 from wean.training import Trainer
@@ -216,5 +219,23 @@ def test_the_seed_table_gives_means_spreads_and_each_seeds_gap_to_the_base(tmp_p
     assert "seed 3: spm not tested on gigaword-test; left out" in out.stderr
     rows = [line.split(" | ") for line in out.stdout.splitlines()[2:]]
     assert rows[0][1:] == ["12.50 ± 0.71", "+0.00, +0.00 |"]
-    # gaps -0.5 and -1.0: mean -0.75, sample std 0.35
-    assert rows[1][1:] == ["11.75 ± 0.35", "-0.50, -1.00; mean -0.75 ± 0.35 |"]
+    # gaps -0.5 and -1.0: mean -0.75, sample std 0.35; t = -3, one degree of freedom, where
+    # Student's two-sided p is 1 - 2 atan(|t|) / pi = 0.205
+    assert rows[1][1:] == ["11.75 ± 0.35", "-0.50, -1.00; mean -0.75 ± 0.35, t-test over seeds p = 0.205 |"]
+
+
+def test_the_t_test_over_seeds_matches_students_distribution():
+    sys.path.insert(0, str(LIB))
+    try:
+        from seed_table import paired_t_p
+    finally:
+        sys.path.remove(str(LIB))
+    # two degrees of freedom have a closed form, p = 1 - |t| / sqrt(2 + t^2): gaps 1, 2, 3 give
+    # t = 2 sqrt(3)
+    t = 2 * math.sqrt(3)
+    assert paired_t_p([1.0, 2.0, 3.0]) == pytest.approx(1 - t / math.sqrt(2 + t * t), rel=1e-9)
+    # the tables' 5 % critical values: 4.303 (2 degrees of freedom), 2.776 (4)
+    assert paired_t_p([4.303 / math.sqrt(3) + d for d in (-1, 0, 1)]) == pytest.approx(0.05, abs=1e-4)
+    assert paired_t_p([2.776 * math.sqrt(2.5) / math.sqrt(5) + d for d in (-2, -1, 0, 1, 2)]) == pytest.approx(0.05, abs=1e-4)
+    assert paired_t_p([-1.0, 1.0]) == 1.0  # no mean gap
+    assert paired_t_p([0.5, 0.5, 0.5]) == 0.0  # the same gap on every seed

@@ -1,6 +1,12 @@
 """A table's rows over seeds, from the metrics.json that `wean test` writes: per row and metric the
 mean ± sample standard deviation over seeds, and each seed's gap to the first row (the base), with
-the gaps' mean ± standard deviation.
+the gaps' mean ± standard deviation and the two-sided p of Student's t-test that their mean is 0.
+
+That test is paired by seed (a seed fixes the batch order, the same for every row of a table) and
+counts the spread from seed to seed, which a per-seed paired bootstrap, resampling test sentences
+for fixed models, leaves out. With three seeds it has two degrees of freedom and rests on the gaps
+being normal, which three values cannot check; an exact sign-flip test needs no such assumption
+but cannot go below p = 0.25 with three seeds.
 
     .venv/bin/python results/lib/seed_table.py results/spm/converged/metrics.json \\
         --rows encdec sgate spm sgate-spm --benchmark gigaword-test --metrics rouge1 rouge2 rougeL
@@ -18,10 +24,24 @@ from __future__ import annotations
 import argparse
 import json
 import re
+import math
 import statistics
 import sys
 from pathlib import Path
 from typing import Callable
+
+import mpmath
+
+
+def paired_t_p(gaps: list[float]) -> float:
+    """Two-sided p of Student's t-test that the gaps' mean is 0: with n - 1 degrees of freedom,
+    P(|T| >= |t|) is the regularized incomplete beta I_{df / (df + t^2)}(df / 2, 1 / 2)."""
+    mean, spread = statistics.mean(gaps), statistics.stdev(gaps)
+    if spread == 0:
+        return 1.0 if mean == 0 else 0.0
+    t = mean / (spread / math.sqrt(len(gaps)))
+    df = len(gaps) - 1
+    return float(mpmath.betainc(df / 2, 0.5, 0, df / (df + t * t), regularized=True))
 
 
 def seed_table(metrics: dict, rows: list[str], seeds: list[int], benchmark: str, keys: list[str], name: str) -> str:
@@ -40,7 +60,8 @@ def seed_table(metrics: dict, rows: list[str], seeds: list[int], benchmark: str,
             per_seed = [score(row, seed, key) - score(rows[0], seed, key) for seed in seeds]
             # the gaps' own spread over seeds: training-seed variance, which a per-seed paired
             # bootstrap (test sentences resampled, models fixed) leaves out
-            summary = f"; mean {statistics.mean(per_seed):+.2f} ± {statistics.stdev(per_seed):.2f}" if len(per_seed) > 1 else ""
+            summary = (f"; mean {statistics.mean(per_seed):+.2f} ± {statistics.stdev(per_seed):.2f}, "
+                       f"t-test over seeds p = {paired_t_p(per_seed):.3f}") if len(per_seed) > 1 else ""
             gaps.append(", ".join(f"{value:+.2f}" for value in per_seed) + (summary if row != rows[0] else ""))
         lines.append(f"| {row} | " + " | ".join(means) + " | " + " | ".join(gaps) + " |")
     return "\n".join(lines)
