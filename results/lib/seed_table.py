@@ -23,8 +23,8 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import math
+import re
 import statistics
 import sys
 from pathlib import Path
@@ -58,11 +58,11 @@ def seed_table(metrics: dict, rows: list[str], seeds: list[int], benchmark: str,
             spread = f" ± {statistics.stdev(values):.2f}" if len(values) > 1 else ""
             means.append(f"{statistics.mean(values):.2f}{spread}")
             per_seed = [score(row, seed, key) - score(rows[0], seed, key) for seed in seeds]
-            # the gaps' own spread over seeds: training-seed variance, which a per-seed paired
-            # bootstrap (test sentences resampled, models fixed) leaves out
-            summary = (f"; mean {statistics.mean(per_seed):+.2f} ± {statistics.stdev(per_seed):.2f}, "
-                       f"t-test over seeds p = {paired_t_p(per_seed):.3f}") if len(per_seed) > 1 else ""
-            gaps.append(", ".join(f"{value:+.2f}" for value in per_seed) + (summary if row != rows[0] else ""))
+            gap = ", ".join(f"{value:+.2f}" for value in per_seed)
+            if row != rows[0] and len(per_seed) > 1:
+                gap += (f"; mean {statistics.mean(per_seed):+.2f} ± {statistics.stdev(per_seed):.2f}, "
+                        f"t-test over seeds p = {paired_t_p(per_seed):.3f}")
+            gaps.append(gap)
         lines.append(f"| {row} | " + " | ".join(means) + " | " + " | ".join(gaps) + " |")
     return "\n".join(lines)
 
