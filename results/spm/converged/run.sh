@@ -31,13 +31,12 @@ for seed in $SEEDS; do
     done
 done
 [ "$STAGE" = all ] || exit 0
+# One report per seed, so that reporting a seed as it finishes leaves the others' files alone.
 for seed in $SEEDS; do
     for row in sgate spm sgate-spm; do
         .venv/bin/wean compare --hyp "$OUT/$row-seed$seed.gigaword-test.txt" "$OUT/encdec-seed$seed.gigaword-test.txt" \
             --benchmark gigaword-test
-    done
-done | tee "$OUT/significance.txt"
-for seed in $SEEDS; do
+    done | tee "$OUT/significance-seed$seed.txt"
     runs=("${NAMES[@]/#/spm-converged-}")
     labels=$(IFS=,; echo "${NAMES[*]}")
     plot_kept "$OUT" rouge2 "$OUT/valid-rouge2-seed$seed.png" "$labels" "${runs[@]/%/-seed$seed}" \
