@@ -80,10 +80,10 @@ def test_the_workers_job_list_puts_seeds_outermost_across_the_tables(tmp_path):
 
 def test_tables_to_complete_first_come_whole_before_the_seeds_outermost_rest(tmp_path):
     everything = job_list(tmp_path, complete_first="")
-    jobs = job_list(tmp_path)  # the default: LCSTS first
-    lcsts = [job for job in everything if job[0] == "lcsts"]
-    assert len(lcsts) == 6 and jobs[:6] == lcsts  # its seeds in order, each seed's rows in order
-    assert jobs[6:] == [job for job in everything if job[0] != "lcsts"]
+    jobs = job_list(tmp_path)  # the default: LCSTS and Kiyono's table
+    early = [job for job in everything if job[0] in ("lcsts", "spm")]
+    assert len(early) == 18 and jobs[:18] == early  # seeds outermost among them too, rows in order
+    assert jobs[18:] == [job for job in everything if job[0] not in ("lcsts", "spm")]
     assert sorted(map(tuple, jobs)) == sorted(map(tuple, everything))
 
 
