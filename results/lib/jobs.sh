@@ -31,8 +31,9 @@ runs_of() {  # TABLE... -> "TABLE:SEED:ROW RUN_DIR OUT" per run (OUT: the result
 
 # tables whose every seed comes before the other tables' seeds (seeds outermost among them too):
 # LCSTS, the cheapest table (about two hours a run here), whose config had shown itself sound on
-# seed 1 of both rows, so that one claim has its three seeds early; then Kiyono's, whose last two runs (2-3 hours each) complete a
-# table that the simplification rows' seeds 2-3 (about 45 hours) would otherwise hold back
+# seed 1 of both rows, so that one claim has its three seeds early; then Kiyono's, whose last two
+# runs (2-3 hours each) complete a table that the simplification rows' seeds 2-3 (about 45 hours)
+# would otherwise hold back
 COMPLETE_FIRST=${COMPLETE_FIRST-lcsts spm}
 
 # jobs (TABLE:SEED:ROW) to take before all others, in this order: on a machine that lost the run
