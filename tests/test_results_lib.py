@@ -101,6 +101,18 @@ def test_jobs_named_first_come_first_in_their_order_and_an_unknown_one_is_refuse
     assert refused.returncode != 0 and "FIRST_JOBS: no job spm:4:sgate" in refused.stderr
 
 
+def test_the_jobs_finished_first_are_the_named_ones_and_the_complete_first_tables():
+    # results/lib/queue.sh works these, then their tables' replays and reports, before the others
+    script = 'source results/lib/jobs.sh && for job in "$@"; do comes_early "$job" && echo "$job"; done; true'
+    jobs = ["lcsts:1:wean", "spm:3:spm", "wean-cpu:2:wean", "wean-cpu:2:wean-dot", "gigaword:1:rnnsearch", ""]
+    out = subprocess.run(["bash", "-c", script, "-", *jobs], cwd=LIB.parent.parent, check=True, capture_output=True,
+                         text=True, env={"PATH": "/usr/bin:/bin", "FIRST_JOBS": "wean-cpu:2:wean"}).stdout.split()
+    assert out == ["lcsts:1:wean", "spm:3:spm", "wean-cpu:2:wean"]  # the default COMPLETE_FIRST: lcsts spm
+    out = subprocess.run(["bash", "-c", script, "-", *jobs], cwd=LIB.parent.parent, check=True, capture_output=True,
+                         text=True, env={"PATH": "/usr/bin:/bin", "COMPLETE_FIRST": "", "FIRST_JOBS": ""}).stdout.split()
+    assert out == []
+
+
 def test_every_job_names_the_results_folder_that_records_it(tmp_path):
     env = {"PATH": "/usr/bin:/bin", "RUNS": str(tmp_path)}
     out = subprocess.run(["bash", "-c", 'source results/lib/jobs.sh && job_list $CPU_TABLES'], cwd=LIB.parent.parent,

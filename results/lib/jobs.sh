@@ -62,6 +62,11 @@ job_list() {  # TABLE... -> runs_of's lines: FIRST_JOBS, COMPLETE_FIRST's tables
         }'
 }
 
+comes_early() {  # TABLE:SEED:ROW: true if it is one of FIRST_JOBS or of a COMPLETE_FIRST table, the
+    # jobs that job_list puts first and results/lib/queue.sh finishes, replays and reports first
+    [ -n "$1" ] && [[ " $FIRST_JOBS " == *" $1 "* || " $COMPLETE_FIRST " == *" ${1%%:*} "* ]]
+}
+
 run_job() {  # TABLE:SEED:ROW: train and test that row
     local table seed row
     IFS=: read -r table seed row <<< "$1"
