@@ -187,12 +187,15 @@ def test_the_runs_replayed_on_avx2_kernels_are_recorded_runs_of_the_tables(tmp_p
     assert listed and set(listed) <= recorded  # a misspelt name would be replayed on AVX-512 kernels
 
 
-def test_the_gpu_wait_packs_the_logs_with_or_without_a_finished_run(tmp_path):
+def test_the_gpu_wait_packs_the_logs_and_only_the_finished_runs_outputs(tmp_path):
     base, out = tmp_path / "gpu", tmp_path / "out"
-    for folder in ("tree/results", "runs/running", "runs/done", "logs", "done"):
-        (base / folder).mkdir(parents=True)
+    # run directories as results/wean/converged/run.sh names them under RUNS=$BASE/runs
+    finishing, cut_off = base / "runs" / "wean-converged-seq2seq-seed1", base / "runs" / "wean-converged-wean-seed1"
+    table = base / "tree" / "results" / "wean" / "converged"
+    for folder in (table, finishing, cut_off, base / "logs", base / "done"):
+        folder.mkdir(parents=True)
     out.mkdir()
-    (base / "jobs").write_text("wean:1:wean\n")
+    (base / "jobs").write_text("wean:1:seq2seq\nwean:1:wean\n")
     (base / ".started").touch()
     (base / "logs" / "wean:1:wean.out").write_text("validation at update 485 (epoch 1.00): loss 5.2\n")
 
@@ -204,10 +207,14 @@ def test_the_gpu_wait_packs_the_logs_with_or_without_a_finished_run(tmp_path):
 
     assert wait() == ["logs/wean:1:wean.out"]  # none finished: the logs still come back
     for name in ("finished-elsewhere", "validations.json", "train.log"):
-        (base / "runs" / "done" / name).write_text("{}")
-    (base / "runs" / "done" / "model.safetensors").write_text("too large to bring back")
-    assert wait() == ["logs/wean:1:wean.out", "runs/done/finished-elsewhere", "runs/done/train.log",
-                      "runs/done/validations.json"]
+        (finishing / name).write_text("{}")
+    (finishing / "model.safetensors").write_text("too large to bring back")
+    (table / "seq2seq-seed1.turkcorpus-test.txt").write_text("finished\n")
+    (table / "wean-seed1.wikismall-test.txt").write_text("the machine went back before its other tests\n")
+    assert wait() == ["logs/wean:1:wean.out", "results/wean/converged/seq2seq-seed1.turkcorpus-test.txt",
+                      "runs/wean-converged-seq2seq-seed1/finished-elsewhere",
+                      "runs/wean-converged-seq2seq-seed1/train.log",
+                      "runs/wean-converged-seq2seq-seed1/validations.json"]
 
 
 def test_a_lent_gpu_takes_the_wean_rows_that_stop_soonest_first_and_leaves_concat_out():
