@@ -80,10 +80,10 @@ def test_the_workers_job_list_puts_seeds_outermost_across_the_tables(tmp_path):
 
 def test_tables_to_complete_first_come_whole_before_the_seeds_outermost_rest(tmp_path):
     everything = job_list(tmp_path, complete_first="")
-    jobs = job_list(tmp_path)  # the default: LCSTS and Kiyono's table
-    early = [job for job in everything if job[0] in ("lcsts", "spm")]
-    assert len(early) == 18 and jobs[:18] == early  # seeds outermost among them too, rows in order
-    assert jobs[18:] == [job for job in everything if job[0] not in ("lcsts", "spm")]
+    jobs = job_list(tmp_path)  # the default: LCSTS, Kiyono's table and WEAN's at the CPU's scale
+    early = [job for job in everything if job[0] in ("lcsts", "spm", "wean-cpu")]
+    assert len(early) == 27 and jobs[:27] == early  # seeds outermost among them too, rows in order
+    assert jobs[27:] == [job for job in everything if job[0] not in ("lcsts", "spm", "wean-cpu")]
     assert sorted(map(tuple, jobs)) == sorted(map(tuple, everything))
 
 
@@ -104,10 +104,12 @@ def test_jobs_named_first_come_first_in_their_order_and_an_unknown_one_is_refuse
 def test_the_jobs_finished_first_are_the_named_ones_and_the_complete_first_tables():
     # results/lib/queue.sh works these, then their tables' replays and reports, before the others
     script = 'source results/lib/jobs.sh && for job in "$@"; do comes_early "$job" && echo "$job"; done; true'
-    jobs = ["lcsts:1:wean", "spm:3:spm", "wean-cpu:2:wean", "wean-cpu:2:wean-dot", "gigaword:1:rnnsearch", ""]
+    jobs = ["lcsts:1:wean", "spm:3:spm", "simplification:2:conv-encoder", "simplification:3:rnnsearch",
+            "gigaword:1:rnnsearch", ""]
     out = subprocess.run(["bash", "-c", script, "-", *jobs], cwd=LIB.parent.parent, check=True, capture_output=True,
-                         text=True, env={"PATH": "/usr/bin:/bin", "FIRST_JOBS": "wean-cpu:2:wean"}).stdout.split()
-    assert out == ["lcsts:1:wean", "spm:3:spm", "wean-cpu:2:wean"]  # the default COMPLETE_FIRST: lcsts spm
+                         text=True, env={"PATH": "/usr/bin:/bin", "FIRST_JOBS": "simplification:2:conv-encoder",
+                                         "COMPLETE_FIRST": "lcsts spm"}).stdout.split()
+    assert out == ["lcsts:1:wean", "spm:3:spm", "simplification:2:conv-encoder"]
     out = subprocess.run(["bash", "-c", script, "-", *jobs], cwd=LIB.parent.parent, check=True, capture_output=True,
                          text=True, env={"PATH": "/usr/bin:/bin", "COMPLETE_FIRST": "", "FIRST_JOBS": ""}).stdout.split()
     assert out == []

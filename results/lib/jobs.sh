@@ -33,8 +33,9 @@ runs_of() {  # TABLE... -> "TABLE:SEED:ROW RUN_DIR OUT" per run (OUT: the result
 # LCSTS, the cheapest table (about two hours a run here), whose config had shown itself sound on
 # seed 1 of both rows, so that one claim has its three seeds early; then Kiyono's, whose last two
 # runs (2-3 hours each) complete a table that the simplification rows' seeds 2-3 (about 45 hours)
-# would otherwise hold back
-COMPLETE_FIRST=${COMPLETE_FIRST-lcsts spm}
+# would otherwise hold back; then WEAN's at this CPU's scale, whose last two runs (2-3 hours each;
+# a lent GPU trained the three others) would likewise wait behind them
+COMPLETE_FIRST=${COMPLETE_FIRST-lcsts spm wean-cpu}
 
 # jobs (TABLE:SEED:ROW) to take before all others, in this order: on a machine that lost the run
 # directories, the ones that finish within the session, since a run that outlives its session is
