@@ -1,0 +1,17 @@
+# WEAN concat's training speed on a lent GPU (the CPU-scale and paper-sized configs), against general.
+# On the device tool, carry [".devcarry"] (results/lib/gpu.sh carry): bash results/wean/converged-cpu/gpu-concat-speed.sh
+# tokens/s: the "update N ... tokens/s" lines of /tmp/NAME/train.log there
+set -u
+BASE=/tmp/wc; mkdir -p $BASE/tree; tar xzf .devcarry/carry.tgz -C $BASE
+cp -r src configs $BASE/tree/; cd $BASE/tree; ln -s $BASE/data data
+export PYTHONPATH=$BASE/tree/src:$BASE/site PYTHONUNBUFFERED=1
+nvidia-smi --query-gpu=name,memory.used --format=csv,noheader -l 5 > $OUT/memory.log 2>&1 &
+SCALE="--set data.tokenizer.type=bpe --set data.tokenizer.vocab_size=8000 --set data.max_tokens=80 --set model.encoder.layers=1 --set model.decoder.layers=1"
+COMMON="--set training.validate_every=100000 --set training.device=cuda --set training.seed=1"
+train() { name=$1 seconds=$2; shift 2; echo "== $name $(date -u +%T)"; timeout $seconds python3 -m wean train configs/wean-pwkp.yaml --set model_dir=/tmp/$name $COMMON "$@" 2>&1 | grep -v '^warning'; }
+{
+train cpu-scale-general 35 $SCALE --set training.max_updates=100 --set training.log_every=10
+train cpu-scale-concat 80 $SCALE --set model.output_layer.score=concat --set training.max_updates=100 --set training.log_every=5
+train paper-concat 55 --set model.output_layer.score=concat --set training.max_updates=40 --set training.log_every=2
+echo "== end $(date -u +%T)"
+} 2>&1 | tee $OUT/concat-speed.log
