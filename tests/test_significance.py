@@ -119,3 +119,50 @@ def test_rouge_rows_give_corpus_rouge_and_expand_to_three_types():
     assert [r.metric for r in results] == ["rouge1", "rouge2", "rougeL"]
     for result in results:
         assert result.score_a == pytest.approx(expected[result.metric], abs=1e-9)
+
+
+def test_output_statistics_rows_give_wean_evaluate_stats():
+    from wean.evaluation.normalize import tokenize
+    from wean.evaluation.stats import copy_statistics, odd_generation
+
+    sources, references = corpus(60)
+    # some outputs repeat a word, some are cut short, some are the source unchanged
+    outputs = [s if i % 3 == 0 else " ".join(s.split()[:4] + s.split()[:2]) for i, s in enumerate(sources)]
+    results = paired_bootstrap(outputs, sources, sources, references,
+                               ["repeated_tokens", "length_shortfall", "identical_to_source"], samples=20)
+
+    def tokens(lines):
+        return [tokenize(line, True, "13a") for line in lines]
+
+    per_output = [[tokenize(stream[i], True, "13a") for stream in references] for i in range(len(outputs))]
+    for hypotheses, score in ((outputs, "score_a"), (sources, "score_b")):
+        expected = odd_generation(tokens(hypotheses), per_output).summary()
+        expected.update(copy_statistics(tokens(sources), tokens(hypotheses)))
+        got = {r.metric: getattr(r, score) for r in results}
+        assert got == pytest.approx({m: expected[m] for m in got}, abs=1e-9)
+    assert results[0].score_a > 0 and results[2].score_b == 100.0
+
+
+def test_output_statistics_separate_a_real_difference():
+    sources, references = corpus(200)
+    stuttering = [s + " " + s.split()[0] + " " + s.split()[0] for s in sources]  # two extra repeats each
+    repeats, = paired_bootstrap(stuttering, sources, sources, references, ["repeated_tokens"], samples=300)
+    assert repeats.difference >= 200 and repeats.low > 0 and repeats.p_value < 0.01
+    same, = paired_bootstrap(sources, list(sources), sources, references, ["length_shortfall"], samples=100)
+    assert same.difference == 0 and same.p_value == 1.0
+    with pytest.raises(WeanError, match="identical_to_source' needs a source"):
+        paired_bootstrap(sources, sources, None, references, ["identical_to_source"])
+
+
+def test_compare_command_tests_output_statistics(tmp_path, capsys):
+    sources, (first, second) = corpus(40)
+    paths = {}
+    for name, lines in {"src": sources, "ref0": first, "ref1": second, "a": first, "b": sources}.items():
+        paths[name] = tmp_path / name
+        paths[name].write_text("\n".join(lines) + "\n", encoding="utf-8")
+    assert main(["compare", "--hyp", str(paths["a"]), str(paths["b"]), "--src", str(paths["src"]),
+                 "--refs", str(paths["ref0"]), str(paths["ref1"]), "--samples", "50",
+                 "--metrics", "identical_to_source,length_shortfall"]) == 0
+    rows = {line.split()[0]: line.split() for line in capsys.readouterr().out.splitlines()[4:]}
+    assert set(rows) == {"identical_to_source", "length_shortfall"}
+    assert float(rows["identical_to_source"][2]) == 100.0  # B is the source itself

@@ -3,7 +3,8 @@
 # +sGate, +SPM, +sGate+SPM, each configs/encdec-gigaword.yaml at one scale-down (SCALE, the same as
 # results/spm's 2,000-update study, in fp32) under results/lib/converge.sh's schedule. Seeds are
 # the outer loop, so that a partial run has whole seeds. Each row is tested (beam 20, length
-# normalisation) once it has stopped; then the paired bootstrap against EncDec, per seed.
+# normalisation) once it has stopped; then the paired bootstrap against EncDec, per seed, of the
+# ROUGE scores and of the odd-generation counts.
 # Run from the repository root after `make install`; running it again resumes where it stopped.
 set -euo pipefail
 source results/lib/converge.sh
@@ -44,4 +45,8 @@ for seed in $SEEDS; do
     outputs=("${NAMES[@]/#/$OUT/}")
     .venv/bin/wean odd-gen --hyp "${outputs[@]/%/-seed$seed.gigaword-test.txt}" --labels "$labels" \
         --benchmark gigaword-test --out "$OUT/odd-generation-seed$seed.png" | tee "$OUT/odd-generation-seed$seed.txt"
+    for row in sgate spm sgate-spm; do  # each count's paired bootstrap against EncDec
+        .venv/bin/wean compare --hyp "$OUT/$row-seed$seed.gigaword-test.txt" "$OUT/encdec-seed$seed.gigaword-test.txt" \
+            --benchmark gigaword-test --metrics repeated_tokens,length_shortfall
+    done | tee -a "$OUT/odd-generation-seed$seed.txt"
 done

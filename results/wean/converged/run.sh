@@ -51,7 +51,7 @@ compare_with() {
         for benchmark in turkcorpus-test-lower turkcorpus-test wikismall-test; do
             test -e "$OUT/$name-seed$seed.$benchmark.txt" || continue
             .venv/bin/wean compare --hyp "$OUT/$name-seed$seed.$benchmark.txt" "$OUT/$base-seed$seed.$benchmark.txt" \
-                --benchmark "$benchmark"
+                --benchmark "$benchmark" --metrics "$(paired_metrics "$benchmark")"
         done
     done
 }

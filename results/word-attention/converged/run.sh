@@ -69,12 +69,12 @@ for table in ${REPORT_TABLES:-word-attention conv-encoder}; do
         for row in "${rows[@]:1}"; do
             for benchmark in "${BENCHMARKS[@]}"; do
                 .venv/bin/wean compare --hyp "$out/$row-seed$seed.$benchmark.txt" "$out/${rows[0]}-seed$seed.$benchmark.txt" \
-                    --benchmark "$benchmark"
+                    --benchmark "$benchmark" --metrics "$(paired_metrics "$benchmark")"
             done
         done
         [ "$table" = word-attention ] || for benchmark in "${BENCHMARKS[@]}"; do  # conv against the LSTM encoder
             .venv/bin/wean compare --hyp "$out/conv-encoder-seed$seed.$benchmark.txt" \
-                "$out/lstm-conditional-seed$seed.$benchmark.txt" --benchmark "$benchmark"
+                "$out/lstm-conditional-seed$seed.$benchmark.txt" --benchmark "$benchmark" --metrics "$(paired_metrics "$benchmark")"
         done
     done | tee "$out/$TASK-significance.txt"
     METRIC=$(sed -n 's/^ *selection_metric: *\([a-z0-9]*\).*/\1/p' "$CONFIG")

@@ -35,7 +35,7 @@ def run(args: argparse.Namespace) -> int:
         return 0
     if args.hyp is None:
         raise WeanError("--hyp FILE is required (or --list-benchmarks)")
-    benchmark, source, references, settings = options.scoring_inputs(args)
+    benchmark, source, references, settings, _ = options.scoring_inputs(args)
     evaluation = evaluate_files(args.hyp, source, references, settings, benchmark)
     if args.sentence_sari:
         write_sentence_sari(args.sentence_sari, args.hyp, source, references, settings)

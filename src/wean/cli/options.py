@@ -14,12 +14,12 @@ from wean.evaluation.sari import VARIANTS
 from wean.search_options import RANGES as SEARCH_OPTIONS, check_search_options
 
 
-def add_scoring_options(parser: argparse.ArgumentParser) -> None:
+def add_scoring_options(parser: argparse.ArgumentParser, metric_names: tuple[str, ...] | None = None) -> None:
     parser.add_argument("--src", type=Path, help="source (complex) sentences; needed for SARI and statistics")
     parser.add_argument("--refs", type=Path, nargs="+", default=[], help="reference files, one line per source line")
     parser.add_argument("--benchmark", help="take source and references from a named benchmark (see --list-benchmarks)")
     add_data_root_option(parser)
-    parser.add_argument("--metrics", help=f"comma-separated, from {','.join(METRICS.names())} "
+    parser.add_argument("--metrics", help=f"comma-separated, from {','.join(metric_names or METRICS.names())} "
                         "(default: the benchmark's, else sari,bleu,fkgl,stats)")
     parser.add_argument("--sari-variant", choices=VARIANTS, default="default",
                         help="default: EASSE corpus SARI; legacy: EASSE legacy=True; del-precision: deletion "
@@ -36,9 +36,12 @@ def add_data_root_option(parser: argparse.ArgumentParser) -> None:
                         "(default: $WEAN_DATA_ROOT, else ../shared/data)")
 
 
-def scoring_inputs(args: argparse.Namespace, default_metrics: tuple[str, ...] | None = None):
-    """(benchmark or None, source, references, settings) from --benchmark or --src/--refs and the
-    casing, tokenizer and metric options; a benchmark brings its own conventions."""
+def scoring_inputs(args: argparse.Namespace, default_metrics: tuple[str, ...] | None = None,
+                   output_statistics: tuple[str, ...] = ()):
+    """(benchmark or None, source, references, settings, metrics) from --benchmark or --src/--refs
+    and the casing, tokenizer and metric options; a benchmark brings its own conventions. Names in
+    ``output_statistics`` (``wean compare``'s per-sentence statistics) may be asked for by
+    --metrics: they are in ``metrics`` but not in ``settings.metrics``, which holds registered metrics."""
     benchmark = None
     source, references = args.src, list(args.refs)
     metrics = ("sari", "bleu", "fkgl", "stats") if source is not None else ("bleu", "fkgl")
@@ -56,12 +59,12 @@ def scoring_inputs(args: argparse.Namespace, default_metrics: tuple[str, ...] | 
     if args.metrics:
         metrics = tuple(m.strip() for m in args.metrics.split(",") if m.strip())
     settings = EvaluationSettings(
-        metrics=metrics,
+        metrics=tuple(m for m in metrics if m not in output_statistics),
         sari_variant=args.sari_variant,
         lowercase=lowercase if args.lowercase is None else args.lowercase,
         tokenizer=tokenizer if args.tokenize is None else args.tokenize,
     )
-    return benchmark, source, references, settings
+    return benchmark, source, references, settings, metrics
 
 
 def add_generation_options(parser: argparse.ArgumentParser) -> None:

@@ -6,7 +6,10 @@ ROUGE F1 is a mean of sentence scores, so one resample is a row selection and a 
 corpus score is recomputed from the sum: the same test as sacreBLEU's ``--paired-bs`` (and Moses'
 ``bootstrap-hypothesis-difference-significance.pl``), extended to SARI and ROUGE. BLEU's counts
 come from sacreBLEU itself, SARI's from :class:`~wean.evaluation.sari.SariStatistics`, ROUGE's
-from rouge-score. Tests pin each: the rows of the whole test set give exactly the corpus score.
+from rouge-score. The output statistics of :mod:`wean.evaluation.stats` that claims rest on
+(Kiyono et al.'s odd-generation counts, the share of outputs left unchanged) are sums over
+sentences too, and are tested the same way. Tests pin each: the rows of the whole test set give
+exactly the corpus score.
 
 This measures test-set sampling noise only; a second training seed measures another noise
 source, which this does not replace.
@@ -21,10 +24,14 @@ import numpy as np
 
 from wean.errors import WeanError
 from wean.evaluation import bleu, rouge
+from wean.evaluation.normalize import tokenize
 from wean.evaluation.sari import SariStatistics, tokenized
+from wean.evaluation.stats import length_shortfall, repeated_tokens
 from wean.textio import check_same_length
 
-PAIRED_METRICS = ("sari", "bleu", "multi-bleu", "rouge")
+# the output statistics that have a paired test: each a sum (or share) of per-sentence values
+OUTPUT_STATISTICS = ("repeated_tokens", "length_shortfall", "identical_to_source")
+PAIRED_METRICS = ("sari", "bleu", "multi-bleu", "rouge") + OUTPUT_STATISTICS
 
 
 @dataclass(frozen=True)
@@ -86,7 +93,31 @@ def _scorer(metric: str, sources, reference_streams, sari_variant: str, lowercas
             return np.asarray([[1.0, scores[metric]] for scores in per_sentence])  # (count, F1): mean = sum / count
 
         return counts, lambda summed: summed[1] / summed[0]
+    if metric in OUTPUT_STATISTICS:
+        return _output_statistic(metric, sources, reference_streams, lowercase, tokenizer)
     raise WeanError(f"no paired test for metric {metric!r}; choose from {', '.join(PAIRED_METRICS)}")
+
+
+def _output_statistic(metric: str, sources, reference_streams, lowercase: bool, tokenizer: str):
+    """The scorer of one of OUTPUT_STATISTICS, on the tokens ``wean evaluate``'s stats use."""
+    if metric == "identical_to_source":
+        if sources is None:
+            raise WeanError("metric 'identical_to_source' needs a source file")
+        source_tokens = [tokenize(line, lowercase, tokenizer) for line in sources]
+
+        def counts(outputs):
+            return np.asarray([[1, tokenize(o, lowercase, tokenizer) == s] for o, s in zip(outputs, source_tokens)])
+
+        return counts, lambda summed: 100.0 * summed[1] / summed[0]
+    per_pair = repeated_tokens if metric == "repeated_tokens" else length_shortfall
+    references = [[tokenize(stream[i], lowercase, tokenizer) for stream in reference_streams]
+                  for i in range(len(reference_streams[0]))]
+
+    def counts(outputs):  # the most lenient reference counts, as in stats.odd_generation
+        tokens = (tokenize(o, lowercase, tokenizer) for o in outputs)
+        return np.asarray([[min(per_pair(t, r) for r in refs)] for t, refs in zip(tokens, references)])
+
+    return counts, lambda summed: float(summed[0])
 
 
 def _compare(
