@@ -85,14 +85,22 @@ def test_unsupported_requests_are_clear_errors():
         paired_bootstrap(sources, sources[:4], sources, references, ["bleu"])
 
 
-def test_compare_command(tmp_path, capsys):
-    sources, (first, second) = corpus(80)
+def compare_files(tmp_path, size: int):
+    """Files of a corpus for `wean compare`: system A is reference 0, system B the source; the
+    command line that compares them."""
+    sources, (first, second) = corpus(size)
     paths = {}
     for name, lines in {"src": sources, "ref0": first, "ref1": second, "a": first, "b": sources}.items():
         paths[name] = tmp_path / name
         paths[name].write_text("\n".join(lines) + "\n", encoding="utf-8")
     argv = ["compare", "--hyp", str(paths["a"]), str(paths["b"]), "--src", str(paths["src"]),
-            "--refs", str(paths["ref0"]), str(paths["ref1"]), "--samples", "100"]
+            "--refs", str(paths["ref0"]), str(paths["ref1"])]
+    return sources, paths, argv
+
+
+def test_compare_command(tmp_path, capsys):
+    sources, paths, argv = compare_files(tmp_path, 80)
+    argv += ["--samples", "100"]
     assert main(argv) == 0
     table = capsys.readouterr().out
     rows = {line.split()[0]: line.split() for line in table.splitlines()[4:]}
@@ -155,14 +163,8 @@ def test_output_statistics_separate_a_real_difference():
 
 
 def test_compare_command_tests_output_statistics(tmp_path, capsys):
-    sources, (first, second) = corpus(40)
-    paths = {}
-    for name, lines in {"src": sources, "ref0": first, "ref1": second, "a": first, "b": sources}.items():
-        paths[name] = tmp_path / name
-        paths[name].write_text("\n".join(lines) + "\n", encoding="utf-8")
-    assert main(["compare", "--hyp", str(paths["a"]), str(paths["b"]), "--src", str(paths["src"]),
-                 "--refs", str(paths["ref0"]), str(paths["ref1"]), "--samples", "50",
-                 "--metrics", "identical_to_source,length_shortfall"]) == 0
+    _, _, argv = compare_files(tmp_path, 40)
+    assert main(argv + ["--samples", "50", "--metrics", "identical_to_source,length_shortfall"]) == 0
     rows = {line.split()[0]: line.split() for line in capsys.readouterr().out.splitlines()[4:]}
     assert set(rows) == {"identical_to_source", "length_shortfall"}
     assert float(rows["identical_to_source"][2]) == 100.0  # B is the source itself
