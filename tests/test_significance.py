@@ -130,22 +130,15 @@ def test_rouge_rows_give_corpus_rouge_and_expand_to_three_types():
 
 
 def test_output_statistics_rows_give_wean_evaluate_stats():
-    from wean.evaluation.normalize import tokenize
-    from wean.evaluation.stats import copy_statistics, odd_generation
+    from wean.evaluation import EvaluationSettings, evaluate
 
     sources, references = corpus(60)
     # some outputs repeat a word, some are cut short, some are the source unchanged
     outputs = [s if i % 3 == 0 else " ".join(s.split()[:4] + s.split()[:2]) for i, s in enumerate(sources)]
     results = paired_bootstrap(outputs, sources, sources, references,
                                ["repeated_tokens", "length_shortfall", "identical_to_source"], samples=20)
-
-    def tokens(lines):
-        return [tokenize(line, True, "13a") for line in lines]
-
-    per_output = [[tokenize(stream[i], True, "13a") for stream in references] for i in range(len(outputs))]
     for hypotheses, score in ((outputs, "score_a"), (sources, "score_b")):
-        expected = odd_generation(tokens(hypotheses), per_output).summary()
-        expected.update(copy_statistics(tokens(sources), tokens(hypotheses)))
+        expected = evaluate(hypotheses, sources, references, EvaluationSettings(metrics=("stats",))).scores
         got = {r.metric: getattr(r, score) for r in results}
         assert got == pytest.approx({m: expected[m] for m in got}, abs=1e-9)
     assert results[0].score_a > 0 and results[2].score_b == 100.0

@@ -26,7 +26,7 @@ from wean.errors import WeanError
 from wean.evaluation import bleu, rouge
 from wean.evaluation.normalize import tokenize
 from wean.evaluation.sari import SariStatistics, tokenized
-from wean.evaluation.stats import length_shortfall, repeated_tokens
+from wean.evaluation.stats import odd_generation
 from wean.textio import check_same_length
 
 # the output statistics that have a paired test: each a sum (or share) of per-sentence values
@@ -109,13 +109,12 @@ def _output_statistic(metric: str, sources, reference_streams, lowercase: bool, 
             return np.asarray([[1, tokenize(o, lowercase, tokenizer) == s] for o, s in zip(outputs, source_tokens)])
 
         return counts, lambda summed: 100.0 * summed[1] / summed[0]
-    per_pair = repeated_tokens if metric == "repeated_tokens" else length_shortfall
     references = [[tokenize(stream[i], lowercase, tokenizer) for stream in reference_streams]
                   for i in range(len(reference_streams[0]))]
 
-    def counts(outputs):  # the most lenient reference counts, as in stats.odd_generation
-        tokens = (tokenize(o, lowercase, tokenizer) for o in outputs)
-        return np.asarray([[min(per_pair(t, r) for r in refs)] for t, refs in zip(tokens, references)])
+    def counts(outputs):
+        odd = odd_generation([tokenize(o, lowercase, tokenizer) for o in outputs], references)
+        return np.asarray(odd.repeats if metric == "repeated_tokens" else odd.shortfall)[:, None]
 
     return counts, lambda summed: float(summed[0])
 
