@@ -162,21 +162,6 @@ def test_curves_are_drawn_from_the_kept_histories_and_a_missing_one_is_said(tmp_
     assert (out / "curve.png").read_bytes()[:4] == b"\x89PNG"
 
 
-@pytest.mark.parametrize("benchmark", ["turkcorpus-test-lower", "turkcorpus-test", "wikismall-test",
-                                       "gigaword-test", "lcsts-test"])
-def test_the_reports_test_each_benchmarks_own_paired_metrics_and_copying_on_simplification(benchmark):
-    from wean.evaluation import get_benchmark
-    from wean.evaluation.significance import PAIRED_METRICS
-
-    listed = run_shell('source results/lib/converge.sh && paired_metrics "$BENCHMARK"', BENCHMARK=benchmark)
-    assert listed.returncode == 0, listed.stderr
-    metrics = listed.stdout.strip().split(",")
-    own = [m for m in get_benchmark(benchmark).metrics if m in PAIRED_METRICS]  # `wean compare`'s default
-    copying = ["identical_to_source"] if benchmark not in ("gigaword-test", "lcsts-test") else []
-    assert metrics == own + copying
-    assert run_shell('source results/lib/converge.sh && paired_metrics nowhere-test').returncode == 1
-
-
 def test_the_replays_are_the_recorded_runs_whose_history_is_missing(tmp_path):
     root = LIB.parent.parent
     jobs = run_shell("source results/lib/jobs.sh && job_list $CPU_TABLES", RUNS=str(tmp_path)).stdout.splitlines()

@@ -161,3 +161,7 @@ def test_compare_command_tests_output_statistics(tmp_path, capsys):
     rows = {line.split()[0]: line.split() for line in capsys.readouterr().out.splitlines()[4:]}
     assert set(rows) == {"identical_to_source", "length_shortfall"}
     assert float(rows["identical_to_source"][2]) == 100.0  # B is the source itself
+
+    assert main(argv + ["--samples", "50", "--metrics", "+identical_to_source,bleu", "--json"]) == 0
+    record = json.loads(capsys.readouterr().out)  # + adds to the default (sari, bleu) in its order
+    assert [c["metric"] for c in record["comparisons"]] == ["sari", "bleu", "identical_to_source"]

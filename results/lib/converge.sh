@@ -50,18 +50,5 @@ train_row() {
     train_to_end "$config" "$dir" $CONVERGE --set training.device="$DEVICE" "$@"
 }
 
-# paired_metrics BENCHMARK: what the tables' reports test per pair of rows (wean compare
-# --metrics): the benchmark's own paired metrics, and on a simplification test set the share of
-# outputs left unchanged, which the converged rows' SARI gaps have followed
-paired_metrics() {
-    case $1 in
-        turkcorpus-test-lower) echo sari,multi-bleu,identical_to_source ;;
-        turkcorpus-test) echo sari,bleu,identical_to_source ;;
-        wikismall-test) echo sari,bleu,multi-bleu,identical_to_source ;;
-        gigaword-test | lcsts-test) echo rouge ;;
-        *) echo "paired_metrics: no metrics for benchmark $1" >&2; return 1 ;;
-    esac
-}
-
 # how a finished run is recorded in results/ (recorded, keep_run, plot_kept)
 source results/lib/record.sh

@@ -43,7 +43,8 @@ for seed in $SEEDS; do
     done
 done
 [ "$STAGE" = all ] || exit 0
-# compare_with BASE SEED ROW...: each row's outputs against BASE's, every test set (paired bootstrap)
+# compare_with BASE SEED ROW...: each row's outputs against BASE's, every test set (paired bootstrap):
+# the benchmark's paired metrics and the share of outputs left unchanged, which SARI gaps have followed
 compare_with() {
     local base=$1 seed=$2 name benchmark
     shift 2
@@ -51,7 +52,7 @@ compare_with() {
         for benchmark in turkcorpus-test-lower turkcorpus-test wikismall-test; do
             test -e "$OUT/$name-seed$seed.$benchmark.txt" || continue
             .venv/bin/wean compare --hyp "$OUT/$name-seed$seed.$benchmark.txt" "$OUT/$base-seed$seed.$benchmark.txt" \
-                --benchmark "$benchmark" --metrics "$(paired_metrics "$benchmark")"
+                --benchmark "$benchmark" --metrics +identical_to_source
         done
     done
 }

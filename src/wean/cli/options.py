@@ -20,7 +20,8 @@ def add_scoring_options(parser: argparse.ArgumentParser, metric_names: tuple[str
     parser.add_argument("--benchmark", help="take source and references from a named benchmark (see --list-benchmarks)")
     add_data_root_option(parser)
     parser.add_argument("--metrics", help=f"comma-separated, from {','.join(metric_names or METRICS.names())} "
-                        "(default: the benchmark's, else sari,bleu,fkgl,stats)")
+                        "(default: the benchmark's, else sari,bleu,fkgl,stats); a list that starts with + "
+                        "adds to the default")
     parser.add_argument("--sari-variant", choices=VARIANTS, default="default",
                         help="default: EASSE corpus SARI; legacy: EASSE legacy=True; del-precision: deletion "
                         "scored by precision; xu2016: the original sentence-averaged SARIsent")
@@ -57,7 +58,10 @@ def scoring_inputs(args: argparse.Namespace, default_metrics: tuple[str, ...] | 
     if default_metrics is not None:
         metrics = tuple(m for m in metrics if m in default_metrics) or default_metrics
     if args.metrics:
-        metrics = tuple(m.strip() for m in args.metrics.split(",") if m.strip())
+        listed = tuple(m.strip() for m in args.metrics.removeprefix("+").split(",") if m.strip())
+        if args.metrics.startswith("+"):  # the default and these
+            listed = metrics + tuple(m for m in listed if m not in metrics)
+        metrics = listed
     settings = EvaluationSettings(
         metrics=tuple(m for m in metrics if m not in output_statistics),
         sari_variant=args.sari_variant,
