@@ -51,6 +51,14 @@ def test_table_and_json_with_signatures(tiny, capsys):
     assert len(record["inputs"]["hypothesis"]["sha256"]) == 64
 
 
+def test_a_metric_list_starting_with_plus_adds_to_the_default(tiny, capsys):
+    files = ["--hyp", str(tiny / "hyp"), "--src", str(tiny / "src"), "--refs", str(tiny / "ref0"), "--json"]
+    _, default, _ = run(capsys, *files)
+    _, added, _ = run(capsys, *files, "--metrics", "+multi-bleu,bleu")
+    default, added = json.loads(default)["signatures"], json.loads(added)["signatures"]
+    assert "multi_bleu" not in default and list(added) == list(default) + ["multi_bleu"]
+
+
 def test_options_change_the_signature_and_the_score(tiny, capsys):
     args = ["--hyp", str(tiny / "hyp"), "--refs", str(tiny / "ref0"), "--metrics", "bleu", "--json"]
     _, cased, _ = run(capsys, *args, "--no-lowercase", "--tokenize", "none")
