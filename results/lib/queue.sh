@@ -37,6 +37,10 @@ replay() {  # TABLE...: their recorded runs whose validation history was lost, t
     while read -r table run out system benchmark; do
         [ -n "$table" ] && [ ! -e "$RUNS/replay/$run/differs" ] || continue
         holding "replay-$run" || continue
+        if [ -e "$out/validations/$run.json" ]; then  # another worker replayed it since the list
+            exec {claim}>&-
+            continue
+        fi
         echo "$(date -u +%FT%TZ) replay $run"
         if bash results/lib/replay.sh "$out" "$run" "$system" "$benchmark" < /dev/null; then
             rm -f "$RUNS/report-$table.done"
