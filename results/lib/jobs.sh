@@ -90,7 +90,7 @@ replay_list() {  # TABLE... -> "TABLE RUN OUT SYSTEM BENCHMARK" for each recorde
     # recorded before histories were (results/lib/record.sh), and any run lost the same way
     local job dir out table seed row
     runs_of "$@" | while read -r job dir out; do
-        recorded "$dir" "$out" && ! test -e "$out/validations/${dir##*/}.json" || continue
+        recorded "$dir" "$out" && ! test -e "$(history_of "$out" "${dir##*/}")" || continue
         IFS=: read -r table seed row <<< "$job"
         echo "$table ${dir##*/} $out $row-seed$seed $(benchmark_of "$table")"
     done

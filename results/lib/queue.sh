@@ -37,7 +37,7 @@ replay() {  # TABLE...: their recorded runs whose validation history was lost, t
     while read -r table run out system benchmark; do
         [ -n "$table" ] && [ ! -e "$RUNS/replay/$run/differs" ] || continue
         holding "replay-$run" || continue
-        if [ -e "$out/validations/$run.json" ]; then  # another worker replayed it since the list
+        if [ -e "$(history_of "$out" "$run")" ]; then  # another worker replayed it since the list
             exec {claim}>&-
             continue
         fi

@@ -9,6 +9,11 @@
 # +sGate seed 1) were recorded by their config alone; their histories went with their machine
 # (replay.sh recovered LCSTS seed 1's two by training them again).
 
+# history_of OUT RUN: where OUT keeps the run RUN's validation history
+history_of() {
+    echo "$1/validations/$2.json"
+}
+
 # recorded DIR OUT: true if the run DIR is recorded in OUT
 recorded() {
     [ -e "$2/configs/$(basename "$1").yaml" ]
@@ -19,7 +24,7 @@ keep_run() {
     local run
     run=$(basename "$1")
     mkdir -p "$2/configs" "$2/validations"
-    cp "$1/validations.json" "$2/validations/$run.json"
+    cp "$1/validations.json" "$(history_of "$2" "$run")"
     sed "s|^model_dir: .*|model_dir: runs/$run|" "$1/config.yaml" > "$2/configs/$run.yaml"
 }
 
@@ -31,9 +36,10 @@ plot_kept() {
     shift 4
     local runs=() labels=()
     for ((i = 1; i <= $#; i++)); do
-        local run=${!i}
-        if [ -e "$out/validations/$run.json" ]; then
-            runs+=("$out/validations/$run.json")
+        local run=${!i} history
+        history=$(history_of "$out" "$run")
+        if [ -e "$history" ]; then
+            runs+=("$history")
             labels+=("${names[i - 1]}")
         else
             echo "${names[i - 1]}: no curve ($run's validation history was not kept)"

@@ -22,7 +22,7 @@ train_to_end "$OUT/configs/$RUN.yaml" "$dir"  # the kept config as it is: no sch
 .venv/bin/wean test --model "$dir" --system "$SYSTEM" --out-dir "$dir/test" --benchmark "$BENCHMARK" "$@"
 if cmp -s "$dir/test/$SYSTEM.$BENCHMARK.txt" "$kept_output"; then
     mkdir -p "$OUT/validations"
-    cp "$dir/validations.json" "$OUT/validations/$RUN.json"
+    cp "$dir/validations.json" "$(history_of "$OUT" "$RUN")"
     echo "$RUN: replayed, test output byte-identical to $kept_output ($(sha256sum < "$kept_output" | cut -c1-16)); history kept"
 else
     date -u +%FT%TZ > "$dir/differs"  # results/lib/queue.sh does not try it again
