@@ -180,6 +180,21 @@ def test_the_replays_are_the_recorded_runs_whose_history_is_missing(tmp_path):
         assert run.endswith(system.rsplit("-", 1)[1]) and (root / out / f"{system}.{benchmark}.txt").exists()
 
 
+def test_a_worker_skips_a_replay_that_another_finished_after_its_list_was_made(tmp_path):
+    # each worker makes its replay list once; the other worker may replay a listed run meanwhile
+    lib = tmp_path / "results" / "lib"
+    shutil.copytree(LIB, lib, ignore=shutil.ignore_patterns("replay.sh"))
+    (lib / "replay.sh").write_text('mkdir -p "$1/validations"; echo "[]" > "$1/validations/$2.json"; echo "trained $2"\n')
+    (tmp_path / "runs" / "claims").mkdir(parents=True)
+    stale_list = 'replay_list() { echo "spm spm-encdec-seed1 results/spm encdec-seed1 gigaword-test"; }'
+    both = subprocess.run(["bash", "-c", f"source results/lib/queue.sh && {stale_list} && replay spm && replay spm"],
+                          cwd=tmp_path, env={"PATH": "/usr/bin:/bin", "RUNS": str(tmp_path / "runs")},
+                          capture_output=True, text=True)
+    assert both.returncode == 0, both.stderr
+    assert both.stdout.count("trained spm-encdec-seed1") == 1  # the second call finds its history kept
+    assert (tmp_path / "results" / "spm" / "validations" / "spm-encdec-seed1.json").exists()
+
+
 def test_the_runs_replayed_on_avx2_kernels_are_recorded_runs_of_the_tables(tmp_path):
     root = LIB.parent.parent
     listed = [line for line in (LIB / "trained-on-avx2.txt").read_text().splitlines() if not line.startswith("#")]

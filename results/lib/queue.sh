@@ -10,9 +10,9 @@
 # reports come right after their jobs, the other tables' after every job:
 #   RUNS=/root/wean-runs OMP_NUM_THREADS=1 nohup bash results/lib/queue.sh > /root/wean-runs/logs/worker-1.log 2>&1 &
 #   RUNS=/root/wean-runs OMP_NUM_THREADS=1 nohup bash results/lib/queue.sh > /root/wean-runs/logs/worker-2.log 2>&1 &
+# Sourced (tests), it only defines its functions.
 set -euo pipefail
 source results/lib/jobs.sh
-mkdir -p "$RUNS/claims"
 
 holding() {  # NAME: true if this worker now holds NAME's claim (on file descriptor $claim)
     exec {claim}> "$RUNS/claims/$1"
@@ -68,24 +68,32 @@ report() {  # TABLE...: the comparisons and curves of each whose runs are all re
     done
 }
 
-# shellcheck disable=SC2086
-jobs=$(job_list $CPU_TABLES)
-started=$(while read -r job dir out; do
-    [ -d "$dir" ] && ! recorded "$dir" "$out" && echo "$job $dir $out"
-done <<< "$jobs" || true)
-# COMPLETE_FIRST's tables (and FIRST_JOBS, which job_list puts before them) are finished whole,
-# replays and report included, before the other tables' jobs
-early_tables=$(for table in $COMPLETE_FIRST; do [[ " $CPU_TABLES " == *" $table "* ]] && echo "$table"; done || true)
-early_jobs=$(while read -r job rest; do comes_early "$job" && echo "$job $rest"; done <<< "$jobs" || true)
-later_jobs=$(while read -r job rest; do comes_early "$job" || echo "$job $rest"; done <<< "$jobs" || true)
-work "$started
+main() {  # every job, then the replays and reports, as the header says
+    mkdir -p "$RUNS/claims"
+    local jobs started early_tables early_jobs later_jobs table
+    # shellcheck disable=SC2086
+    jobs=$(job_list $CPU_TABLES)
+    started=$(while read -r job dir out; do
+        [ -d "$dir" ] && ! recorded "$dir" "$out" && echo "$job $dir $out"
+    done <<< "$jobs" || true)
+    # COMPLETE_FIRST's tables (and FIRST_JOBS, which job_list puts before them) are finished whole,
+    # replays and report included, before the other tables' jobs
+    early_tables=$(for table in $COMPLETE_FIRST; do [[ " $CPU_TABLES " == *" $table "* ]] && echo "$table"; done || true)
+    early_jobs=$(while read -r job rest; do comes_early "$job" && echo "$job $rest"; done <<< "$jobs" || true)
+    later_jobs=$(while read -r job rest; do comes_early "$job" || echo "$job $rest"; done <<< "$jobs" || true)
+    work "$started
 $early_jobs"
-# shellcheck disable=SC2086
-replay $early_tables
-# shellcheck disable=SC2086
-report $early_tables
-work "$later_jobs"
-# shellcheck disable=SC2086
-replay $CPU_TABLES
-# shellcheck disable=SC2086
-report $CPU_TABLES
+    # shellcheck disable=SC2086
+    replay $early_tables
+    # shellcheck disable=SC2086
+    report $early_tables
+    work "$later_jobs"
+    # shellcheck disable=SC2086
+    replay $CPU_TABLES
+    # shellcheck disable=SC2086
+    report $CPU_TABLES
+}
+
+if [[ "${BASH_SOURCE[0]}" == "$0" ]]; then
+    main
+fi
