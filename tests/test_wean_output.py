@@ -1,5 +1,7 @@
 """The WEAN output layer (Ma et al. 2018, equation 5) against hand-computed cases."""
 
+import shutil
+
 import pytest
 import torch
 from torch import nn
@@ -98,6 +100,30 @@ def test_concat_training_keeps_no_queries_x_words_x_hidden_tensor_and_gets_the_s
     (direct * weights).sum().backward()
     for got, want in zip(chunked, (query.grad, layer.embedding.weight.grad, layer.energy.weight.grad)):
         assert torch.allclose(got, want, atol=1e-5)
+
+
+@pytest.mark.skipif(not (shutil.which("c++") or shutil.which("g++")), reason="torch.compile on a CPU needs a C++ compiler")
+def test_the_fused_concat_kernel_gives_the_chunked_scores_and_gradients():
+    torch.manual_seed(0)
+    words, hidden = 50, 8
+    shared = nn.Embedding(words, hidden)
+    chunked = WeanOutput(shared, hidden_size=hidden, score="concat", concat_chunk_elements=12 * hidden * 7)
+    fused = WeanOutput(shared, hidden_size=hidden, score="concat", concat_kernel="fused")
+    fused.load_state_dict(chunked.state_dict())
+    query = torch.randn(3, 4, hidden, requires_grad=True)
+    weights = torch.randn(3, 4, words)
+    results = []
+    for layer in (chunked, fused):
+        for tensor in (query, *layer.parameters()):
+            tensor.grad = None
+        scores = layer(query)
+        (scores * weights).sum().backward()
+        results.append([scores, query.grad, shared.weight.grad, layer.query_projection.weight.grad,
+                        layer.embedding_projection.weight.grad, layer.energy.weight.grad])
+    for want, got in zip(*results):
+        assert torch.allclose(got, want, atol=1e-5)
+    with torch.no_grad():  # search's path: other query counts, no autograd
+        assert torch.allclose(fused(query[0]), chunked(query[0]), atol=1e-6)
 
 
 @pytest.mark.parametrize("score", ["general", "concat"])

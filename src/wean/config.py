@@ -99,6 +99,9 @@ class OutputLayerConfig:
     bias: bool = True  # wean general: bias on the query projection, as the public code
     detach_embeddings: bool = False  # wean: no gradient from the output layer into the embeddings
     candidates: int = 0  # wean: generate only the n most frequent training-source words; 0: all
+    # wean concat: chunked (plain PyTorch, any machine) | fused (torch.compile's kernels, which
+    # never write out the queries x words x hidden tensor; a GPU, or a CPU with a C++ compiler)
+    concat_kernel: str = "chunked"
 
 
 @dataclass
@@ -194,6 +197,7 @@ class Config:
             "model.decoder.attention": (self.model.decoder.attention, ("dot", "general", "concat")),
             "model.decoder.bridge": (self.model.decoder.bridge, ("copy", "linear", "zero")),
             "model.output_layer.score": (self.model.output_layer.score, ("dot", "general", "concat")),
+            "model.output_layer.concat_kernel": (self.model.output_layer.concat_kernel, ("chunked", "fused")),
             "training.selection_metric": (self.training.selection_metric, ("loss", "bleu", "sari", "rouge2")),
             "training.precision": (self.training.precision, ("fp32", "bf16", "fp16")),
             "training.optimizer": (self.training.optimizer, ("adam", "sgd")),

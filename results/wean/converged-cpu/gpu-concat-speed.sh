@@ -1,4 +1,6 @@
-# WEAN concat's training speed on a lent GPU (the CPU-scale and paper-sized configs), against general.
+# WEAN concat's training speed on a lent GPU (the CPU-scale and paper-sized configs), against general,
+# with its chunked kernel and with the fused one (model.output_layer.concat_kernel; the fused rows'
+# first updates include torch.compile's work, so compare the later windows).
 # On the device tool, carry [".devcarry"] (results/lib/gpu.sh carry): bash results/wean/converged-cpu/gpu-concat-speed.sh
 # tokens/s: the "update N ... tokens/s" lines of /tmp/NAME/train.log there
 set -u
@@ -11,7 +13,11 @@ COMMON="--set training.validate_every=100000 --set training.device=cuda --set tr
 train() { name=$1 seconds=$2; shift 2; echo "== $name $(date -u +%T)"; timeout $seconds python3 -m wean train configs/wean-pwkp.yaml --set model_dir=/tmp/$name $COMMON "$@" 2>&1 | grep -v '^warning'; }
 {
 train cpu-scale-general 35 $SCALE --set training.max_updates=100 --set training.log_every=10
-train cpu-scale-concat 80 $SCALE --set model.output_layer.score=concat --set training.max_updates=100 --set training.log_every=5
-train paper-concat 55 --set model.output_layer.score=concat --set training.max_updates=40 --set training.log_every=2
+train cpu-scale-concat 60 $SCALE --set model.output_layer.score=concat --set training.max_updates=100 --set training.log_every=5
+train cpu-scale-concat-fused 120 $SCALE --set model.output_layer.score=concat --set model.output_layer.concat_kernel=fused \
+    --set training.max_updates=300 --set training.log_every=10
+train paper-concat 45 --set model.output_layer.score=concat --set training.max_updates=40 --set training.log_every=2
+train paper-concat-fused 100 --set model.output_layer.score=concat --set model.output_layer.concat_kernel=fused \
+    --set training.max_updates=200 --set training.log_every=5
 echo "== end $(date -u +%T)"
 } 2>&1 | tee $OUT/concat-speed.log

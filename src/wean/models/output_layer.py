@@ -33,6 +33,7 @@ from torch.utils.checkpoint import checkpoint
 
 from wean.data.vocabulary import EOS_ID, PAD_ID, UNK_ID
 from wean.errors import WeanError
+from wean.models.concat_score import fused_concat_scores
 from wean.models.interfaces import OutputLayer, TrainingCorpus
 from wean.registry import OUTPUT_LAYERS
 
@@ -67,6 +68,7 @@ class WeanOutput(OutputLayer):
         detach_embeddings: bool = False,
         candidates: int = 0,
         concat_chunk_elements: int = 2**25,
+        concat_kernel: str = "chunked",
     ):
         super().__init__()
         self.embedding = embedding  # shared, not owned: its parameters count as embeddings
@@ -74,6 +76,9 @@ class WeanOutput(OutputLayer):
         self.detach_embeddings = detach_embeddings
         self.candidate_count = candidates
         self.concat_chunk_elements = concat_chunk_elements
+        if concat_kernel not in ("chunked", "fused"):
+            raise ValueError(f"unknown concat kernel {concat_kernel!r}")
+        self.concat_kernel = concat_kernel
         embedding_size = embedding.embedding_dim
         if score == "dot":
             if hidden_size != embedding_size:
@@ -92,7 +97,8 @@ class WeanOutput(OutputLayer):
 
     @classmethod
     def build(cls, config, embedding, hidden_size, vocabulary_size):
-        return cls(embedding, hidden_size, config.score, config.bias, config.detach_embeddings, config.candidates)
+        return cls(embedding, hidden_size, config.score, config.bias, config.detach_embeddings, config.candidates,
+                   concat_kernel=config.concat_kernel)
 
     @classmethod
     def check_config(cls, config) -> None:
@@ -175,7 +181,10 @@ class WeanOutput(OutputLayer):
         """v^T tanh(W_q q + W_e e) for every query and word, in chunks of words of at most
         ``concat_chunk_elements`` (queries x words x hidden) values. The whole tensor is far too
         large (a batch of ~1,440 target tokens, 50k words and H 256: 74 GB), and so is what autograd
-        would keep of it, so in training each chunk is recomputed in the backward pass instead."""
+        would keep of it, so in training each chunk is recomputed in the backward pass instead.
+        The fused kernel (``concat_score.py``) never writes it out at all."""
+        if self.concat_kernel == "fused":
+            return fused_concat_scores(self.query_projection(query), embedding_side, self.energy.weight.squeeze(0))
         query_side = self.query_projection(query).unsqueeze(-2)  # (..., 1, H)
         words = max(1, self.concat_chunk_elements // max(1, query_side.numel()))  # numel: queries x H
         chunks = []
