@@ -10,6 +10,7 @@ from synthetic import reverse_pairs, tiny_config, write_corpus
 from wean.config import ModelConfig
 from wean.criterion import Criterion
 from wean.data.vocabulary import UNK_ID
+from wean.errors import WeanError
 from wean.generator import load
 from wean.models.model import build_model
 from wean.models.output_layer import LinearOutput, WeanOutput
@@ -103,6 +104,7 @@ def test_concat_training_keeps_no_queries_x_words_x_hidden_tensor_and_gets_the_s
 
 
 @pytest.mark.skipif(not (shutil.which("c++") or shutil.which("g++")), reason="torch.compile on a CPU needs a C++ compiler")
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")  # torch.compile's own imports
 def test_the_fused_concat_kernel_gives_the_chunked_scores_and_gradients():
     torch.manual_seed(0)
     words, hidden = 50, 8
@@ -124,6 +126,13 @@ def test_the_fused_concat_kernel_gives_the_chunked_scores_and_gradients():
         assert torch.allclose(got, want, atol=1e-5)
     with torch.no_grad():  # search's path: other query counts, no autograd
         assert torch.allclose(fused(query[0]), chunked(query[0]), atol=1e-6)
+
+
+def test_the_fused_concat_kernel_on_a_cpu_without_a_compiler_says_so_in_one_line(monkeypatch):
+    monkeypatch.setattr(shutil, "which", lambda name: None)
+    layer = WeanOutput(embedding(), hidden_size=2, score="concat", concat_kernel="fused")
+    with pytest.raises(WeanError, match="concat_kernel: fused needs a GPU, or a C\\+\\+ compiler"):
+        layer(Q)
 
 
 @pytest.mark.parametrize("score", ["general", "concat"])
