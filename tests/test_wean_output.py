@@ -232,6 +232,37 @@ def test_wean_model_learns_to_reverse_symbols(tmp_path):
     assert sum(o == t for o, t in zip(outputs, targets)) / len(targets) >= 0.95
 
 
+def test_concat_init_range_draws_only_concats_projections_and_its_default_draws_nothing():
+    config = ModelConfig(embedding_size=16)
+    config.decoder.hidden_size, config.output_layer.type, config.output_layer.score = 16, "wean", "concat"
+
+    def built(init_range):
+        config.output_layer.concat_init_range = init_range
+        torch.manual_seed(0)
+        return build_model(config, 30, 30)
+
+    default, wide = built(0.0), built(0.5)
+    layer = wide.output_layer
+    for projection in (layer.query_projection.weight, layer.embedding_projection.weight):
+        assert projection.abs().max() > 0.3 and projection.abs().max() <= 0.5
+    assert default.output_layer.query_projection.weight.abs().max() <= config.init_range
+    others = {name: tensor for name, tensor in wide.state_dict().items() if "_projection" not in name}
+    assert all(torch.equal(tensor, default.state_dict()[name]) for name, tensor in others.items())
+
+
+def test_wean_concat_learns_to_reverse_symbols_from_a_wider_start(tmp_path):
+    """At every weight in U(-0.1, 0.1) it learned nothing here (results/wean/concat-init)."""
+    data = write_corpus(tmp_path / "data")
+    config = tiny_config(data, tmp_path / "model")
+    config.model.output_layer.type, config.model.output_layer.score = "wean", "concat"
+    config.model.output_layer.concat_init_range = 0.5
+    config.model.embedding_size = 64
+    Trainer(config).train()
+    sources, targets = reverse_pairs(200, seed=7)
+    outputs = [g.text for g in load(tmp_path / "model").generate(sources, beam=1)]
+    assert sum(o == t for o, t in zip(outputs, targets)) / len(targets) >= 0.9
+
+
 def test_candidate_words_are_the_most_frequent_source_words_and_are_saved(tmp_path):
     data = tmp_path / "data"
     data.mkdir()

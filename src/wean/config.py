@@ -102,6 +102,9 @@ class OutputLayerConfig:
     # wean concat: chunked (plain PyTorch, any machine) | fused (torch.compile's kernels, which
     # never write out the queries x words x hidden tensor; a GPU, or a CPU with a C++ compiler)
     concat_kernel: str = "chunked"
+    # wean concat: its W_q and W_e start in U(-r, r) for this r; 0: as every weight (model.init_range).
+    # At 0.1 concat's scores start nearly blind to the query (results/wean/concat-init)
+    concat_init_range: float = 0.0
 
 
 @dataclass
@@ -258,7 +261,7 @@ AT_LEAST_ONE = {"valid_holdout", "vocab_size", "min_frequency", "max_tokens", "h
                 "embedding_size", "batch_size", "max_epochs", "keep_best", "log_every"}
 BELOW_ONE = {"dropout", "label_smoothing"}
 ABOVE_ZERO = {"bucket", "c", "distributed_timeout"}
-AT_LEAST_ZERO = {"learning_rate", "attention_layers", "candidates", "init_range", "seed", "clip_grad_norm", "batch_tokens",
+AT_LEAST_ZERO = {"learning_rate", "attention_layers", "candidates", "init_range", "concat_init_range", "seed", "clip_grad_norm", "batch_tokens",
                  "max_updates", "validate_every", "lr_patience", "min_learning_rate", "early_stopping_patience",
                  "max_valid_sentences"}
 

@@ -146,6 +146,10 @@ class Component(nn.Module):
     def prepare(self, corpus: TrainingCorpus) -> None:
         """Called once before a new run trains (not on resume: what it sets is in the weights)."""
 
+    def initialize(self) -> None:
+        """Called by build_model after ``model.init_range``'s draw: a part that starts some of its
+        weights otherwise draws them here."""
+
 
 class Encoder(Component):
     """Source ids (batch, source) and lengths (batch,) → :class:`EncoderOutput`."""

@@ -107,4 +107,7 @@ def build_model(config: ModelConfig, source_vocabulary_size: int, target_vocabul
         with torch.no_grad():
             source_embedding.weight[PAD_ID].zero_()
             target_embedding.weight[PAD_ID].zero_()
+    for part in model.modules():
+        if isinstance(part, Component):
+            part.initialize()
     return model

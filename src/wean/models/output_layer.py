@@ -69,6 +69,7 @@ class WeanOutput(OutputLayer):
         candidates: int = 0,
         concat_chunk_elements: int = 2**25,
         concat_kernel: str = "chunked",
+        concat_init_range: float = 0.0,
     ):
         super().__init__()
         self.embedding = embedding  # shared, not owned: its parameters count as embeddings
@@ -79,6 +80,7 @@ class WeanOutput(OutputLayer):
         if concat_kernel not in ("chunked", "fused"):
             raise ValueError(f"unknown concat kernel {concat_kernel!r}")
         self.concat_kernel = concat_kernel
+        self.concat_init_range = concat_init_range
         embedding_size = embedding.embedding_dim
         if score == "dot":
             if hidden_size != embedding_size:
@@ -98,7 +100,7 @@ class WeanOutput(OutputLayer):
     @classmethod
     def build(cls, config, embedding, hidden_size, vocabulary_size):
         return cls(embedding, hidden_size, config.score, config.bias, config.detach_embeddings, config.candidates,
-                   concat_kernel=config.concat_kernel)
+                   concat_kernel=config.concat_kernel, concat_init_range=config.concat_init_range)
 
     @classmethod
     def check_config(cls, config) -> None:
@@ -108,6 +110,11 @@ class WeanOutput(OutputLayer):
                 f"config: WEAN dot scores the query ({model.decoder.hidden_size}) against embeddings "
                 f"({model.embedding_size}); make them equal or use score general or concat"
             )
+
+    def initialize(self) -> None:
+        if self.score == "concat" and self.concat_init_range > 0:
+            for projection in (self.query_projection, self.embedding_projection):
+                nn.init.uniform_(projection.weight, -self.concat_init_range, self.concat_init_range)
 
     def prepare(self, corpus: TrainingCorpus) -> None:
         """WEAN's candidate words (section 2.4): the ``candidates`` most frequent words of the
