@@ -125,8 +125,8 @@ def test_every_job_names_the_results_folder_that_records_it(tmp_path):
                        "results/conv-encoder/converged", "results/wean/converged-cpu"}
 
 
-def run_shell(script: str, **env) -> subprocess.CompletedProcess:
-    return subprocess.run(["bash", "-c", script], cwd=LIB.parent.parent, env={"PATH": "/usr/bin:/bin", **env},
+def run_shell(script: str, cwd: Path = LIB.parent.parent, **env) -> subprocess.CompletedProcess:
+    return subprocess.run(["bash", "-c", script], cwd=cwd, env={"PATH": "/usr/bin:/bin", **env},
                           capture_output=True, text=True)
 
 
@@ -147,6 +147,28 @@ def test_a_run_recorded_in_results_is_done_though_its_run_directory_is_gone(tmp_
     assert json.loads((out / "validations" / "lcsts-part2-wean-seed3.json").read_text()) == records
     shutil.rmtree(run.parent)
     assert run_shell(finished, RUN=str(run), OUT=str(out)).returncode == 0
+
+
+def test_training_preloads_tcmalloc_where_installed_unless_glibc_is_asked_for(tmp_path):
+    # the allocator changes speed only (results/bench-allocator); a run trains with or without it
+    (tmp_path / "results").symlink_to(LIB.parent)
+    (tmp_path / ".venv" / "bin").mkdir(parents=True)
+    (tmp_path / ".venv" / "bin" / "wean").write_text('#!/bin/sh\necho "preloaded [$LD_PRELOAD]"\n')
+    (tmp_path / ".venv" / "bin" / "wean").chmod(0o755)
+    libraries, run = tmp_path / "lib", tmp_path / "run"
+    libraries.mkdir()
+    run.mkdir()
+    train = 'source results/lib/converge.sh && train_to_end config.yaml "$RUN"'
+    absent = run_shell(train, tmp_path, RUN=str(run), ALLOCATOR_DIRS=str(libraries))
+    assert "preloaded []" in absent.stdout and "allocator: glibc" in absent.stdout, absent.stderr
+    assert (run / "finished").exists()
+    (run / "finished").unlink()
+    (libraries / "libtcmalloc_minimal.so.4").touch()  # not a library: the loader skips it with a warning
+    found = run_shell(train, tmp_path, RUN=str(run), ALLOCATOR_DIRS=str(libraries))
+    assert f"preloaded [{libraries}/libtcmalloc_minimal.so.4]" in found.stdout, found.stderr
+    (run / "finished").unlink()
+    asked = run_shell(train, tmp_path, RUN=str(run), ALLOCATOR_DIRS=str(libraries), WEAN_ALLOCATOR="glibc")
+    assert "preloaded []" in asked.stdout and "allocator: glibc" in asked.stdout
 
 
 def test_curves_are_drawn_from_the_kept_histories_and_a_missing_one_is_said(tmp_path):
