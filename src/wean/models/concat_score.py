@@ -68,7 +68,8 @@ class _FusedConcatScore(torch.autograd.Function):
 
 def fused_concat_scores(query_side: torch.Tensor, key_side: torch.Tensor, energy: torch.Tensor) -> torch.Tensor:
     """(..., H) projected queries W_q q, (V, H) projected embeddings W_e e_i and the (H,) energy
-    vector v -> (..., V) scores v^T tanh(W_q q + W_e e_i)."""
+    vector v -> (..., V) scores v^T tanh(W_q q + W_e e_i). Under autocast the scores are fp32
+    (v is fp32 and the sums are taken in it), where the chunked kernel's Linear gives bf16 or fp16."""
     if query_side.device.type == "cpu" and not (shutil.which("c++") or shutil.which("g++")):
         raise WeanError("model.output_layer.concat_kernel: fused needs a GPU, or a C++ compiler on a CPU "
                         "(none found); use chunked")
