@@ -40,13 +40,12 @@ CONFIGS = {
 LOG_LINE = re.compile(r"update (\d+) loss (\S+) tokens/s (\d+)")
 
 
-def library_path(name: str | None) -> str | None:
-    if name is None:
-        return None
+def library_path(name: str) -> str | None:
+    """The first of LIBRARY_DIRS that holds library ``name``, None if none does."""
     for directory in LIBRARY_DIRS:
         if (Path(directory) / name).exists():
             return str(Path(directory) / name)
-    return ""
+    return None
 
 
 def train(config: list[str], preload: str | None, updates: int, log_every: int) -> tuple[float, list[str]]:
@@ -82,13 +81,14 @@ def main() -> None:
     args = parser.parse_args()
     if args.rounds < MIN_ROUNDS:
         parser.error(f"--rounds must be at least {MIN_ROUNDS} for a median, got {args.rounds}")
-    preloads = {}
+    preloads: dict[str, str | None] = {"glibc": None}  # None: nothing preloaded
     for name, library in ALLOCATORS.items():
-        path = library_path(library)
-        if path == "":
-            print(f"note: {library} not found, {name} skipped", file=sys.stderr)
-        else:
+        if library is None:
+            continue
+        if path := library_path(library):
             preloads[name] = path
+        else:
+            print(f"note: {library} not found, {name} skipped", file=sys.stderr)
     results: dict = {
         "machine": platform.processor() or platform.machine(), "threads": 1, "rounds": args.rounds,
         "updates": args.updates, "load_average_before": load_average(), "configs": {},
