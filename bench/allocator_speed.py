@@ -3,8 +3,8 @@
 On this CPU a training step frees and asks again for tensors of tens of megabytes (the logits of
 a batch alone); glibc hands allocations that large straight back to the kernel, so every step
 page-faults them in anew (seen as 7-14 % system time in the experiments' training runs).
-jemalloc and tcmalloc keep such memory for reuse. The allocator cannot change a result: the
-benchmark checks that every logged loss is identical under each one.
+jemalloc and tcmalloc keep such memory for reuse. The allocator should not change a result (PyTorch
+aligns every tensor itself); the benchmark checks that every logged loss (4 decimals) is identical.
 
 Each round runs ``wean train`` for ``--updates`` updates of each experiment config under each
 allocator in turn (bench/timing.py's interleaving, in subprocesses, since the allocator is fixed

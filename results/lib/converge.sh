@@ -33,7 +33,7 @@ prepare() {
 # libtcmalloc-minimal4) and WEAN_ALLOCATOR is not glibc. A training step frees and asks again for
 # tensors of tens of megabytes, which glibc returns to the kernel and faults in anew every step;
 # tcmalloc keeps them: 1.13-1.20x the tokens/s of the simplification rows on one thread, every
-# logged loss identical (results/bench-allocator). ALLOCATOR_DIRS: the folders searched (tests set it).
+# logged loss (4 decimals) identical (results/bench-allocator). ALLOCATOR_DIRS: the folders searched (tests set it).
 allocator_library() {
     [ "${WEAN_ALLOCATOR:-tcmalloc}" != glibc ] || return 0
     local directory
