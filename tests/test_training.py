@@ -211,6 +211,19 @@ def test_without_a_validation_split_training_pairs_are_held_out_and_said_so(tmp_
     assert again.validation.valid.sources == trainer.validation.valid.sources
 
 
+def test_the_log_names_the_device_and_thread_count(tmp_path):
+    """A CPU run replays bit for bit only on its thread count, so its log says which it was."""
+    data = write_corpus(tmp_path / "data", train=100, valid=10)
+    threads = torch.get_num_threads()
+    try:
+        torch.set_num_threads(1)
+        Trainer(tiny_config(data, tmp_path / "model", max_updates=1, batch_size=16)).train()
+    finally:
+        torch.set_num_threads(threads)
+    header = (tmp_path / "model" / "train.log").read_text().splitlines()[0]
+    assert header.endswith("parameters, cpu, 1 thread"), header
+
+
 def test_a_budget_that_ends_between_validations_still_writes_the_model(tmp_path):
     data = write_corpus(tmp_path / "data", train=300, valid=20)
     state = Trainer(tiny_config(data, tmp_path / "model", max_updates=7, batch_size=16)).train()  # epoch: 19

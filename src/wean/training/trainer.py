@@ -236,10 +236,13 @@ class Trainer:
             self.log_file = open(self.directory / "train.log", "a", encoding="utf-8")
             self.writer = SummaryWriter(str(self.directory / "tensorboard"))
         processes = f", {self.distributed.world_size} processes" if self.distributed.enabled else ""
+        # the thread count may change float summation order: replay a CPU run on as many threads
+        count = torch.get_num_threads()
+        threads = f", {count} {'thread' if count == 1 else 'threads'}" if self.device.type == "cpu" else ""
         self.log(
             f"training {self.config.name}: {len(self.train_examples)} pairs, vocabulary "
             f"{len(self.assets.source_vocabulary)}/{len(self.assets.target_vocabulary)}, "
-            f"{sum(p.numel() for p in self.model.parameters()):,} parameters{processes}"
+            f"{sum(p.numel() for p in self.model.parameters()):,} parameters, {self.device}{threads}{processes}"
         )
         if self.validation_note:
             self.log(self.validation_note)
