@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Issue 24's convergence runs on this machine: start one worker per core (one thread each); every
+# Issue 24's convergence runs on this machine: start one worker per core (one thread each), or one on
+# two threads where a run must finish within the session (results/lib/README.md); every
 # worker walks the same list of jobs (results/lib/jobs.sh's job_list: the jobs in FIRST_JOBS, the
 # tables of COMPLETE_FIRST whole, then seeds outermost, then the tables in the order of CPU_TABLES)
 # and takes each job that no other worker holds (flock on $RUNS/claims/, released by the kernel
