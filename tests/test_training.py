@@ -212,7 +212,7 @@ def test_without_a_validation_split_training_pairs_are_held_out_and_said_so(tmp_
 
 
 def test_the_log_names_the_device_and_thread_count(tmp_path):
-    """A CPU run replays bit for bit only on its thread count, so its log says which it was."""
+    """The thread count may change a CPU run's float summation order, so its log names it."""
     data = write_corpus(tmp_path / "data", train=100, valid=10)
     threads = torch.get_num_threads()
     try:
