@@ -55,7 +55,8 @@ carry)
     mkdir -p "$staging/shared/data" "$staging/site/wean-0.1.0.dist-info"
     (cd ../shared/data && cp --parents kauchak_v2/train.* wikilarge/valid.* gigaword/test1951.* \
         lcsts/part3_label3plus.* "$staging/shared/data/" && cp -r --parents turkcorpus wikismall "$staging/shared/data/")
-    cp -rL data "$staging/data"
+    # data/ holds `wean prepare`'s Gigaword split, which only the Gigaword tables read
+    if [ -d data ]; then cp -rL data "$staging/data"; else mkdir "$staging/data"; fi
     for package in nltk rouge_score sacremoses; do cp -r "$site/$package" "$site/$package"-*.dist-info "$staging/site/"; done
     printf 'Metadata-Version: 2.1\nName: wean\nVersion: 0.1.0\n' > "$staging/site/wean-0.1.0.dist-info/METADATA"
     find "$staging" -name __pycache__ -prune -exec rm -r {} +
