@@ -2,6 +2,7 @@
 
 import json
 import math
+import os
 import shutil
 import subprocess
 import sys
@@ -297,3 +298,117 @@ def test_the_t_test_over_seeds_matches_students_distribution():
     assert paired_t_p([2.776 * math.sqrt(2.5) / math.sqrt(5) + d for d in (-2, -1, 0, 1, 2)]) == pytest.approx(0.05, abs=1e-4)
     assert paired_t_p([-1.0, 1.0]) == 1.0  # no mean gap
     assert paired_t_p([0.5, 0.5, 0.5]) == 0.0  # the same gap on every seed
+
+
+def test_a_lent_gpu_takes_concat_at_the_cpu_scale_first_seed_by_seed(tmp_path):
+    pending = run_shell("bash results/lib/gpu.sh pending", RUNS=str(tmp_path))
+    assert pending.returncode == 0, pending.stderr
+    jobs = pending.stdout.split()
+    assert jobs[:3] == [f"wean-cpu-concat:{seed}:wean-concat" for seed in (1, 2, 3)]
+    # this CPU's workers list the cpu scale, never its concat row (an update takes minutes here)
+    workers = run_shell("source results/lib/jobs.sh && runs_of $CPU_TABLES", RUNS=str(tmp_path))
+    assert workers.returncode == 0, workers.stderr
+    assert "wean-concat" not in workers.stdout and "wean-cpu:1:wean-dot" in workers.stdout
+
+
+def _concat_row_training(tmp_path: Path, chosen_range: Path) -> subprocess.CompletedProcess:
+    """The cpu-concat row's training command, in a copy of the scripts with a stand-in wean."""
+    tree = tmp_path / "tree"
+    for script in ("results/lib", "results/wean/converged"):
+        shutil.copytree(LIB.parent.parent / script, tree / script)
+    (tree / ".venv" / "bin").mkdir(parents=True)
+    (tree / ".venv" / "bin" / "wean").write_text('#!/bin/sh\necho "wean $*"\nexit 3\n')
+    (tree / ".venv" / "bin" / "wean").chmod(0o755)
+    return run_shell("SEEDS=1 STAGE=train bash results/wean/converged/run.sh cpu-concat", cwd=tree,
+                     RUNS=str(tmp_path / "runs"), CHOSEN_RANGE=str(chosen_range), WEAN_ALLOCATOR="glibc")
+
+
+def test_the_concat_rows_train_from_the_chosen_range_and_refuse_without_one(tmp_path):
+    missing = _concat_row_training(tmp_path, tmp_path / "chosen-range.txt")
+    assert missing.returncode != 0 and "gpu-sweep.sh" in missing.stderr
+    assert "wean train" not in missing.stdout
+    (tmp_path / "chosen-range.txt").write_text("0.5\n# best valid BLEU by update 400: ...\n")
+    shutil.rmtree(tmp_path / "tree")
+    chosen = _concat_row_training(tmp_path, tmp_path / "chosen-range.txt")
+    assert chosen.returncode == 3  # the stand-in's
+    command = chosen.stdout
+    assert "model.output_layer.score=concat" in command and "model.output_layer.concat_kernel=fused" in command
+    assert "model.output_layer.concat_init_range=0.5 " in command and "training.seed=1" in command
+
+
+def test_concat_initialisation_is_chosen_by_the_best_validation_bleu_all_runs_reached(tmp_path):
+    sys.path.insert(0, str(LIB.parent / "wean" / "concat-init"))
+    try:
+        from choose_range import choose
+    finally:
+        sys.path.pop(0)
+
+    def history(*bleus: float) -> list[dict]:
+        return [{"updates": 100 * (i + 1), "bleu": bleu, "loss": 5.0} for i, bleu in enumerate(bleus)]
+
+    # r = 1 leads only at an update the others never reached, so it is not compared there
+    chosen, best, last = choose({0.0: history(1.0, 2.0), 0.5: history(3.0, 4.0), 1.0: history(2.0, 3.0, 9.0)})
+    assert (chosen, best, last) == (0.5, {0.0: 2.0, 0.5: 4.0, 1.0: 3.0}, 200)
+    assert choose({1.0: history(4.0), 0.3: history(4.0)})[0] == 0.3  # a tie: the smaller range
+    with pytest.raises(ValueError):
+        choose({0.0: history(1.0), 0.5: []})
+    for r, bleus in ((0, (1.0, 2.0)), (0.5, (3.0, 4.0))):
+        (tmp_path / f"sweep-{r}.json").write_text(json.dumps(history(*bleus)))
+    written = tmp_path / "chosen-range.txt"
+    done = subprocess.run([sys.executable, LIB.parent / "wean" / "concat-init" / "choose_range.py", tmp_path,
+                           "--write", written], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert written.read_text().splitlines()[0] == "0.5" and done.stdout.startswith("0.5 ")
+
+
+def test_a_gpu_only_run_left_part_way_comes_back_to_resume_on_the_next_gpu(tmp_path):
+    base, out, here = tmp_path / "gpu", tmp_path / "out", tmp_path / "runs-here"
+    concat = base / "runs" / "wean-cpu-converged-wean-concat-seed1"
+    cpu_row = base / "runs" / "simplification-converged-contextual-gates-seed2"  # a CPU table's run
+    for folder in (base / "tree" / "results", base / "logs", base / "done", out):
+        folder.mkdir(parents=True)
+    for run in (concat, cpu_row):
+        for step in ("step-00000010", "step-00000020"):
+            (run / "checkpoints" / step).mkdir(parents=True)
+            (run / "checkpoints" / step / "training.safetensors").write_bytes(bytes(range(256)) * 20)
+            (run / "checkpoints" / step / "training.json").write_text("{}")
+        (run / "checkpoints" / "latest").write_text("step-00000020\n")
+        for name in ("best.json", "config.yaml", "validations.json", "model.safetensors"):
+            (run / name).write_text(name)
+        (run / "tensorboard").mkdir()
+        (run / "tensorboard" / "events").write_text("not needed to resume")
+        for name in ("best.json", "validations.json"):  # written before their epoch's checkpoint
+            os.utime(run / name, (1, 1))
+    (base / "jobs").write_text("simplification:2:contextual-gates\nwean-cpu-concat:1:wean-concat\n")
+    (base / "logs" / "xargs.out").write_text("")
+    (base / ".started").touch()
+
+    packed = run_shell("bash results/lib/gpu.sh wait 0", GPU_BASE=str(base), OUT=str(out), DEVICE="cpu",
+                       RESUME_PART="2k")
+    assert packed.returncode == 0, packed.stderr
+    assert "packed wean-cpu-converged-wean-concat-seed1's state" in packed.stdout
+    parts = sorted(out.glob("resume.tar.part-*"))
+    assert len(parts) > 1 and all(part.stat().st_size <= 2048 for part in parts)  # the tool's limit a file
+
+    imported = run_shell(f"bash results/lib/gpu.sh import {out / 'runs.tgz'}", RUNS=str(here))
+    assert imported.returncode == 0, imported.stderr
+    resumed = here / concat.name
+    assert (resumed / "checkpoints" / "latest").read_text() == "step-00000020\n"
+    assert (resumed / "checkpoints" / "step-00000020" / "training.safetensors").read_bytes() == bytes(range(256)) * 20
+    assert not (resumed / "checkpoints" / "step-00000010").exists() and not (resumed / "tensorboard").exists()
+    assert "left at step-00000020" in (resumed / "resume-on-gpu").read_text()
+    assert not (here / cpu_row.name).exists()  # this CPU's workers would take it
+    pending = run_shell("bash results/lib/gpu.sh pending", RUNS=str(here))
+    assert pending.stdout.split()[0] == "wean-cpu-concat:1:wean-concat"
+
+    # the same run finished on the next GPU: its finished files replace the state left part way
+    (base / "jobs").write_text("wean-cpu-concat:1:wean-concat\n")
+    (concat / "finished-elsewhere").write_text("trained and tested\n")
+    shutil.rmtree(out)
+    out.mkdir()
+    assert run_shell("bash results/lib/gpu.sh wait 0", GPU_BASE=str(base), OUT=str(out), DEVICE="cpu").returncode == 0
+    assert not list(out.glob("resume.tar.part-*"))
+    imported = run_shell(f"bash results/lib/gpu.sh import {out / 'runs.tgz'}", RUNS=str(here))
+    assert imported.returncode == 0, imported.stderr
+    assert (resumed / "finished-elsewhere").exists() and not (resumed / "checkpoints").exists()
+    assert not (resumed / "resume-on-gpu").exists()

@@ -3,12 +3,14 @@
 # PARALLEL of them at a time (5 by default, below), since one small LSTM leaves a GPU mostly idle.
 #
 # Here, from the repository root:
-#   bash results/lib/gpu.sh pending            the runs not started here, the GPU-only WEAN table
-#                                              first (jobs.sh's gpu_order), then the CPU workers'
+#   bash results/lib/gpu.sh pending            the runs not started here, the GPU-only ones first
+#                                              (concat at the cpu scale, then the paper-sized WEAN
+#                                              table in jobs.sh's gpu_order), then the CPU workers'
 #                                              list from its end: `| head -5` for one session
 #   bash results/lib/gpu.sh carry              .devcarry/carry.tgz: ../shared/data's files that the
 #                                              tables read, data/ (`wean prepare`), and the pure-Python
-#                                              packages the machine's image lacks
+#                                              packages the machine's image lacks; .devcarry/resume/:
+#                                              $RUNS's runs marked resume-on-gpu (below)
 # There (the device tool's run, carry [".devcarry"]):
 #   bash results/lib/gpu.sh start [JOB...]     copy the checkout to /tmp/wean-gpu/tree, check the GPU
 #                                              paths (tests/test_device.py), start the jobs (default: the
@@ -21,7 +23,12 @@
 #                                              marked finished-elsewhere (the CPU workers skip it)
 # The jobs run in a copy of the checkout: every call of the device tool re-sends the working tree,
 # and a run that read a script or wrote results/ while that happened broke (results/wean/gpu.sh).
-# A job still running when the machine goes back is lost (checkpoints are too large to bring back).
+# A job still running when the machine goes back is lost, but for one: the first unfinished job of
+# a GPU-only table (GPU_ONLY below) whose state fits RESUME_LIMIT comes back as its run directory's
+# latest checkpoint and selected weights, in parts of at most 15 MiB ($OUT/resume.tar.part-*); `import`
+# puts it in $RUNS marked resume-on-gpu, `carry` takes it to the next lent GPU and `start` resumes it
+# there (the CPU-scale concat rows: about 55 MB). The CPU tables' runs are not carried: their
+# workers would take a run left part way here.
 # Stop the CPU workers before `import` and start them again after it (results/lib/README.md).
 # A rehearsal on a machine without a GPU: DEVICE=cpu PYTHON=.venv/bin/python MAX_EPOCHS=1 on a clone.
 set -euo pipefail
@@ -32,19 +39,49 @@ BASE=${GPU_BASE:-/tmp/wean-gpu}
 # minutes (results/lib/README.md), and none had met its early stopping
 PARALLEL=${PARALLEL:-5}
 DEVICE=${DEVICE:-cuda}
+GPU_ONLY="wean wean-cpu-concat"  # tables no CPU worker lists (results/lib/jobs.sh's CPU_TABLES)
+# the device tool brings back 64 MiB in all, 16 MiB a file, and carries 64 MiB, carry.tgz included
+RESUME_LIMIT=${RESUME_LIMIT:-$((50 * 1024 * 1024))}
+RESUME_PART=${RESUME_PART:-15M}
 
 machine() {
     if [ "$DEVICE" = cuda ]; then nvidia-smi --query-gpu=name --format=csv,noheader; else echo "the CPU ($DEVICE)"; fi
 }
 
-pending() {  # TABLE... -> the jobs neither recorded in results/ nor started here, last first
+pending() {  # TABLE... -> the jobs neither recorded in results/ nor started here (but for a run
+    # brought back to resume on the next GPU), last first
     job_list "$@" | tac | while read -r job dir out; do
-        [ -e "$dir" ] || recorded "$dir" "$out" || echo "$job"
+        if { [ ! -e "$dir" ] || [ -e "$dir/resume-on-gpu" ]; } && ! recorded "$dir" "$out"; then echo "$job"; fi
     done
+}
+
+snapshot() {  # RUN_DIR STAGING: copy a run that may be training into STAGING/RUN, consistent: its
+    # latest checkpoint (not older ones, nor tensorboard) and what that checkpoint's epoch wrote
+    local run=$1 staging=$2 name copy tries
+    for tries in 1 2 3; do
+        name=$(cat "$run/checkpoints/latest") || return 1
+        copy=$staging/$(basename "$run")
+        rm -rf "$copy" && mkdir -p "$copy/checkpoints"
+        find "$run" -maxdepth 1 -type f -exec cp {} "$copy/" \;
+        cp -r "$run/checkpoints/$name" "$copy/checkpoints/" 2>/dev/null && echo "$name" > "$copy/checkpoints/latest"
+        # consistent if no checkpoint came meanwhile and neither the validations nor a new best
+        # (written just before their epoch's checkpoint) are newer than the checkpoint
+        if [ "$(cat "$run/checkpoints/latest")" = "$name" ] && [ -e "$copy/checkpoints/$name" ] \
+            && ! [ "$copy/best.json" -nt "$copy/checkpoints/$name/training.json" ] \
+            && ! [ "$copy/validations.json" -nt "$copy/checkpoints/$name/training.json" ]; then
+            return 0
+        fi
+        sleep 5
+    done
+    return 1
 }
 
 case ${1:?pending, carry, start, wait or import} in
 pending)
+    # concat at the cpu scale first: some 28 s of training an epoch on an H100, so a run may end
+    # within a session's device time, where no paper-sized row has; it needs gpu-sweep.sh's choice
+    # of initialisation first (results/wean/concat-init)
+    pending wean-cpu-concat | sort -t: -k2,2n
     pending wean | gpu_order
     # shellcheck disable=SC2086
     pending $CPU_TABLES  # from the end of the CPU workers' list (results/lib/queue.sh): they meet it last
@@ -64,7 +101,13 @@ carry)
     mkdir -p .git/info && grep -qx '/.devcarry/' .git/info/exclude 2>/dev/null || echo /.devcarry/ >> .git/info/exclude
     tar czf .devcarry/carry.tgz -C "$staging" .
     rm -r "$staging"
-    du -h .devcarry/carry.tgz
+    rm -rf .devcarry/resume && mkdir -p .devcarry/resume
+    for marker in "$RUNS"/*/resume-on-gpu; do  # runs that a lent GPU left part way: resumed there
+        [ -e "$marker" ] || continue
+        run=$(dirname "$marker")
+        tar cf ".devcarry/resume/$(basename "$run").tar" --exclude=resume-on-gpu -C "$RUNS" "$(basename "$run")"
+    done
+    du -ch .devcarry/carry.tgz .devcarry/resume/* 2>/dev/null
     ;;
 start)
     shift
@@ -74,6 +117,10 @@ start)
     [[ $python = /* ]] || python=$PWD/$python
     rm -rf "$BASE" && mkdir -p "$BASE/tree" "$BASE/runs" "$BASE/logs" "$BASE/done"
     tar xzf .devcarry/carry.tgz -C "$BASE"  # shared/data (the tree's ../shared/data), site/, data/
+    for state in .devcarry/resume/*.tar; do  # a run that a lent GPU left part way: its job resumes it
+        [ -e "$state" ] || continue
+        tar xf "$state" -C "$BASE/runs" && echo "resuming $(basename "$state" .tar)"
+    done
     tar cf - --exclude=./.git --exclude=./.devcarry --exclude=./.venv --exclude=./data . | tar xf - -C "$BASE/tree"
     cd "$BASE/tree"
     ln -s "$BASE/data" data
@@ -111,11 +158,13 @@ wait)
     done
     # a job cut off in its tests has written some outputs (ROW-seedSEED.* in its table's folder,
     # every table script's naming) but brings back no run: its outputs stay behind (2026-11-26)
-    unfinished=()
+    unfinished=() resumable=()
     while read -r job; do
         read -r _ dir out < <(RUNS=$BASE/runs runs_of "${job%%:*}" | awk -v job="$job" '$1 == job')
-        IFS=: read -r _ seed row <<< "$job"
-        [ -e "$dir/finished-elsewhere" ] || unfinished+=("$out/$row-seed$seed.")
+        IFS=: read -r table seed row <<< "$job"
+        [ ! -e "$dir/finished-elsewhere" ] || continue
+        unfinished+=("$out/$row-seed$seed.")
+        if [[ " $GPU_ONLY " == *" $table "* && -e $dir/checkpoints/latest ]]; then resumable+=("$dir"); fi
     done < "$BASE/jobs"
     cd "$BASE/tree"
     outputs=()
@@ -140,22 +189,50 @@ wait)
     done
     tar czf "${OUT:?}/runs.tgz" ${outputs[@]+"${outputs[@]}"} -C "$BASE" logs ${files[@]+"${files[@]}"}
     echo "packed $finished finished runs"
+    # the first unfinished GPU-only run whose state fits, to resume on the next lent GPU
+    staging=$BASE/resume-staging
+    for dir in ${resumable[@]+"${resumable[@]}"}; do
+        if ! snapshot "$dir" "$staging"; then
+            echo "$(basename "$dir"): no consistent checkpoint to bring back"
+            continue
+        fi
+        run=$(basename "$dir")
+        echo "left at $(cat "$staging/$run/checkpoints/latest") on $(machine), $(date -u +%FT%TZ)" > "$staging/$run/resume-on-gpu"
+        size=$(du -sb "$staging/$run" | cut -f1)
+        if [ "$size" -gt "$RESUME_LIMIT" ]; then
+            echo "$run: its state ($size bytes) is over RESUME_LIMIT; not brought back"
+            continue
+        fi
+        tar cf - -C "$staging" "$run" | split -b "$RESUME_PART" - "$OUT/resume.tar.part-"
+        echo "packed $run's state to resume ($size bytes)"
+        break
+    done
+    rm -rf "$staging"
     ;;
 import)
     packed=$(mktemp -d)
     tar xzf "${2:?runs.tgz}" -C "$packed"
     mkdir -p "$RUNS/logs/gpu"
     cp "$packed"/logs/* "$RUNS/logs/gpu/"
-    for run in "$packed"/runs/*/; do  # a run the CPU started meanwhile: the two would clash
-        if [ -d "$run" ] && [ -e "$RUNS/$(basename "$run")" ] && [ ! -e "$RUNS/$(basename "$run")/finished-elsewhere" ]; then
-            echo "$RUNS/$(basename "$run") was started here too: nothing imported; keep one of the two by hand" >&2
+    # a run left part way by a lent GPU (wait's resume.tar.part-*, beside runs.tgz)
+    parts=("$(dirname "$2")"/resume.tar.part-*)
+    if [ -e "${parts[0]}" ]; then mkdir "$packed/resume" && cat "${parts[@]}" | tar xf - -C "$packed/resume"; fi
+    for run in "$packed"/runs/*/ "$packed"/resume/*/; do  # a run the CPU started meanwhile: the two would clash
+        here=$RUNS/$(basename "$run")
+        if [ -d "$run" ] && [ -e "$here" ] && [ ! -e "$here/finished-elsewhere" ] && [ ! -e "$here/resume-on-gpu" ]; then
+            echo "$here was started here too: nothing imported; keep one of the two by hand" >&2
             exit 1
         fi
     done
-    for run in "$packed"/runs/*/; do
-        [ -d "$run" ] && mkdir -p "$RUNS/$(basename "$run")" && cp "$run"/* "$RUNS/$(basename "$run")/"
+    for run in "$packed"/runs/*/ "$packed"/resume/*/; do  # a newer state replaces one left part way
+        here=$RUNS/$(basename "$run")
+        [ -d "$run" ] || continue
+        [ ! -e "$here/resume-on-gpu" ] || rm -r "$here"
+        mkdir -p "$here" && cp -r "$run"/* "$here/"
+        [ ! -e "$here/resume-on-gpu" ] || echo "$(basename "$run"): to resume on the next lent GPU ($(cat "$here/resume-on-gpu"))"
     done
-    # the runs' outputs; their records merged into each folder's metrics.json
+    # the runs' outputs; their records merged into each folder's metrics.json (none where no run finished)
+    mkdir -p "$packed/results"
     (cd "$packed" && find results -type f ! -name metrics.json) | while read -r file; do
         mkdir -p "$(dirname "$file")" && cp "$packed/$file" "$file"
     done

@@ -11,6 +11,7 @@ script_of() {  # TABLE -> its script and argument
     case $1 in
         wean) echo results/wean/converged/run.sh paper ;;
         wean-cpu) echo results/wean/converged/run.sh cpu ;;
+        wean-cpu-concat) echo results/wean/converged/run.sh cpu-concat ;;  # a GPU's work, not in CPU_TABLES
         spm) echo results/spm/converged/run.sh ;;
         lcsts) echo results/lcsts/part2/run.sh ;;
         gigaword | simplification) echo "results/word-attention/converged/run.sh $1" ;;
@@ -80,7 +81,7 @@ benchmark_of() {  # TABLE -> the test set a replay compares outputs on (results/
         spm | gigaword) echo gigaword-test ;;
         lcsts) echo lcsts-test ;;
         simplification) echo turkcorpus-test ;;
-        wean | wean-cpu) echo wikismall-test ;;
+        wean | wean-cpu | wean-cpu-concat) echo wikismall-test ;;
         *) echo "unknown table $1" >&2; return 2 ;;
     esac
 }

@@ -10,30 +10,50 @@
 #       pieces, one LSTM layer each side, about 920 tokens/s -> results/wean/converged-cpu;
 #       without concat, whose score takes a tanh over hidden x vocabulary x target positions: its
 #       first update took about 6 minutes here (about 50 hours for the 502 updates of an epoch)
+#   results/wean/converged/run.sh cpu-concat   concat at the cpu scale, with the fused kernel: about
+#       28 s of training an epoch on a lent H100, a GPU's work (results/lib/gpu.sh) -> the same folder
 # (speeds: a few dozen updates on one thread beside two other runs, results/wean/converged-cpu/README.md)
 # results/lib/gpu.sh runs each row as its own job (ROWS=wean-concat SEEDS=2 STAGE=train). Run
 # from the repository root after `make install`; run it again to resume.
 set -euo pipefail
 source results/lib/converge.sh
-case ${1:-paper} in
+SCALE_NAME=${1:-paper}
+case $SCALE_NAME in
     paper) OUT=results/wean/converged PREFIX=wean-converged SCALE="" NAMES=(seq2seq wean wean-dot wean-concat) ;;
     # pieces instead of words (a 50,000-word softmax is most of the paper-sized model's time);
     # pairs up to 80 pieces, as configs/rnnsearch-simplification.yaml (the same training data)
-    cpu) OUT=results/wean/converged-cpu PREFIX=wean-cpu-converged NAMES=(seq2seq wean wean-dot)
+    cpu | cpu-concat)
+         OUT=results/wean/converged-cpu PREFIX=wean-cpu-converged NAMES=(seq2seq wean wean-dot)
          SCALE="--set data.tokenizer.type=bpe --set data.tokenizer.vocab_size=8000 --set data.max_tokens=80 \
-                --set model.encoder.layers=1 --set model.decoder.layers=1 --set training.log_every=20" ;;
-    *) echo "unknown scale $1: paper or cpu" >&2; exit 2 ;;
+                --set model.encoder.layers=1 --set model.decoder.layers=1 --set training.log_every=20"
+         # concat at this scale, a lent GPU's work (results/lib/gpu.sh), listed apart so that this
+         # CPU's workers, which list the cpu scale, never take it
+         [ "$SCALE_NAME" = cpu ] || NAMES=(wean-concat) ;;
+    *) echo "unknown scale $SCALE_NAME: paper, cpu or cpu-concat" >&2; exit 2 ;;
 esac
 declare -A CONFIG=([seq2seq]=seq2seq-pwkp [wean]=wean-pwkp [wean-dot]=wean-pwkp [wean-concat]=wean-pwkp)
 declare -A CHANGE=([seq2seq]="" [wean]="" [wean-dot]="--set model.output_layer.score=dot"
-                   [wean-concat]="--set model.output_layer.score=concat")
+                   [wean-concat]="--set model.output_layer.score=concat --set model.output_layer.concat_kernel=fused")
+# concat learned nothing from the presets' initialisation on a toy task (results/wean/concat-init):
+# its W_q and W_e start from U(-r, r), r chosen on WikiLarge valid at the cpu scale by that
+# folder's gpu-sweep.sh, the same r for every seed and both scales
+CHOSEN_RANGE=${CHOSEN_RANGE:-results/wean/concat-init/chosen-range.txt}
+concat_range() {
+    if ! test -s "$CHOSEN_RANGE"; then
+        echo "$CHOSEN_RANGE is missing: run results/wean/concat-init/gpu-sweep.sh first" >&2
+        return 1
+    fi
+    head -n 1 "$CHOSEN_RANGE"
+}
 for seed in $SEEDS; do
     for name in ${ROWS:-${NAMES[*]}}; do
         dir="$RUNS/$PREFIX-$name-seed$seed"
         [ "$STAGE" = list ] && { echo "$seed $name $dir $OUT"; continue; }
         ! recorded "$dir" "$OUT" || continue
+        change=${CHANGE[$name]}
+        [ "$name" != wean-concat ] || change+=" --set model.output_layer.concat_init_range=$(concat_range)"
         # shellcheck disable=SC2086
-        train_row "configs/${CONFIG[$name]}.yaml" "$dir" $SCALE ${CHANGE[$name]} --set training.seed="$seed"
+        train_row "configs/${CONFIG[$name]}.yaml" "$dir" $SCALE $change --set training.seed="$seed"
         system=$name-seed$seed
         .venv/bin/wean test --model "$dir" --system "$system" --out-dir "$OUT" --device "$DEVICE" \
             --benchmark turkcorpus-test-lower wikismall-test
@@ -61,8 +81,13 @@ for seed in $SEEDS; do
     compare_with wean "$seed" wean-dot wean-concat  # Ma et al. §2.3: is general the best of the three scores?
 done | tee "$OUT/significance.txt"
 for seed in $SEEDS; do  # the paper's Figure 2: validation BLEU per epoch
-    runs=("${NAMES[@]/#/$PREFIX-}")
-    labels=$(IFS=,; echo "${NAMES[*]}")
+    plotted=("${NAMES[@]}")
+    if [ "$SCALE_NAME" != paper ]; then  # the cpu scale's table, concat where its seed was trained
+        plotted=(seq2seq wean wean-dot)
+        ! test -e "$OUT/wean-concat-seed$seed.wikismall-test.txt" || plotted+=(wean-concat)
+    fi
+    runs=("${plotted[@]/#/$PREFIX-}")
+    labels=$(IFS=,; echo "${plotted[*]}")
     plot_kept "$OUT" bleu "$OUT/valid-bleu-seed$seed.png" "$labels" "${runs[@]/%/-seed$seed}" \
         | tee "$OUT/convergence-seed$seed.txt"
 done
