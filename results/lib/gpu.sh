@@ -27,7 +27,7 @@
 # a GPU-only table (GPU_ONLY below) whose state fits RESUME_LIMIT comes back as its run directory's
 # latest checkpoint and selected weights, in parts of at most 15 MiB ($OUT/resume.tar.part-*); `import`
 # puts it in $RUNS marked resume-on-gpu, `carry` takes it to the next lent GPU and `start` resumes it
-# there (the CPU-scale concat rows: about 55 MB). The CPU tables' runs are not carried: their
+# there (the CPU-scale concat rows: about 53 MiB). The CPU tables' runs are not carried: their
 # workers would take a run left part way here.
 # Stop the CPU workers before `import` and start them again after it (results/lib/README.md).
 # A rehearsal on a machine without a GPU: DEVICE=cpu PYTHON=.venv/bin/python MAX_EPOCHS=1 on a clone.
@@ -40,8 +40,10 @@ BASE=${GPU_BASE:-/tmp/wean-gpu}
 PARALLEL=${PARALLEL:-5}
 DEVICE=${DEVICE:-cuda}
 GPU_ONLY="wean wean-cpu-concat"  # tables no CPU worker lists (results/lib/jobs.sh's CPU_TABLES)
-# the device tool brings back 64 MiB in all, 16 MiB a file, and carries 64 MiB, carry.tgz included
-RESUME_LIMIT=${RESUME_LIMIT:-$((50 * 1024 * 1024))}
+# the device tool brings back 64 MiB in all, 16 MiB a file, and carries 64 MiB, carry.tgz (9 MiB)
+# included; a CPU-scale concat run's state is some 53 MiB (3.4 M weights: its selected weights,
+# and the latest checkpoint's weights and Adam's two moments)
+RESUME_LIMIT=${RESUME_LIMIT:-$((54 * 1024 * 1024))}
 RESUME_PART=${RESUME_PART:-15M}
 
 machine() {
