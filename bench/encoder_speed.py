@@ -6,7 +6,10 @@ in training tokens/s, and each encoder alone (forward + backward) in source toke
 every position at once where the LSTM steps through the source. Random weights and batches;
 rounds interleaved, medians over rounds, ratios against the LSTM encoder (bench/timing.py).
 
-    .venv/bin/python bench/encoder_speed.py [--lengths 30 100] [--rounds 5] [--out DIR]
+    .venv/bin/python bench/encoder_speed.py [--lengths 30 100] [--rounds 5] [--device cuda] [--out DIR]
+
+On a GPU each timed step ends by waiting for its kernels (torch.cuda.synchronize), since they run
+after the call returns.
 """
 
 from __future__ import annotations
@@ -62,14 +65,17 @@ def main() -> None:
     parser.add_argument("--sentences", type=int, default=64)
     parser.add_argument("--vocabulary", type=int, default=4000)
     parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--device", default="cpu", choices=("cpu", "cuda"))
     parser.add_argument("--out", type=Path)
     args = parser.parse_args()
     load_at_start = load_average()
     generator = torch.Generator().manual_seed(0)
-    built = models(args.vocabulary)
+    device = torch.device(args.device)
+    built = {name: model.to(device) for name, model in models(args.vocabulary).items()}
+    finish = torch.cuda.synchronize if device.type == "cuda" else lambda: None
     results: dict[str, dict] = {}
     for length in args.lengths:
-        batch = batch_of(args.sentences, length, args.target_length, args.vocabulary, generator)
+        batch = batch_of(args.sentences, length, args.target_length, args.vocabulary, generator).to(device)
         optimizers = {name: torch.optim.Adam(model.parameters(), lr=1e-4) for name, model in built.items()}
 
         def train_step(name):
@@ -79,12 +85,14 @@ def main() -> None:
             optimizer.zero_grad()
             loss.backward()
             optimizer.step()
+            finish()
 
         def encoder_step(name):
             encoded = built[name].encoder(batch.source, batch.source_lengths)
             keys = encoded.keys.sum() if encoded.keys is not None else 0  # CNN-a; the LSTM has none
             (encoded.states.sum() + keys).backward()
             built[name].zero_grad()
+            finish()
 
         for name in built:  # warm-up
             train_step(name)
@@ -100,6 +108,7 @@ def main() -> None:
         "vocabulary": args.vocabulary, "rounds": args.rounds, "timing": "median over interleaved rounds",
         "load_average_at_start": load_at_start, "torch": torch.__version__,
         "threads": torch.get_num_threads(), "machine": platform.processor() or platform.machine(),
+        "device": torch.cuda.get_device_name() if device.type == "cuda" else "cpu",
         "parameters": {name: sum(p.numel() for p in model.parameters()) for name, model in built.items()},
     }
     report(results, args.out)
