@@ -6,6 +6,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -412,3 +413,35 @@ def test_a_gpu_only_run_left_part_way_comes_back_to_resume_on_the_next_gpu(tmp_p
     assert imported.returncode == 0, imported.stderr
     assert (resumed / "finished-elsewhere").exists() and not (resumed / "checkpoints").exists()
     assert not (resumed / "resume-on-gpu").exists()
+
+
+def test_a_lent_gpu_resumes_the_run_carried_to_it(tmp_path):
+    # a checkout with the scripts, what `carry` made, and a stand-in for the machine's python
+    root, base = tmp_path / "checkout", tmp_path / "gpu"
+    for script in ("results/lib", "results/wean/converged"):
+        shutil.copytree(LIB.parent.parent / script, root / script)
+    run = tmp_path / "left" / "wean-cpu-converged-wean-concat-seed1"
+    (run / "checkpoints" / "step-00000020").mkdir(parents=True)
+    (run / "checkpoints" / "latest").write_text("step-00000020\n")
+    (root / ".devcarry" / "resume").mkdir(parents=True)
+    carried = root / ".devcarry" / "resume" / f"{run.name}.tar"
+    subprocess.run(["tar", "cf", carried, "-C", run.parent, run.name], check=True)
+    subprocess.run(["tar", "czf", root / ".devcarry" / "carry.tgz", "-T", "/dev/null"], check=True)
+    python = tmp_path / "python"
+    python.write_text('#!/bin/sh\necho "python $*"\nexit 3\n')
+    python.chmod(0o755)
+    (tmp_path / "chosen-range.txt").write_text("0.5\n")
+
+    started = run_shell("bash results/lib/gpu.sh start wean-cpu-concat:1:wean-concat", cwd=root,
+                        GPU_BASE=str(base), DEVICE="cpu", PYTHON=str(python),
+                        CHOSEN_RANGE=str(tmp_path / "chosen-range.txt"), WEAN_ALLOCATOR="glibc")
+    assert started.returncode == 0, started.stderr
+    assert f"resuming {run.name}" in started.stdout
+    done = base / "done" / "wean-cpu-concat:1:wean-concat"
+    for _ in range(300):
+        if done.exists():
+            break
+        time.sleep(0.1)
+    log = (base / "logs" / "wean-cpu-concat:1:wean-concat.out").read_text()
+    assert "python -m wean train configs/wean-pwkp.yaml" in log and log.rstrip().endswith("--resume")
+    assert f"model_dir={base / 'runs' / run.name}" in log
