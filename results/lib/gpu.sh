@@ -24,11 +24,12 @@
 # The jobs run in a copy of the checkout: every call of the device tool re-sends the working tree,
 # and a run that read a script or wrote results/ while that happened broke (results/wean/gpu.sh).
 # A job still running when the machine goes back is lost, but for one: the first unfinished job of
-# a GPU-only table (GPU_ONLY below) whose state fits RESUME_LIMIT comes back as its run directory's
-# latest checkpoint and selected weights, in parts of at most 15 MiB ($OUT/resume.tar.part-*); `import`
-# puts it in $RUNS marked resume-on-gpu, `carry` takes it to the next lent GPU and `start` resumes it
-# there (the CPU-scale concat rows: about 53 MiB). The CPU tables' runs are not carried: their
-# workers would take a run left part way here.
+# a GPU-only table (one not in jobs.sh's CPU_TABLES) whose state fits RESUME_LIMIT comes back as
+# its run directory's latest checkpoint and selected weights, in parts of at most 15 MiB
+# ($OUT/resume.tar.part-*); `import` puts it in $RUNS marked resume-on-gpu, `carry` takes it to
+# the next lent GPU and `start` resumes it there (the CPU-scale concat rows: some 53 MiB, by their
+# parameter count). The CPU tables' runs are not carried: their workers would take a run left part
+# way here.
 # Stop the CPU workers before `import` and start them again after it (results/lib/README.md).
 # A rehearsal on a machine without a GPU: DEVICE=cpu PYTHON=.venv/bin/python MAX_EPOCHS=1 on a clone.
 set -euo pipefail
@@ -39,7 +40,6 @@ BASE=${GPU_BASE:-/tmp/wean-gpu}
 # minutes (results/lib/README.md), and none had met its early stopping
 PARALLEL=${PARALLEL:-5}
 DEVICE=${DEVICE:-cuda}
-GPU_ONLY="wean wean-cpu-concat"  # tables no CPU worker lists (results/lib/jobs.sh's CPU_TABLES)
 # the device tool brings back 64 MiB in all, 16 MiB a file, and carries 64 MiB, carry.tgz (9 MiB)
 # included; a CPU-scale concat run's state is some 53 MiB (3.4 M weights: its selected weights,
 # and the latest checkpoint's weights and Adam's two moments)
@@ -166,7 +166,8 @@ wait)
         IFS=: read -r table seed row <<< "$job"
         [ ! -e "$dir/finished-elsewhere" ] || continue
         unfinished+=("$out/$row-seed$seed.")
-        if [[ " $GPU_ONLY " == *" $table "* && -e $dir/checkpoints/latest ]]; then resumable+=("$dir"); fi
+        # a table of a lent GPU only (not in jobs.sh's CPU_TABLES): no CPU worker takes its run
+        if [[ " $CPU_TABLES " != *" $table "* && -e $dir/checkpoints/latest ]]; then resumable+=("$dir"); fi
     done < "$BASE/jobs"
     cd "$BASE/tree"
     outputs=()
