@@ -23,7 +23,8 @@ case $SCALE_NAME in
     # pieces instead of words (a 50,000-word softmax is most of the paper-sized model's time);
     # pairs up to 80 pieces, as configs/rnnsearch-simplification.yaml (the same training data)
     cpu | cpu-concat)
-         OUT=results/wean/converged-cpu PREFIX=wean-cpu-converged NAMES=(seq2seq wean wean-dot)
+         OUT=results/wean/converged-cpu PREFIX=wean-cpu-converged CPU_NAMES=(seq2seq wean wean-dot)
+         NAMES=("${CPU_NAMES[@]}")
          SCALE="--set data.tokenizer.type=bpe --set data.tokenizer.vocab_size=8000 --set data.max_tokens=80 \
                 --set model.encoder.layers=1 --set model.decoder.layers=1 --set training.log_every=20"
          # concat at this scale, a lent GPU's work (results/lib/gpu.sh), listed apart so that this
@@ -83,7 +84,7 @@ done | tee "$OUT/significance.txt"
 for seed in $SEEDS; do  # the paper's Figure 2: validation BLEU per epoch
     plotted=("${NAMES[@]}")
     if [ "$SCALE_NAME" != paper ]; then  # the cpu scale's table, concat where its seed was trained
-        plotted=(seq2seq wean wean-dot)
+        plotted=("${CPU_NAMES[@]}")
         ! test -e "$OUT/wean-concat-seed$seed.wikismall-test.txt" || plotted+=(wean-concat)
     fi
     runs=("${plotted[@]/#/$PREFIX-}")
