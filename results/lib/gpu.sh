@@ -13,8 +13,9 @@
 #                                              $RUNS's runs marked resume-on-gpu (below)
 # There (the device tool's run, carry [".devcarry"]):
 #   bash results/lib/gpu.sh start [JOB...]     copy the checkout to /tmp/wean-gpu/tree, check the GPU
-#                                              paths (tests/test_device.py), start the jobs (default: the
-#                                              lines of .devcarry/jobs, which `pending` can write) under setsid
+#                                              paths (tests/test_device.py), start the jobs under setsid
+#                                              (default: the lines of .devcarry/jobs, which `pending`
+#                                              can write)
 #   bash results/lib/gpu.sh wait SECONDS       wait until every job is done or SECONDS have passed,
 #                                              then pack every finished run into $OUT/runs.tgz
 # Here again:
