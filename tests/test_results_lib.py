@@ -3,6 +3,7 @@
 import json
 import math
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -171,6 +172,17 @@ def test_training_preloads_tcmalloc_where_installed_unless_glibc_is_asked_for(tm
     (run / "finished").unlink()
     asked = run_shell(train, tmp_path, RUN=str(run), ALLOCATOR_DIRS=str(libraries), WEAN_ALLOCATOR="glibc")
     assert "preloaded []" in asked.stdout and "allocator: glibc" in asked.stdout
+
+
+def test_training_searches_the_folders_the_allocator_benchmark_times():
+    # a library found by one and not the other would time an allocator that training does not use
+    sys.path.insert(0, str(LIB.parent.parent / "bench"))
+    try:
+        import allocator_speed
+    finally:
+        sys.path.pop(0)
+    default = re.search(r"\$\{ALLOCATOR_DIRS:-([^}]*)\}", (LIB / "converge.sh").read_text())
+    assert default and tuple(default.group(1).split()) == allocator_speed.LIBRARY_DIRS
 
 
 def test_curves_are_drawn_from_the_kept_histories_and_a_missing_one_is_said(tmp_path):

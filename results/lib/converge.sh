@@ -33,11 +33,12 @@ prepare() {
 # libtcmalloc-minimal4) and WEAN_ALLOCATOR is not glibc. A training step frees and asks again for
 # tensors of tens of megabytes, which glibc returns to the kernel and faults in anew every step;
 # tcmalloc keeps them: 1.13-1.20x the tokens/s of the simplification rows on one thread, every
-# logged loss (4 decimals) identical (results/bench-allocator). ALLOCATOR_DIRS: the folders searched (tests set it).
+# logged loss (4 decimals) identical (results/bench-allocator). ALLOCATOR_DIRS: the folders searched (tests
+# set it); the default is bench/allocator_speed.py's LIBRARY_DIRS, so that the benchmark times the library training uses.
 allocator_library() {
     [ "${WEAN_ALLOCATOR:-tcmalloc}" != glibc ] || return 0
     local directory
-    for directory in ${ALLOCATOR_DIRS:-/usr/lib/x86_64-linux-gnu /usr/lib/aarch64-linux-gnu}; do
+    for directory in ${ALLOCATOR_DIRS:-/usr/lib/x86_64-linux-gnu /usr/lib/aarch64-linux-gnu /usr/lib64 /usr/lib}; do
         if [ -e "$directory/libtcmalloc_minimal.so.4" ]; then
             echo "$directory/libtcmalloc_minimal.so.4"
             return
