@@ -9,8 +9,8 @@
 # replayed; a table's comparisons and curves are made once all its runs are recorded
 # ($RUNS/report-TABLE.done: delete it to make them again). The COMPLETE_FIRST tables' replays and
 # reports come right after their jobs, the other tables' after every job:
-#   RUNS=/root/wean-runs OMP_NUM_THREADS=1 nohup bash results/lib/queue.sh > /root/wean-runs/logs/worker-1.log 2>&1 &
-#   RUNS=/root/wean-runs OMP_NUM_THREADS=1 nohup bash results/lib/queue.sh > /root/wean-runs/logs/worker-2.log 2>&1 &
+#   RUNS=$HOME/wean-runs OMP_NUM_THREADS=1 nohup bash results/lib/queue.sh > $HOME/wean-runs/logs/worker-1.log 2>&1 &
+#   RUNS=$HOME/wean-runs OMP_NUM_THREADS=1 nohup bash results/lib/queue.sh > $HOME/wean-runs/logs/worker-2.log 2>&1 &
 # Sourced (tests), it only defines its functions.
 set -euo pipefail
 source results/lib/jobs.sh

@@ -2,7 +2,7 @@
 # Train a recorded run again from the config its table kept, to recover a validation history that
 # went with its machine (results/lib/README.md), and check that training is deterministic: the
 # history is kept only if the replay's test output is byte-identical to the recorded one.
-#   RUNS=/root/wean-runs OMP_NUM_THREADS=1 bash results/lib/replay.sh OUT RUN SYSTEM BENCHMARK [wean test options]
+#   RUNS=$HOME/wean-runs OMP_NUM_THREADS=1 bash results/lib/replay.sh OUT RUN SYSTEM BENCHMARK [wean test options]
 # e.g. results/lib/replay.sh results/lcsts/part2 lcsts-part2-wean-seed1 wean-seed1 lcsts-test
 # OUT/configs/RUN.yaml is the config as it trained; OUT/SYSTEM.BENCHMARK.txt the recorded output.
 # The replay trains in $RUNS/replay/RUN (run it again to resume) and is tested into that folder.
