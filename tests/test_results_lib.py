@@ -296,6 +296,21 @@ def test_the_seed_table_gives_means_spreads_and_each_seeds_gap_to_the_base(tmp_p
     assert rows[1][1:] == ["11.75 ± 0.35", "-0.50, -1.00; mean -0.75 ± 0.35, t-test over seeds p = 0.205 |"]
 
 
+def test_changed_outputs_counts_mangled_characters_and_looping_spans(tmp_path):
+    (tmp_path / "src").write_text("Graubünden is a canton.\nIt costs £5 now.\nThe cat sat on the mat.\nA b c d.\n",
+                                  encoding="utf-8")
+    (tmp_path / "sys.txt").write_text("GraubÃnden is a canton.\nIt costs £5 now.\n"
+                                      "The cat sat on the cat sat on the mat.\nA b c d.\n", encoding="utf-8")
+    out = subprocess.run([sys.executable, LIB / "changed_outputs.py", tmp_path / "src", tmp_path / "sys.txt"],
+                         check=True, capture_output=True, text=True)
+    # two changed; two sources hold a non-ASCII character, one output lost it; one loops
+    assert out.stdout.splitlines()[1].split("\t") == ["sys.txt", "4", "2", "2", "1", "1"]
+    (tmp_path / "short.txt").write_text("one line\n", encoding="utf-8")
+    short = subprocess.run([sys.executable, LIB / "changed_outputs.py", tmp_path / "src", tmp_path / "short.txt"],
+                           capture_output=True, text=True)
+    assert short.returncode == 2 and "short.txt: 1 lines" in short.stderr
+
+
 def test_the_t_test_over_seeds_matches_students_distribution():
     sys.path.insert(0, str(LIB))
     try:

@@ -87,3 +87,11 @@ for table in ${REPORT_TABLES:-word-attention conv-encoder}; do
             | tee "$out/$TASK-convergence-seed$seed.txt"
     done
 done
+# simplification, every run of both tables: what their changed outputs are made of (mangled
+# non-ASCII characters, looping spans; results/word-attention/converged/README.md)
+[ "$TASK" = simplification ] || exit 0
+out=results/word-attention/converged
+.venv/bin/python results/lib/changed_outputs.py ../shared/data/turkcorpus/case_detok/test.src \
+    "$out"/{rnnsearch,word-attention,contextual-gates}-seed?.turkcorpus-test.txt \
+    results/conv-encoder/converged/{lstm-conditional,conv-encoder}-seed?.turkcorpus-test.txt \
+    > "$out/simplification-changed-outputs.txt"
