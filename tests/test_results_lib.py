@@ -296,18 +296,32 @@ def test_the_seed_table_gives_means_spreads_and_each_seeds_gap_to_the_base(tmp_p
     assert rows[1][1:] == ["11.75 ± 0.35", "-0.50, -1.00; mean -0.75 ± 0.35, t-test over seeds p = 0.205 |"]
 
 
-def test_changed_outputs_counts_mangled_characters_and_looping_spans(tmp_path):
-    (tmp_path / "src").write_text("Graubünden is a canton.\nIt costs £5 now.\nThe cat sat on the mat.\nA b c d.\n",
-                                  encoding="utf-8")
-    (tmp_path / "sys.txt").write_text("GraubÃnden is a canton.\nIt costs £5 now.\n"
-                                      "The cat sat on the cat sat on the mat.\nA b c d.\n", encoding="utf-8")
-    out = subprocess.run([sys.executable, LIB / "changed_outputs.py", tmp_path / "src", tmp_path / "sys.txt"],
-                         check=True, capture_output=True, text=True)
-    # two changed; two sources hold a non-ASCII character, one output lost it; one loops
-    assert out.stdout.splitlines()[1].split("\t") == ["sys.txt", "4", "2", "2", "1", "1"]
+def test_changed_outputs_counts_mangled_characters_looping_spans_and_what_sari_makes_of_them(tmp_path):
+    sources = ["Graubünden is a canton in the east.", "It costs £5 now.", "The cat sat on the mat.", "A b c d."]
+    folder = tmp_path / "data" / "turkcorpus" / "case_detok"
+    folder.mkdir(parents=True)
+    (folder / "test.src").write_text("\n".join(sources) + "\n", encoding="utf-8")
+    for k in range(8):
+        (folder / f"test.ref.{k}").write_text("Graubünden is a canton.\nIt costs £5.\nThe cat sat.\nA b c.\n",
+                                              encoding="utf-8")
+    systems = {"copy.txt": sources, "mangled.txt": ["GraubÃnden is a canton in the east."] + sources[1:],
+               "sys.txt": ["GraubÃnden is a canton in the east.", "It costs £5 now.",
+                           "The cat sat on the cat sat on the mat.", "A b c d."]}
+    for name, lines in systems.items():
+        (tmp_path / name).write_text("\n".join(lines) + "\n", encoding="utf-8")
+    out = subprocess.run([sys.executable, LIB / "changed_outputs.py", "turkcorpus-test",
+                          *(tmp_path / name for name in systems)], check=True, capture_output=True, text=True,
+                         env={**os.environ, "WEAN_DATA_ROOT": str(tmp_path / "data")})
+    rows = {line.split("\t")[0]: line.split("\t")[1:] for line in out.stdout.splitlines()[1:]}
+    # two sources hold a non-ASCII character; sys.txt lost one of them and loops over one span
+    assert rows["sys.txt"][:5] == ["4", "2", "2", "1", "1"]
+    assert rows["copy.txt"][:5] == ["4", "0", "2", "0", "0"]
+    # the mangled output scores apart from the source it should have kept; restored, it is the copy
+    copy_sari, mangled_sari, restored_sari = rows["copy.txt"][5], *rows["mangled.txt"][5:]
+    assert mangled_sari != copy_sari and restored_sari == copy_sari
     (tmp_path / "short.txt").write_text("one line\n", encoding="utf-8")
-    short = subprocess.run([sys.executable, LIB / "changed_outputs.py", tmp_path / "src", tmp_path / "short.txt"],
-                           capture_output=True, text=True)
+    short = subprocess.run([sys.executable, LIB / "changed_outputs.py", "turkcorpus-test", tmp_path / "short.txt"],
+                           capture_output=True, text=True, env={**os.environ, "WEAN_DATA_ROOT": str(tmp_path / "data")})
     assert short.returncode == 2 and "short.txt: 1 lines" in short.stderr
 
 
