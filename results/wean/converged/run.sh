@@ -92,3 +92,8 @@ for seed in $SEEDS; do  # the paper's Figure 2: validation BLEU per epoch
     plot_kept "$OUT" bleu "$OUT/valid-bleu-seed$seed.png" "$labels" "${runs[@]/%/-seed$seed}" \
         | tee "$OUT/convergence-seed$seed.txt"
 done
+# what the TurkCorpus outputs' changes are made of (mangled non-ASCII characters, looping spans,
+# SARI with the mangled outputs restored: results/lib/changed_outputs.py)
+shopt -s nullglob
+.venv/bin/python results/lib/changed_outputs.py turkcorpus-test "$OUT"/*-seed?.turkcorpus-test.txt \
+    > "$OUT/changed-outputs.txt"
