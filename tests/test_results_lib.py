@@ -323,6 +323,9 @@ def test_changed_outputs_counts_mangled_characters_looping_spans_and_what_sari_m
     short = subprocess.run([sys.executable, LIB / "changed_outputs.py", "turkcorpus-test", tmp_path / "short.txt"],
                            capture_output=True, text=True, env={**os.environ, "WEAN_DATA_ROOT": str(tmp_path / "data")})
     assert short.returncode == 2 and "short.txt: 1 lines" in short.stderr
+    missing = subprocess.run([sys.executable, LIB / "changed_outputs.py", "turkcorpus-test", tmp_path / "gone.txt"],
+                             capture_output=True, text=True, env={**os.environ, "WEAN_DATA_ROOT": str(tmp_path / "data")})
+    assert missing.returncode == 2 and "gone.txt" in missing.stderr and "Traceback" not in missing.stderr
 
 
 def test_the_t_test_over_seeds_matches_students_distribution():

@@ -21,6 +21,7 @@ from collections import Counter
 from pathlib import Path
 
 from wean.evaluation.benchmarks import data_root, get_benchmark
+from wean.errors import WeanError
 from wean.evaluation.evaluate import EvaluationSettings, evaluate
 
 
@@ -60,18 +61,22 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("benchmark", help="a benchmark with sources and references, e.g. turkcorpus-test")
     parser.add_argument("outputs", type=Path, nargs="+")
     args = parser.parse_args(argv)
-    benchmark = get_benchmark(args.benchmark)
-    source_path, reference_paths = benchmark.paths(data_root())
-    sources = source_path.read_text(encoding="utf-8").splitlines()
-    references = [path.read_text(encoding="utf-8").splitlines() for path in reference_paths]
+    try:
+        benchmark = get_benchmark(args.benchmark)
+        source_path, reference_paths = benchmark.paths(data_root())
+        sources = source_path.read_text(encoding="utf-8").splitlines()
+        references = [path.read_text(encoding="utf-8").splitlines() for path in reference_paths]
+        written = {path: path.read_text(encoding="utf-8").splitlines() for path in args.outputs}
+    except (WeanError, OSError, UnicodeDecodeError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
     settings = EvaluationSettings(("sari",), "default", benchmark.lowercase, benchmark.tokenizer)
 
     def sari(outputs: list[str]) -> float:
         return evaluate(outputs, sources, references, settings).results[0].scores["sari"]
 
     print("file\toutputs\tchanged\tnon_ascii_sources\tmangled\trepeating\tsari\tsari_mangled_restored")
-    for path in args.outputs:
-        outputs = path.read_text(encoding="utf-8").splitlines()
+    for path, outputs in written.items():
         if len(outputs) != len(sources):
             print(f"{path}: {len(outputs)} lines, {source_path} has {len(sources)}", file=sys.stderr)
             return 2

@@ -95,5 +95,6 @@ done
 # what the TurkCorpus outputs' changes are made of (mangled non-ASCII characters, looping spans,
 # SARI with the mangled outputs restored: results/lib/changed_outputs.py)
 shopt -s nullglob
-.venv/bin/python results/lib/changed_outputs.py turkcorpus-test "$OUT"/*-seed?.turkcorpus-test.txt \
+tested=("$OUT"/*-seed?.turkcorpus-test.txt)
+[ ${#tested[@]} -eq 0 ] || .venv/bin/python results/lib/changed_outputs.py turkcorpus-test "${tested[@]}" \
     > "$OUT/changed-outputs.txt"
