@@ -9,6 +9,7 @@ import pytest
 from wean.cli import main
 from wean.errors import WeanError
 from wean.evaluation import corpus_sari
+from wean.evaluation import fidelity
 from wean.evaluation.bleu import BleuSettings, corpus_bleu
 from wean.evaluation.significance import paired_bootstrap
 
@@ -104,11 +105,12 @@ def test_compare_command(tmp_path, capsys):
     assert main(argv) == 0
     table = capsys.readouterr().out
     rows = {line.split()[0]: line.split() for line in table.splitlines()[4:]}
-    assert set(rows) == {"sari", "bleu"} and float(rows["bleu"][3]) > 0
+    # with a source, the fidelity statistics are compared too
+    assert set(rows) == {"sari", "bleu", *fidelity.DIRECTIONS} and float(rows["bleu"][3]) > 0
 
     assert main(argv + ["--json"]) == 0
     record = json.loads(capsys.readouterr().out)
-    assert [c["metric"] for c in record["comparisons"]] == ["sari", "bleu"]
+    assert [c["metric"] for c in record["comparisons"]] == ["sari", "bleu", *fidelity.DIRECTIONS]
     assert record["comparisons"][1]["difference"] == pytest.approx(float(rows["bleu"][3]), abs=0.01)
 
     paths["b"].write_text("\n".join(sources[:-1]) + "\n", encoding="utf-8")
@@ -163,5 +165,5 @@ def test_compare_command_tests_output_statistics(tmp_path, capsys):
     assert float(rows["identical_to_source"][2]) == 100.0  # B is the source itself
 
     assert main(argv + ["--samples", "50", "--metrics", "+identical_to_source,bleu", "--json"]) == 0
-    record = json.loads(capsys.readouterr().out)  # + adds to the default (sari, bleu) in its order
-    assert [c["metric"] for c in record["comparisons"]] == ["sari", "bleu", "identical_to_source"]
+    record = json.loads(capsys.readouterr().out)  # + adds to the default (sari, bleu, fidelity) in its order
+    assert [c["metric"] for c in record["comparisons"]] == ["sari", "bleu", *fidelity.DIRECTIONS, "identical_to_source"]

@@ -84,18 +84,19 @@ METRICS = Registry("metric", "wean.evaluation.evaluate")  # what `wean evaluate 
 _loaded_plugins: dict[Path, str] = {}
 
 
-def load_plugins(paths: list[str]) -> None:
-    """Import each user file (once), so that the components it registers can be chosen by name."""
+def load_plugins(paths: list[str], option: str = "config: plugins") -> None:
+    """Import each user file (once), so that the components it registers can be chosen by name;
+    ``option`` names where the paths came from in error messages."""
     for raw in paths:
         path = Path(raw).expanduser().resolve()
         if path in _loaded_plugins:
             continue
         if not path.is_file():
-            raise WeanError(f"config: plugins: {raw}: file not found")
+            raise WeanError(f"{option}: {raw}: file not found")
         module_name = f"wean_plugin_{path.stem}_{hashlib.sha1(str(path).encode()).hexdigest()[:8]}"
         spec = importlib.util.spec_from_file_location(module_name, path)
         if spec is None or spec.loader is None:
-            raise WeanError(f"config: plugins: {raw}: not a Python file")
+            raise WeanError(f"{option}: {raw}: not a Python file")
         module = importlib.util.module_from_spec(spec)
         sys.modules[module_name] = module
         try:
@@ -107,5 +108,5 @@ def load_plugins(paths: list[str]) -> None:
             del sys.modules[module_name]
             frames = [f for f in traceback.extract_tb(error.__traceback__) if Path(f.filename) == path]
             line = f":{frames[-1].lineno}" if frames else ""
-            raise WeanError(f"config: plugins: {raw}{line}: {type(error).__name__}: {error}") from None
+            raise WeanError(f"{option}: {raw}{line}: {type(error).__name__}: {error}") from None
         _loaded_plugins[path] = module_name

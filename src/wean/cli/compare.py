@@ -7,8 +7,9 @@ import json
 from pathlib import Path
 
 from wean.cli import options
+from wean.evaluation import METRICS
 from wean.errors import WeanError
-from wean.evaluation.significance import OUTPUT_STATISTICS, PAIRED_METRICS, paired_bootstrap
+from wean.evaluation.significance import PAIRED_METRICS, paired_bootstrap, paired_metrics
 from wean.textio import check_same_length, read_lines
 
 
@@ -21,7 +22,7 @@ def add(subparsers) -> None:
         "and the p-value of the paired bootstrap test (Koehn 2004, as sacreBLEU's --paired-bs).",
     )
     parser.add_argument("--hyp", type=Path, nargs=2, required=True, metavar=("A", "B"), help="two output files")
-    options.add_scoring_options(parser, PAIRED_METRICS)
+    options.add_scoring_options(parser, PAIRED_METRICS + ("fidelity",))
     parser.add_argument("--samples", type=int, default=1000, help="bootstrap resamples (default 1000)")
     parser.add_argument("--seed", type=int, default=1, help="seed of the resampling (default 1)")
     parser.add_argument("--json", action="store_true", help="print JSON records instead of a table")
@@ -29,11 +30,13 @@ def add(subparsers) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    options.load_plugin_files(args)
+    pairable = paired_metrics()
     benchmark, source, references, settings, metrics = options.scoring_inputs(
-        args, default_metrics=PAIRED_METRICS, output_statistics=OUTPUT_STATISTICS)
-    unknown = [m for m in metrics if m not in PAIRED_METRICS]
+        args, default_metrics=pairable, output_statistics=tuple(m for m in pairable if m not in METRICS.names()))
+    unknown = [m for m in metrics if m not in pairable]
     if unknown:
-        raise WeanError(f"no paired test for metric {unknown[0]!r}; choose from {', '.join(PAIRED_METRICS)}")
+        raise WeanError(f"no paired test for metric {unknown[0]!r}; choose from {', '.join(pairable)}")
     source_lines = read_lines(source) if source is not None else None
     reference_streams = [read_lines(path) for path in references]
     outputs = [read_lines(path) for path in args.hyp]

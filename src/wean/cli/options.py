@@ -22,6 +22,9 @@ def add_scoring_options(parser: argparse.ArgumentParser, metric_names: tuple[str
     parser.add_argument("--metrics", help=f"comma-separated, from {','.join(metric_names or METRICS.names())} "
                         "(default: the benchmark's, else sari,bleu,fkgl,stats); a list that starts with + "
                         "adds to the default")
+    parser.add_argument("--plugins", nargs="+", default=[], metavar="FILE",
+                        help="Python files registering metrics of your own (wean.evaluation.metric), "
+                        "imported before --metrics is read")
     parser.add_argument("--sari-variant", choices=VARIANTS, default="default",
                         help="default: EASSE corpus SARI; legacy: EASSE legacy=True; del-precision: deletion "
                         "scored by precision; xu2016: the original sentence-averaged SARIsent")
@@ -30,6 +33,13 @@ def add_scoring_options(parser: argparse.ArgumentParser, metric_names: tuple[str
     parser.add_argument("--tokenize", choices=TOKENIZERS, default=None,
                         help="13a (sacrebleu), none (already tokenized) or char (Chinese) "
                         "(default: 13a, or the benchmark's convention)")
+
+
+def load_plugin_files(args: argparse.Namespace) -> None:
+    """Import the user's --plugins files, so that the metrics they register can be named."""
+    from wean.registry import load_plugins
+
+    load_plugins(list(getattr(args, "plugins", None) or []), option="--plugins")
 
 
 def add_data_root_option(parser: argparse.ArgumentParser) -> None:
@@ -45,7 +55,7 @@ def scoring_inputs(args: argparse.Namespace, default_metrics: tuple[str, ...] | 
     --metrics: they are in ``metrics`` but not in ``settings.metrics``, which holds registered metrics."""
     benchmark = None
     source, references = args.src, list(args.refs)
-    metrics = ("sari", "bleu", "fkgl", "stats") if source is not None else ("bleu", "fkgl")
+    metrics = ("sari", "bleu", "fkgl", "stats", "fidelity") if source is not None else ("bleu", "fkgl")
     lowercase, tokenizer = True, "13a"
     if args.benchmark:
         if source is not None or references:

@@ -1,11 +1,15 @@
 """Evaluation: SARI, BLEU, ROUGE, FKGL and output statistics, with named benchmarks."""
 
+from wean.evaluation import fidelity
 from wean.evaluation.benchmarks import BENCHMARKS, Benchmark, data_root, get_benchmark
-from wean.evaluation.evaluate import METRICS, Evaluation, EvaluationSettings, evaluate, evaluate_files
+from wean.evaluation.evaluate import (
+    METRICS, Evaluation, EvaluationSettings, MetricInputs, MetricResult, evaluate, evaluate_files, metric, score_key,
+)
 from wean.evaluation.sari import SariScores, corpus_sari, sentence_sari
 
 __all__ = [
     "BENCHMARKS",
+    "fidelity",
     "Benchmark",
     "data_root",
     "get_benchmark",
@@ -14,6 +18,10 @@ __all__ = [
     "EvaluationSettings",
     "evaluate",
     "evaluate_files",
+    "metric",
+    "MetricInputs",
+    "MetricResult",
+    "score_key",
     "SariScores",
     "corpus_sari",
     "sentence_sari",

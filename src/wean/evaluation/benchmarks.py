@@ -16,7 +16,7 @@ from pathlib import Path
 from wean.errors import WeanError
 
 DATA_ROOT_VARIABLE = "WEAN_DATA_ROOT"
-SIMPLIFICATION_METRICS = ("sari", "bleu", "fkgl", "stats")
+SIMPLIFICATION_METRICS = ("sari", "bleu", "fkgl", "stats", "fidelity")
 HEADLINE_METRICS = ("rouge", "stats")
 
 

@@ -17,7 +17,7 @@ from typing import Callable, Sequence
 import sacrebleu
 
 from wean.errors import WeanError
-from wean.evaluation import bleu, fkgl, rouge
+from wean.evaluation import bleu, fidelity, fkgl, rouge
 from wean.evaluation.benchmarks import Benchmark
 from wean.evaluation.normalize import TOKENIZERS, tokenize
 from wean.evaluation.sari import VARIANTS, corpus_sari, effective_lowercase
@@ -37,7 +37,7 @@ class EvaluationSettings:
     """What to compute and how. ``tokenizer`` is 13a, none or char; with char, ROUGE is
     character-level, otherwise ROUGE uses its own ROUGE-1.5.5 tokenization."""
 
-    metrics: tuple[str, ...] = ("sari", "bleu", "fkgl", "stats")
+    metrics: tuple[str, ...] = ("sari", "bleu", "fkgl", "stats", "fidelity")
     sari_variant: str = "default"
     lowercase: bool = True
     tokenizer: str = "13a"
@@ -73,6 +73,9 @@ class Evaluation:
     references: int
     results: list[MetricResult] = field(default_factory=list)
     inputs: dict = field(default_factory=dict)
+    # the yardstick metrics' scores of the references themselves, each stream scored as outputs
+    # against the source, then averaged over streams
+    reference_scores: dict[str, float] = field(default_factory=dict)
 
     @property
     def scores(self) -> dict[str, float]:
@@ -87,14 +90,20 @@ class Evaluation:
             "references": self.references,
             "scores": self.scores,
             "signatures": {r.metric: {**r.signature, "string": r.signature_string()} for r in self.results},
+            **({"reference_scores": self.reference_scores} if self.reference_scores else {}),
         }
 
     def table(self) -> str:
         width = max([len(name) for name in self.scores] + [6])
-        lines = [f"{'metric':<{width}}  {'score':>8}  signature"]
+        yardstick = bool(self.reference_scores)  # a column of the references' own rates
+        lines = [f"{'metric':<{width}}  {'score':>8}  {'refs':>8}  signature" if yardstick
+                 else f"{'metric':<{width}}  {'score':>8}  signature"]
         for result in self.results:
             for i, (name, value) in enumerate(result.scores.items()):
                 number = f"{value:8.2f}" if isinstance(value, float) else f"{value:8d}"
+                if yardstick:
+                    reference = self.reference_scores.get(name)
+                    number += f"  {reference:8.2f}" if reference is not None else " " * 10
                 lines.append(f"{name:<{width}}  {number}  {result.signature_string() if i == 0 else ''}".rstrip())
         return "\n".join(lines)
 
@@ -128,6 +137,11 @@ def evaluate(
     inputs = MetricInputs(outputs, sources, reference_streams, settings)
     for m in metrics.values():
         evaluation.results.append(m.score(inputs))
+    for m in metrics.values():
+        if m.yardstick and reference_streams and sources is not None:
+            per_stream = [m.score(MetricInputs(stream, sources, [], settings)).scores for stream in reference_streams]
+            for key in per_stream[0]:
+                evaluation.reference_scores[key] = sum(scores[key] for scores in per_stream) / len(per_stream)
     return evaluation
 
 
@@ -149,20 +163,73 @@ class MetricInputs:
 
 @dataclass(frozen=True)
 class Metric:
+    """A registered metric. ``keys``: every score key it may report, each with its direction,
+    "higher" or "lower" is better, or None for a description (a length, the share copied) that no
+    selection may optimise. ``yardstick``: a reference-free metric that ``evaluate`` also applies
+    to each reference stream, so that a system's rate is read beside the human one.
+    ``statistics(outputs, inputs)`` (optional): one row of numbers per sentence whose column sums,
+    given to ``from_statistics``, reproduce the scores, so that ``wean compare`` resamples rows."""
+
     score: Callable[[MetricInputs], MetricResult]
+    keys: dict[str, str | None]
     needs_source: bool = False
     needs_references: bool = False
     needs_source_or_references: bool = False
+    yardstick: bool = False
+    statistics: Callable | None = None
+    from_statistics: Callable | None = None
 
 
-def metric(name: str, **needs: bool):
-    """Register ``function(inputs) -> MetricResult`` as the metric ``name`` (wean/registry.py);
-    ``needs``: the :class:`Metric` flags."""
+def metric(name: str, keys: dict[str, str | None] | None = None, **options):
+    """Register ``function(inputs) -> MetricResult | dict`` as the metric ``name`` (wean/registry.py).
+    ``keys`` maps each score key to "higher", "lower" or None (default: ``{name: "higher"}``);
+    ``options``: the other :class:`Metric` fields. A function may return its scores as a plain
+    dict: its signature then records the settings and the module it came from."""
+    keys = dict(keys or {name: "higher"})
+    for key, direction in keys.items():
+        if direction not in ("higher", "lower", None):
+            raise WeanError(f"metric {name!r}: key {key!r} has direction {direction!r}; choose higher, lower or None")
+
     def decorate(function):
-        METRICS.register(name)(Metric(function, **needs))
+        def score(inputs: MetricInputs) -> MetricResult:
+            result = function(inputs)
+            if isinstance(result, MetricResult):
+                return result
+            return MetricResult(name, dict(result), {**inputs.common_signature, "library": function.__module__})
+
+        METRICS.register(name)(Metric(score, keys, **options))
         return function
 
     return decorate
+
+
+def validation_directions() -> dict[str, str]:
+    """Keys every validation record holds besides the metrics' own."""
+    return {"loss": "lower", "perplexity": "lower"}
+
+
+def score_key(key: str) -> tuple[str | None, str | None]:
+    """(the registered metric that reports ``key``, whether higher or lower is better); the
+    validation loss and perplexity belong to no metric. An unknown key is one line."""
+    if key in validation_directions():
+        return None, validation_directions()[key]
+    for name in METRICS.names():
+        keys = METRICS.get(name).keys
+        if key in keys:
+            return name, keys[key]
+    known = sorted({k for n in METRICS.names() for k in METRICS.get(n).keys} | set(validation_directions()))
+    raise WeanError(f"no registered metric reports {key!r}; known score keys: {', '.join(known)}")
+
+
+def selectable_key(key: str, what: str) -> tuple[str | None, str]:
+    """:func:`score_key` of a key that ``what`` optimises: it must have a direction."""
+    try:
+        name, direction = score_key(key)
+    except WeanError as error:
+        raise WeanError(f"{what}: {error}") from None
+    if direction is None:
+        raise WeanError(f"{what}: {key!r} is neither better high nor low (it describes outputs); choose another key")
+    return name, direction
 
 
 def _ours() -> str:
@@ -170,7 +237,8 @@ def _ours() -> str:
     return f"wean=={_wean_version()},sacrebleu=={sacrebleu.__version__}"
 
 
-@metric("sari", needs_source=True, needs_references=True)
+@metric("sari", {"sari": "higher", "sari_add": "higher", "sari_keep": "higher", "sari_del": "higher"},
+        needs_source=True, needs_references=True)
 def _sari(inputs: MetricInputs) -> MetricResult:
     settings, variant = inputs.settings, inputs.settings.sari_variant
     scores = corpus_sari(inputs.sources, inputs.outputs, inputs.reference_streams, variant, settings.lowercase,
@@ -193,15 +261,15 @@ def _bleu(inputs: MetricInputs, style: str) -> MetricResult:
 
 
 metric("bleu", needs_references=True)(lambda inputs: _bleu(inputs, "sacrebleu"))
-metric("multi-bleu", needs_references=True)(lambda inputs: _bleu(inputs, "multi-bleu"))
+metric("multi-bleu", {"multi_bleu": "higher"}, needs_references=True)(lambda inputs: _bleu(inputs, "multi-bleu"))
 
 
-@metric("fkgl")
+@metric("fkgl", {"fkgl": "lower"})  # a lower grade level reads more easily
 def _fkgl(inputs: MetricInputs) -> MetricResult:
     return MetricResult("fkgl", {"fkgl": fkgl.corpus_fkgl(inputs.outputs)}, fkgl.signature())
 
 
-@metric("rouge", needs_references=True)
+@metric("rouge", {"rouge1": "higher", "rouge2": "higher", "rougeL": "higher"}, needs_references=True)
 def _rouge(inputs: MetricInputs) -> MetricResult:
     settings = inputs.settings
     tokenization = "char" if settings.tokenizer == "char" else "words"
@@ -209,7 +277,14 @@ def _rouge(inputs: MetricInputs) -> MetricResult:
     return MetricResult("rouge", scores, rouge.signature(tokenization, settings.lowercase, len(inputs.reference_streams)))
 
 
-@metric("stats", needs_source_or_references=True)
+_STATS_KEYS = {
+    "compression_ratio": None, "identical_to_source": None, "output_tokens": None, "source_tokens": None,
+    "repeated_tokens": "lower", "outputs_with_repeats": "lower", "length_shortfall": "lower",
+    "outputs_shorter_than_reference": "lower", "mean_repeated_tokens": "lower", "mean_length_shortfall": "lower",
+}
+
+
+@metric("stats", _STATS_KEYS, needs_source_or_references=True)
 def _stats(inputs: MetricInputs) -> MetricResult:
     lowercase, tokenizer = inputs.settings.lowercase, inputs.settings.tokenizer
     output_tokens = [tokenize(line, lowercase, tokenizer) for line in inputs.outputs]
@@ -224,6 +299,18 @@ def _stats(inputs: MetricInputs) -> MetricResult:
         ]
         scores.update(odd_generation(output_tokens, per_output).summary())
     return MetricResult("stats", scores, {**inputs.common_signature, "library": _ours()})
+
+
+def _fidelity_statistics(outputs: Sequence[str], inputs: MetricInputs):
+    return fidelity.sentence_statistics(inputs.sources, outputs)
+
+
+@metric("fidelity", fidelity.DIRECTIONS, needs_source=True, yardstick=True,
+        statistics=_fidelity_statistics, from_statistics=fidelity.from_statistics)
+def _fidelity(inputs: MetricInputs) -> MetricResult:
+    scores = fidelity.from_statistics(_fidelity_statistics(inputs.outputs, inputs).sum(0))
+    signature = {"case": "mixed", "text": "raw", "content_zipf": fidelity.CONTENT_WORD_ZIPF, "library": _ours()}
+    return MetricResult("fidelity", scores, signature)
 
 
 def _file_record(path: Path, lines: int) -> dict:

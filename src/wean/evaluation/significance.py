@@ -34,6 +34,20 @@ OUTPUT_STATISTICS = ("repeated_tokens", "length_shortfall", "identical_to_source
 PAIRED_METRICS = ("sari", "bleu", "multi-bleu", "rouge") + OUTPUT_STATISTICS
 
 
+def _row_metrics() -> dict[str, object]:
+    """The registered metrics that give per-sentence rows (fidelity, a user's own), by name."""
+    from wean.registry import METRICS
+
+    return {name: METRICS.get(name) for name in METRICS.names() if METRICS.get(name).statistics is not None}
+
+
+def paired_metrics() -> tuple[str, ...]:
+    """What ``wean compare --metrics`` may name: the metrics above, and each registered metric
+    with per-sentence rows, by its name (all its keys) or by one of its keys."""
+    rows = _row_metrics()
+    return PAIRED_METRICS + tuple(rows) + tuple(key for m in rows.values() for key in m.keys if key not in rows)
+
+
 @dataclass(frozen=True)
 class PairedComparison:
     """System A against system B on one metric: ``difference`` is A - B on the whole test set,
@@ -95,7 +109,24 @@ def _scorer(metric: str, sources, reference_streams, sari_variant: str, lowercas
         return counts, lambda summed: summed[1] / summed[0]
     if metric in OUTPUT_STATISTICS:
         return _output_statistic(metric, sources, reference_streams, lowercase, tokenizer)
-    raise WeanError(f"no paired test for metric {metric!r}; choose from {', '.join(PAIRED_METRICS)}")
+    for name, registered in _row_metrics().items():
+        if metric in registered.keys:
+            return _row_metric(name, registered, metric, sources, reference_streams, lowercase, tokenizer)
+    raise WeanError(f"no paired test for metric {metric!r}; choose from {', '.join(paired_metrics())}")
+
+
+def _row_metric(name: str, registered, key: str, sources, reference_streams, lowercase: bool, tokenizer: str):
+    """The scorer of ``key`` of a registered metric that gives per-sentence rows."""
+    from wean.evaluation.evaluate import EvaluationSettings, MetricInputs
+
+    if registered.needs_source and sources is None:
+        raise WeanError(f"metric {name!r} needs a source file")
+    settings = EvaluationSettings((name,), "default", lowercase, tokenizer)
+
+    def counts(outputs):
+        return np.asarray(registered.statistics(outputs, MetricInputs(outputs, sources, list(reference_streams), settings)))
+
+    return counts, lambda summed: registered.from_statistics(summed)[key]
 
 
 def _output_statistic(metric: str, sources, reference_streams, lowercase: bool, tokenizer: str):
@@ -157,7 +188,9 @@ def paired_bootstrap(
     if not outputs_a:
         raise WeanError("nothing to compare: there are no outputs")
     results = []
-    metrics = [name for metric in metrics for name in (rouge.ROUGE_TYPES if metric == "rouge" else (metric,))]
+    rows = _row_metrics()
+    metrics = [name for metric in metrics for name in (
+        rouge.ROUGE_TYPES if metric == "rouge" else list(rows[metric].keys) if metric in rows else (metric,))]
     for metric in metrics:
         counts, score = _scorer(metric, sources, reference_streams, sari_variant, lowercase, tokenizer)
         results.append(_compare(metric, counts(outputs_a), counts(outputs_b), score, samples, seed))
