@@ -20,7 +20,7 @@ from wean.data.vocabulary import UNK_ID
 from wean.errors import WeanError
 from wean.generator import load
 from wean.data.assets import build_assets
-from wean.tune_control import Trial, coordinate_ascent, tune_control
+from wean.tune_control import Requirement, Trial, coordinate_ascent, tune_control
 
 
 def test_attributes_on_hand_made_pairs():
@@ -180,13 +180,43 @@ def test_cli_control_changes_outputs_and_rejects_bad_names(control_model, capsys
 
 
 def test_coordinate_ascent_finds_the_best_setting_above_the_bleu_floor():
+    floor = Requirement.parse("bleu>=50")
+
     def score(values):  # SARI peaks at a=0.3, b=0.6, but BLEU falls below 50 for a < 0.5
-        return Trial(values, -((values["a"] - 0.3) ** 2) - (values["b"] - 0.6) ** 2, 100 * values["a"])
+        scores = {"sari": -((values["a"] - 0.3) ** 2) - (values["b"] - 0.6) ** 2, "bleu": 100 * values["a"]}
+        return Trial(values, scores, floor.shortfall(scores, {}))
 
     grid = [0.1 * i for i in range(11)]
-    best, trials = coordinate_ascent(score, {"a": 1.0, "b": 1.0}, {"a": grid, "b": grid}, min_bleu=50)
+    best, trials = coordinate_ascent(score, {"a": 1.0, "b": 1.0}, {"a": grid, "b": grid})
     assert best["a"] == pytest.approx(0.5) and best["b"] == pytest.approx(0.6)
     assert len({tuple(sorted(t.control.items())) for t in trials}) == len(trials)  # nothing scored twice
+
+
+def test_coordinate_ascent_minimises_a_lower_is_better_objective_under_a_references_bound():
+    bound = Requirement.parse("invented_names<=references")
+    references = {"invented_names": 10.0}
+
+    def score(values):  # fewer invented names for a larger a, but a above 0.7 copies too much
+        scores = {"invented_names": 30 * (1 - values["a"]), "copied": 100 * values["a"]}
+        scores["sari"] = -abs(values["a"] - 0.2)
+        return Trial(values, scores, bound.shortfall(scores, references))
+
+    grid = [0.1 * i for i in range(11)]
+    best, _ = coordinate_ascent(score, {"a": 0.0}, {"a": grid}, objective="sari")
+    assert best["a"] == pytest.approx(0.7)  # the SARI peak at 0.2 invents 24 %: over the references' 10 %
+    best, _ = coordinate_ascent(score, {"a": 0.0}, {"a": grid}, objective="invented_names", higher_is_better=False)
+    assert best["a"] == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize("text, message", [
+    ("bleu=>60", "write KEY>=NUMBER"),
+    ("bleu>=sixty", "'sixty' is neither a number nor 'references'"),
+    ("bleu>=references", "only a reference-free metric's key"),
+    ("blue>=60", "did you mean 'bleu'"),
+])
+def test_a_malformed_requirement_is_one_line(text, message):
+    with pytest.raises(WeanError, match=message):
+        Requirement.parse(text)
 
 
 def test_tune_control_writes_chosen_values_into_the_model(tmp_path, control_model):
@@ -204,12 +234,15 @@ def test_tune_control_writes_chosen_values_into_the_model(tmp_path, control_mode
         halves = [" ".join(s.split()[: max(1, len(s.split()) // 2)]) for s in sources]
         (folder / f"tune.ref.{k}").write_text("\n".join(halves) + "\n")
     messages = []
-    values = tune_control(load(model), model, sentences=30, skip=5, min_bleu=0, rounds=1, plain_text=False,
-                          root=root, log=messages.append, beam=1)
+    values = tune_control(load(model), model, sentences=30, skip=5, requirements=["bleu>=0", "invented_numbers<=references"],
+                          rounds=1, plain_text=False, root=root, log=messages.append, beam=1)
     assert values["chars_ratio"] < 0.9  # the references keep about half
     assert yaml.safe_load((model / "config.yaml").read_text())["generation"]["control"] == values
     record = json.loads((model / "control-tuning.json").read_text())
     assert record["chosen"]["control"] == values and min(record["lines"]) > 5 and len(record["lines"]) == 30
+    assert record["requirements"] == ["bleu>=0", "invented_numbers<=references"]
+    assert record["reference_rates"] == {"invented_numbers": 0.0}  # symbols hold no digits
+    assert set(record["chosen"]) == {"control", "sari", "bleu", "invented_numbers"}
     # the task keeps a prefix, so training never saw a ratio above 1: that value is not tried
     counts = json.loads((control_model / "control-counts.json").read_text())
     assert "<chars_ratio_1.10>" not in counts and counts["<chars_ratio_0.50>"] > 0

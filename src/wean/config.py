@@ -140,7 +140,12 @@ class TrainingConfig:
     max_epochs: int = 50
     max_updates: int = 0  # 0: no limit
     validate_every: int = 0  # updates; 0: at the end of every epoch
-    selection_metric: str = "loss"  # loss | bleu | sari | rouge2: chooses checkpoints, LR and stopping
+    # loss, perplexity or a score key of a registered metric (bleu, sari, rouge2, invented_names,
+    # a plug-in's own, ...): chooses checkpoints, LR and stopping, in the key's own direction
+    selection_metric: str = "loss"
+    # registered metrics scored at each validation besides sari, bleu and rouge (e.g. fidelity);
+    # the metric that reports selection_metric is scored whether listed or not
+    validation_metrics: list[str] = field(default_factory=list)
     lr_patience: int = 1  # the learning rate is halved every this many validations without improvement (0: never)
     min_learning_rate: float = 1e-5
     early_stopping_patience: int = 5  # validations without improvement before training stops
@@ -201,7 +206,6 @@ class Config:
             "model.decoder.bridge": (self.model.decoder.bridge, ("copy", "linear", "zero")),
             "model.output_layer.score": (self.model.output_layer.score, ("dot", "general", "concat")),
             "model.output_layer.concat_kernel": (self.model.output_layer.concat_kernel, ("chunked", "fused")),
-            "training.selection_metric": (self.training.selection_metric, ("loss", "bleu", "sari", "rouge2")),
             "training.precision": (self.training.precision, ("fp32", "bf16", "fp16")),
             "training.optimizer": (self.training.optimizer, ("adam", "sgd")),
             "training.loss_per": (self.training.loss_per, ("token", "sentence")),
@@ -210,6 +214,12 @@ class Config:
         for key, (value, allowed) in choices.items():
             if value not in allowed:
                 raise WeanError(f"config: {key} is {value!r}; choose one of {', '.join(allowed)}")
+        from wean.evaluation.evaluate import selectable_key
+        from wean.registry import METRICS
+
+        selectable_key(self.training.selection_metric, "config: training.selection_metric")
+        for name in self.training.validation_metrics:
+            METRICS.get(name, "training.validation_metrics")
         tokenizer = self.data.tokenizer
         if tokenizer.byte_fallback and tokenizer.type not in ("bpe", "unigram"):
             raise WeanError("config: data.tokenizer.byte_fallback is for the bpe and unigram tokenizers")

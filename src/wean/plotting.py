@@ -8,8 +8,6 @@ from typing import Sequence
 
 from wean.errors import WeanError
 
-CURVE_METRICS = ("bleu", "sari", "rouge2", "loss", "perplexity")
-
 
 def read_validations(run: Path) -> list[dict]:
     """A run's validation records: from its model directory, or from a copy of its
@@ -124,14 +122,16 @@ def run_name(run: Path) -> str:
 
 
 def plot_curves(runs: Sequence[Path], metric: str, out: Path, labels: Sequence[str] | None = None) -> None:
-    """One line per run (a model directory or a kept validations file): ``metric`` on the
-    validation split against training epochs."""
+    """One line per run (a model directory or a kept validations file): ``metric`` (any key its
+    validation records hold) on the validation split against training epochs."""
     plt = _pyplot()
-    if metric not in CURVE_METRICS:
-        raise WeanError(f"unknown metric {metric!r}; choose from {', '.join(CURVE_METRICS)}")
     figure, axes = plt.subplots(figsize=(6, 4))
     for index, run in enumerate(runs):
         records = read_validations(run)
+        missing = [i for i, record in enumerate(records) if metric not in record]
+        if missing:
+            known = sorted(k for k in records[missing[0]] if k not in ("updates", "epochs", "seconds", "learning_rate"))
+            raise WeanError(f"{run}: validation {missing[0] + 1} has no {metric!r}; it has {', '.join(known)}")
         label = labels[index] if labels else run_name(run)
         axes.plot([r["epochs"] for r in records], [r[metric] for r in records], marker="o", markersize=3, label=label)
     axes.set_xlabel("epoch")

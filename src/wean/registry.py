@@ -72,6 +72,7 @@ class Registry:
 
 
 def _where(component) -> str:
+    component = getattr(component, "origin", None) or component  # a metric: the function registered
     return f"{getattr(component, '__module__', '?')}.{getattr(component, '__qualname__', component)}"
 
 

@@ -12,6 +12,7 @@ from typing import Sequence
 from wean.checkpoint import atomic_write_json, atomic_write_text
 from wean.data.ptb import detokenize
 from wean.evaluation import EvaluationSettings, data_root, evaluate_files, get_benchmark
+from wean.evaluation.evaluate import metric_list
 from wean.generator import Generator
 from wean.textio import read_json, read_lines
 
@@ -24,11 +25,13 @@ def score_on_benchmarks(
     root: Path | None = None,
     detokenizer: str = "none",
     plain_text: bool | None = None,
+    metrics: str | None = None,
     **search,
 ) -> dict[str, dict]:
     """Outputs and scores of ``generator`` on each benchmark; ``metrics.json`` in ``out_dir``
     gathers the records of every system and benchmark scored there. ``plain_text`` None: each
-    benchmark's own (yes for untokenized ones such as turkcorpus-test)."""
+    benchmark's own (yes for untokenized ones such as turkcorpus-test). ``metrics``: registered
+    metrics, comma-separated, in place of the benchmark's (``+name,...``: besides them)."""
     root = data_root(root)
     out_dir.mkdir(parents=True, exist_ok=True)
     metrics_path = out_dir / "metrics.json"
@@ -43,7 +46,8 @@ def score_on_benchmarks(
         outputs = [detokenize(g.text, detokenizer) for g in generations]
         hypothesis = out_dir / f"{system}.{name}.txt"
         atomic_write_text(hypothesis, "".join(line + "\n" for line in outputs))
-        settings = EvaluationSettings(benchmark.metrics, "default", benchmark.lowercase, benchmark.tokenizer)
+        settings = EvaluationSettings(metric_list(metrics, benchmark.metrics), "default", benchmark.lowercase,
+                                      benchmark.tokenizer)
         evaluation = evaluate_files(hypothesis, source, references, settings, benchmark)
         record = evaluation.to_dict()
         record["inputs"]["hypothesis"]["path"] = hypothesis.name  # relative: the folder moves

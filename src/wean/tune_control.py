@@ -1,24 +1,30 @@
 """Choose a controllable model's default control values on validation data (``wean tune-control``).
 
-ACCESS chose its values by the SARI of the validation set; so does this, by coordinate ascent:
-each attribute in turn is swept over a grid with the others held, and the best value is kept,
-for a few rounds. SARI alone rewards outputs that drop most of their source, so a setting counts
-only if its BLEU against the references is at least ``min_bleu``. The sentences are a seeded
-sample of a validation benchmark (TurkCorpus tune) after the first ``skip`` (those that selected
-the checkpoint). The chosen values become ``generation.control`` in the model directory's
-config; the whole search is kept in ``control-tuning.json`` beside it.
+ACCESS chose its values by the SARI of the validation set; so does this by default, by coordinate
+ascent: each attribute in turn is swept over a grid with the others held, and the best value is
+kept, for a few rounds. The objective may be any score key of a registered metric, in its own
+direction. SARI alone rewards outputs that drop most of their source, so a setting counts only if
+it meets every requirement: ``bleu>=60`` by default, and any other key bounded by a number or by
+the references' own rate (``invented_names<=references``: the yardstick of a reference-free
+metric, each reference stream scored as outputs). Among settings that meet none, the one closest
+to meeting them is kept. The sentences are a seeded sample of a validation benchmark (TurkCorpus
+tune) after the first ``skip`` (those that selected the checkpoint). The chosen values become
+``generation.control`` in the model directory's config; the whole search is kept in
+``control-tuning.json`` beside it.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import random
+import re
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Sequence
 
 from wean.checkpoint import atomic_write_json
 from wean.errors import WeanError
-from wean.evaluation import EvaluationSettings, data_root, evaluate, get_benchmark
+from wean.evaluation import METRICS, EvaluationSettings, data_root, evaluate, get_benchmark, score_key
+from wean.evaluation.evaluate import selectable_key
 from wean.generator import Generator
 from wean.model_dir import read_control_counts, save_assets
 from wean.textio import read_lines
@@ -32,15 +38,47 @@ DEFAULT_GRIDS = {
 }
 
 
+@dataclasses.dataclass(frozen=True)
+class Requirement:
+    """``key op bound``: ``bleu>=60``, ``invented_names<=references`` (the references' own rate)."""
+
+    key: str
+    op: str  # ">=" or "<="
+    bound: float | None  # None: the references' rate
+    text: str
+
+    @classmethod
+    def parse(cls, text: str) -> "Requirement":
+        match = re.fullmatch(r"\s*([\w-]+)\s*(>=|<=)\s*(\S+)\s*", text)
+        if not match:
+            raise WeanError(f"--require {text!r}: write KEY>=NUMBER, KEY<=NUMBER or KEY<=references")
+        key, op, bound = match.groups()
+        owner, _ = score_key(key)
+        if bound == "references":
+            if owner is None or not METRICS.get(owner).yardstick:
+                raise WeanError(f"--require {text!r}: only a reference-free metric's key has a references' rate")
+            return cls(key, op, None, text.strip())
+        try:
+            return cls(key, op, float(bound), text.strip())
+        except ValueError:
+            raise WeanError(f"--require {text!r}: {bound!r} is neither a number nor 'references'") from None
+
+    def shortfall(self, scores: dict[str, float], references: dict[str, float]) -> float:
+        """How far ``scores`` are from meeting this; 0 when they meet it."""
+        bound = references[self.key] if self.bound is None else self.bound
+        gap = bound - scores[self.key] if self.op == ">=" else scores[self.key] - bound
+        return max(0.0, gap)
+
+
 @dataclasses.dataclass
 class Trial:
     control: dict[str, float]
-    sari: float
-    bleu: float
-    identical: float = 0.0  # % of outputs identical to their source
+    scores: dict[str, float]
+    shortfall: float = 0.0  # summed over the requirements; 0: every one met
 
-    def feasible(self, min_bleu: float) -> bool:
-        return self.bleu >= min_bleu
+    @property
+    def feasible(self) -> bool:
+        return self.shortfall == 0.0
 
 
 def sample_sentences(count: int, total: int, skip: int, seed: int) -> list[int]:
@@ -54,23 +92,26 @@ def sample_sentences(count: int, total: int, skip: int, seed: int) -> list[int]:
 
 
 def tuning_set(
-    benchmark_name: str, lines: list[int], root: Path | None = None
+    benchmark_name: str, lines: list[int], root: Path | None = None, keys: tuple[str, ...] = (),
 ) -> tuple[list[str], list[list[str]], EvaluationSettings]:
-    """The sources and reference streams of a benchmark's ``lines`` (0-based), and how to score them."""
+    """The sources and reference streams of a benchmark's ``lines`` (0-based), and how to score
+    them: SARI, BLEU, the output statistics and the metrics that report ``keys``."""
     benchmark = get_benchmark(benchmark_name)
     source_path, reference_paths = benchmark.paths(data_root(root))
     all_sources = read_lines(source_path)
     sources = [all_sources[i] for i in lines]
     references = [[stream[i] for i in lines] for stream in (read_lines(p) for p in reference_paths)]
-    settings = EvaluationSettings(("sari", "bleu", "stats"), "default", benchmark.lowercase, benchmark.tokenizer)
+    metrics = dict.fromkeys(("sari", "bleu", "stats", *(score_key(key)[0] for key in keys)))
+    settings = EvaluationSettings(tuple(m for m in metrics if m), "default", benchmark.lowercase, benchmark.tokenizer)
     return sources, references, settings
 
 
 def coordinate_ascent(
     score: Callable[[dict[str, float]], Trial], start: dict[str, float], grids: dict[str, list[float]],
-    min_bleu: float, rounds: int = 2,
+    objective: str = "sari", higher_is_better: bool = True, rounds: int = 2,
 ) -> tuple[dict[str, float], list[Trial]]:
-    """The best feasible values found from ``start``, and every trial in the order run."""
+    """The best values found from ``start`` by ``objective`` among trials that meet their
+    requirements (the nearest to meeting them if none does), and every trial in the order run."""
     trials: dict[tuple, Trial] = {}
 
     def run(values: dict[str, float]) -> Trial:
@@ -82,9 +123,11 @@ def coordinate_ascent(
     def better(a: Trial, b: Trial | None) -> bool:
         if b is None:
             return True
-        if a.feasible(min_bleu) != b.feasible(min_bleu):
-            return a.feasible(min_bleu)
-        return a.sari > b.sari if a.feasible(min_bleu) else a.bleu > b.bleu
+        if a.feasible != b.feasible:
+            return a.feasible
+        if not a.feasible:
+            return a.shortfall < b.shortfall
+        return a.scores[objective] > b.scores[objective] if higher_is_better else a.scores[objective] < b.scores[objective]
 
     current = dict(start)
     best = run(current)
@@ -102,25 +145,33 @@ def coordinate_ascent(
 
 def tune_control(
     generator: Generator, model_dir: Path, benchmark_name: str = "turkcorpus-tune", sentences: int = 300,
-    skip: int = 500, seed: int = 1, min_bleu: float = 60.0, rounds: int = 2, plain_text: bool | None = None,
-    root: Path | None = None, log: Callable[[str], None] = print, **search,
+    skip: int = 500, seed: int = 1, requirements: Sequence[str] = ("bleu>=60",), objective: str = "sari",
+    rounds: int = 2, plain_text: bool | None = None, root: Path | None = None, log: Callable[[str], None] = print,
+    **search,
 ) -> dict[str, float]:
     """Search, write the chosen values into ``model_dir`` and return them."""
     control = generator.control
     if not control:
         raise WeanError(f"{model_dir}: this model was trained without control tokens; nothing to tune")
+    direction = selectable_key(objective, "--objective")[1]
+    required = [Requirement.parse(text) for text in requirements]
     source_path, _ = get_benchmark(benchmark_name).paths(data_root(root))
     chosen_lines = sample_sentences(sentences, len(read_lines(source_path)), skip, seed)
-    sources, references, settings = tuning_set(benchmark_name, chosen_lines, root)
+    shown = tuple(dict.fromkeys(("sari", "bleu", objective, *(r.key for r in required))))
+    sources, references, settings = tuning_set(benchmark_name, chosen_lines, root, shown)
+    reference_rates: dict[str, float] = {}
 
     def score(values: dict[str, float]) -> Trial:
         outputs = [g.text for g in generator.generate(
             sources, plain_text=plain_text, control=values, split_sentences=False, **search
         )]
-        scores = evaluate(outputs, sources, references, settings).scores
-        trial = Trial(values, scores["sari"], scores["bleu"], scores["identical_to_source"])
-        log("  ".join(f"{k} {v:.2f}" for k, v in values.items())
-            + f"  ->  SARI {trial.sari:.2f} BLEU {trial.bleu:.2f} unchanged {trial.identical:.1f} %")
+        evaluation = evaluate(outputs, sources, references, settings)
+        reference_rates.update(evaluation.reference_scores)
+        scores = evaluation.scores
+        trial = Trial(values, scores, sum(r.shortfall(scores, reference_rates) for r in required))
+        log("  ".join(f"{k} {v:.2f}" for k, v in values.items()) + "  ->  "
+            + " ".join(f"{key} {scores[key]:.2f}" for key in shown)
+            + f" unchanged {scores['identical_to_source']:.1f} %" + ("" if trial.feasible else "  (short of a requirement)"))
         return trial
 
     grids = {name: DEFAULT_GRIDS[name] for name in control.attributes}
@@ -131,20 +182,23 @@ def tune_control(
             if unseen:
                 log(f"{name}: {', '.join(f'{v:.2f}' for v in unseen)} never occurred in training; not tried")
                 grids[name] = [value for value in grid if value not in unseen]
-    values, trials = coordinate_ascent(score, dict(control.defaults), grids, min_bleu, rounds)
+    values, trials = coordinate_ascent(score, dict(control.defaults), grids, objective, direction == "higher", rounds)
     best = next(t for t in trials if t.control == values)
-    if not best.feasible(min_bleu):
+    if not best.feasible:
+        unmet = [r.text for r in required if r.shortfall(best.scores, reference_rates)]
         raise WeanError(
-            f"no control values reach BLEU {min_bleu:g} on {benchmark_name} (best {best.bleu:.2f}); "
-            "the model's defaults are left as they were"
+            f"no control values meet {', '.join(unmet)} on {benchmark_name} (nearest: "
+            + ", ".join(f"{r.key} {best.scores[r.key]:.2f}" for r in required) + "); the model's defaults are left as they were"
         )
     assets = generator.assets
     config = dataclasses.replace(assets.config, generation=dataclasses.replace(assets.config.generation, control=values))
     save_assets(model_dir, dataclasses.replace(assets, config=config))
     atomic_write_json(model_dir / "control-tuning.json", {
         "benchmark": benchmark_name, "lines": [i + 1 for i in chosen_lines], "skip": skip, "seed": seed,
-        "min_bleu": min_bleu, "search": {k: v for k, v in search.items() if v is not None},
-        "chosen": {"control": values, "sari": best.sari, "bleu": best.bleu},
+        "objective": objective, "requirements": [r.text for r in required],
+        "reference_rates": {key: reference_rates[key] for key in shown if key in reference_rates},
+        "search": {k: v for k, v in search.items() if v is not None},
+        "chosen": {"control": values, **{key: best.scores[key] for key in shown}},
         "trials": [dataclasses.asdict(t) for t in trials],
     })
     return values

@@ -11,6 +11,7 @@ from wean.errors import WeanError
 from wean.evaluation import METRICS, EvaluationSettings, data_root, get_benchmark
 from wean.evaluation.normalize import TOKENIZERS
 from wean.evaluation.sari import VARIANTS
+from wean.evaluation.evaluate import metric_list
 from wean.search_options import RANGES as SEARCH_OPTIONS, check_search_options
 
 
@@ -67,11 +68,7 @@ def scoring_inputs(args: argparse.Namespace, default_metrics: tuple[str, ...] | 
         raise WeanError("no references: give --refs FILE [FILE ...] or --benchmark NAME")
     if default_metrics is not None:
         metrics = tuple(m for m in metrics if m in default_metrics) or default_metrics
-    if args.metrics:
-        listed = tuple(m.strip() for m in args.metrics.removeprefix("+").split(",") if m.strip())
-        if args.metrics.startswith("+"):  # the default and these
-            listed = metrics + tuple(m for m in listed if m not in metrics)
-        metrics = listed
+    metrics = metric_list(args.metrics, metrics)
     settings = EvaluationSettings(
         metrics=tuple(m for m in metrics if m not in output_statistics),
         sari_variant=args.sari_variant,

@@ -12,7 +12,9 @@ def add(subparsers) -> None:
     parser = subparsers.add_parser("plot", help="validation curves of training runs as a PNG")
     parser.add_argument("runs", type=Path, nargs="+",
                         help="model directories written by wean train, or copies of their validations.json")
-    parser.add_argument("--metric", default="bleu", help="bleu, sari, rouge2, loss or perplexity (default: bleu)")
+    parser.add_argument("--metric", default="bleu",
+                        help="a key of the validation records: bleu, sari, rouge2, loss, perplexity, or one of "
+                        "training.validation_metrics (default: bleu)")
     parser.add_argument("--labels", help="comma-separated legend labels, one per run")
     parser.add_argument("--out", type=Path, required=True, help="PNG file to write")
     parser.set_defaults(run=run)
@@ -24,10 +26,20 @@ def run(args: argparse.Namespace) -> int:
     labels = options.labels(args.labels, len(args.runs), "runs")
     plot_curves(args.runs, args.metric, args.out, labels)
     print(f"wrote {args.out}")
-    if args.metric in ("bleu", "sari", "rouge2"):
+    if _higher_is_better(args.metric):  # the convergence summary reads a peak
         for label, run in zip(labels or [run_name(run) for run in args.runs], args.runs):
             summary = convergence(read_validations(run), args.metric)
             print(f"{label}: best {args.metric} {summary['best']:.2f} at epoch {summary['best_epoch']:.2f}; "
                   f"95% of it first at epoch {summary['epochs_to_95pct']:.2f}"
                   f"{' (still improving at the last validation: lower bounds)' if summary['still_improving'] else ''}")
     return 0
+
+
+def _higher_is_better(key: str) -> bool:
+    from wean.evaluation import score_key
+    from wean.errors import WeanError
+
+    try:
+        return score_key(key)[1] == "higher"
+    except WeanError:  # a plug-in's key, its file not loaded here: plotted without a summary
+        return False

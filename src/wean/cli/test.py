@@ -19,6 +19,10 @@ def add(subparsers) -> None:
     parser.add_argument("--system", help="name of the system in file names (default: the model directory's name)")
     parser.add_argument("--out-dir", type=Path, required=True, help="folder for SYSTEM.BENCHMARK.txt and metrics.json")
     options.add_data_root_option(parser)
+    parser.add_argument("--metrics", help="comma-separated registered metrics in place of each benchmark's "
+                        "(a list that starts with + adds to them), e.g. +rouge")
+    parser.add_argument("--plugins", nargs="+", default=[], metavar="FILE",
+                        help="Python files registering metrics of your own, imported before --metrics is read")
     parser.add_argument("--beam", type=int, help="beam width; 1 is greedy (default: the model's)")
     parser.add_argument("--length-penalty", type=float, help="alpha in score / length**alpha (default: the model's)")
     parser.add_argument("--max-length", type=int, help="decoder steps at most (default: the model's)")
@@ -37,17 +41,23 @@ def add(subparsers) -> None:
 def run(args: argparse.Namespace) -> int:
     from wean.scoring import score_on_benchmarks
 
+    from wean.evaluation import METRICS
+    from wean.evaluation.evaluate import metric_list
+
+    options.load_plugin_files(args)
     for name in args.benchmark:
-        get_benchmark(name)  # fail on a typo before loading anything
+        for metric in metric_list(args.metrics, get_benchmark(name).metrics):  # typos fail before loading anything
+            METRICS.get(metric)
     system = args.system or args.model.resolve().name
     generator, control = options.load_generator(args)
     records = score_on_benchmarks(
         generator, args.benchmark, system, args.out_dir, args.data_root, args.detokenize,
-        plain_text=args.plain_text, beam=args.beam, length_penalty=args.length_penalty, max_length=args.max_length,
+        plain_text=args.plain_text, metrics=args.metrics, beam=args.beam, length_penalty=args.length_penalty, max_length=args.max_length,
         control=control,
     )
     for name, record in records.items():
         scores = ", ".join(f"{k} {v:.2f}" for k, v in record["scores"].items()
-                           if k in ("sari", "bleu", "multi_bleu", "fkgl", "rouge1", "rouge2", "rougeL"))
+                           if k in ("sari", "bleu", "multi_bleu", "fkgl", "rouge1", "rouge2", "rougeL",
+                                    "invented_numbers", "invented_names", "repeated_ngrams"))
         print(f"{system} on {name}: {scores}")
     return 0

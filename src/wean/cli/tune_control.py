@@ -13,9 +13,9 @@ from wean.evaluation import get_benchmark
 def add(subparsers) -> None:
     parser = subparsers.add_parser(
         "tune-control", help="choose a controllable model's default control values on validation data",
-        description="Coordinate ascent over the control values for the SARI of a sample of a validation "
-        "benchmark, counting only settings whose BLEU reaches --min-bleu. The chosen values become the "
-        "model's generation.control; the search is written to MODEL/control-tuning.json.",
+        description="Coordinate ascent over the control values for the --objective (SARI) of a sample of a "
+        "validation benchmark, counting only settings that meet every --require (default: bleu>=60). The "
+        "chosen values become the model's generation.control; the search is written to MODEL/control-tuning.json.",
     )
     parser.add_argument("--model", type=Path, required=True, help="model directory trained with data.control")
     parser.add_argument("--benchmark", default="turkcorpus-tune", help="a validation benchmark (default: turkcorpus-tune)")
@@ -23,8 +23,13 @@ def add(subparsers) -> None:
     parser.add_argument("--skip", type=int, default=500,
                         help="leave out the first N sentences, e.g. those that selected the checkpoint (default 500)")
     parser.add_argument("--seed", type=int, default=1, help="seed of the sample (default 1)")
-    parser.add_argument("--min-bleu", type=float, default=60.0,
-                        help="settings below this BLEU do not count: they ignore the source (default 60)")
+    parser.add_argument("--objective", default="sari",
+                        help="the score key to optimise, any registered metric's, in its own direction (default: sari)")
+    parser.add_argument("--require", action="append", metavar="KEY>=BOUND",
+                        help="a setting counts only if it meets this: KEY>=NUMBER, KEY<=NUMBER, or KEY<=references "
+                        "for the references' own rate of a reference-free key (e.g. invented_names<=references); "
+                        "repeatable (default: bleu>=60: settings below it ignore the source)")
+    parser.add_argument("--min-bleu", type=float, help="the same as --require bleu>=MIN_BLEU")
     parser.add_argument("--rounds", type=int, default=2, help="passes over the attributes (default 2)")
     parser.add_argument("--beam", type=int, help="beam width (default: the model's)")
     parser.add_argument("--plain-text", action=argparse.BooleanOptionalAction, default=None,
@@ -35,16 +40,25 @@ def add(subparsers) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from wean.evaluation.evaluate import selectable_key
     from wean.generator import load
-    from wean.tune_control import tune_control
+    from wean.tune_control import Requirement, tune_control
 
     options.require_at_least_one(args, "sentences", "rounds", "beam")
     if args.skip < 0:
         raise WeanError("--skip must be 0 or more")
     get_benchmark(args.benchmark)
+    requirements = list(args.require or [])
+    if args.min_bleu is not None:
+        requirements.append(f"bleu>={args.min_bleu:g}")
+    if not requirements:
+        requirements = ["bleu>=60"]
+    for text in requirements:  # a typo fails before the model is loaded
+        Requirement.parse(text)
+    selectable_key(args.objective, "--objective")
     values = tune_control(
         load(args.model, args.device), args.model, args.benchmark, args.sentences, args.skip, args.seed,
-        args.min_bleu, args.rounds, args.plain_text, args.data_root, beam=args.beam,
+        requirements, args.objective, args.rounds, args.plain_text, args.data_root, beam=args.beam,
     )
     print(f"{args.model}: generation.control set to " + ",".join(f"{k}={v:.2f}" for k, v in values.items()))
     return 0

@@ -7,6 +7,7 @@ number never travels without the variant, casing, tokenizer and library versions
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 import sys
 from dataclasses import dataclass, field
@@ -178,6 +179,7 @@ class Metric:
     yardstick: bool = False
     statistics: Callable | None = None
     from_statistics: Callable | None = None
+    origin: Callable | None = None  # the function registered, for messages that say where it is
 
 
 def metric(name: str, keys: dict[str, str | None] | None = None, **options):
@@ -197,10 +199,18 @@ def metric(name: str, keys: dict[str, str | None] | None = None, **options):
                 return result
             return MetricResult(name, dict(result), {**inputs.common_signature, "library": function.__module__})
 
-        METRICS.register(name)(Metric(score, keys, **options))
+        METRICS.register(name)(Metric(score, keys, **options, origin=function))
         return function
 
     return decorate
+
+
+def metric_list(text: str | None, default: tuple[str, ...]) -> tuple[str, ...]:
+    """The metrics a ``--metrics`` value names; one starting with ``+`` adds to ``default``."""
+    if not text:
+        return default
+    listed = tuple(m.strip() for m in text.removeprefix("+").split(",") if m.strip())
+    return default + tuple(m for m in listed if m not in default) if text.startswith("+") else listed
 
 
 def validation_directions() -> dict[str, str]:
@@ -218,7 +228,9 @@ def score_key(key: str) -> tuple[str | None, str | None]:
         if key in keys:
             return name, keys[key]
     known = sorted({k for n in METRICS.names() for k in METRICS.get(n).keys} | set(validation_directions()))
-    raise WeanError(f"no registered metric reports {key!r}; known score keys: {', '.join(known)}")
+    close = difflib.get_close_matches(key, known, n=1)
+    hint = f"did you mean {close[0]!r}? " if close else ""
+    raise WeanError(f"no registered metric reports {key!r}; {hint}known score keys: {', '.join(known)}")
 
 
 def selectable_key(key: str, what: str) -> tuple[str | None, str]:

@@ -5,7 +5,14 @@ which replays the rule over runs trained before it."""
 
 from __future__ import annotations
 
-HIGHER_IS_BETTER = {"loss": False, "bleu": True, "sari": True, "rouge2": True}
+
+
+def higher_is_better(metric: str) -> bool:
+    """The direction of a selection metric: loss and perplexity fall, each registered metric's
+    score key goes the way its metric declares."""
+    from wean.evaluation.evaluate import selectable_key
+
+    return selectable_key(metric, "selection metric")[1] == "higher"
 
 
 def judge(record: dict, earlier: list[dict], metric: str, watch_loss: bool) -> tuple[bool, bool]:
@@ -14,7 +21,7 @@ def judge(record: dict, earlier: list[dict], metric: str, watch_loss: bool) -> t
     if not earlier:
         return True, True
     values = [previous[metric] for previous in earlier]
-    improved = record[metric] > max(values) if HIGHER_IS_BETTER[metric] else record[metric] < min(values)
+    improved = record[metric] > max(values) if higher_is_better(metric) else record[metric] < min(values)
     lower_loss = record["loss"] < min(previous["loss"] for previous in earlier)
     return improved, improved or (watch_loss and lower_loss)
 

@@ -1,8 +1,9 @@
 """The training loop: batches → optimizer steps → validation → checkpoints, resumable exactly.
 
 Every ``validate_every`` updates (or at the end of each epoch when it is 0) the model is scored on
-the validation split: teacher-forced loss, and BLEU, SARI and ROUGE-2 of greedy outputs. The
-``selection_metric`` then decides three things: which checkpoints are kept (the best
+the validation split: teacher-forced loss, and BLEU, SARI, ROUGE-2 and the keys of
+``validation_metrics`` of greedy outputs. The ``selection_metric`` (any of them, in the direction
+its metric declares) then decides three things: which checkpoints are kept (the best
 ``keep_best``; ``model.safetensors`` is always the best one), when the learning rate is halved
 (every ``lr_patience`` validations without improvement) and when training stops (after
 ``early_stopping_patience``). Both patiences count the same validations; with
@@ -42,7 +43,7 @@ from wean.models.model import build_model
 from wean.training.checkpoints import RunCheckpoints
 from wean.training.distributed import join, leave
 from wean.training.optimizers import build_optimizer
-from wean.training.patience import HIGHER_IS_BETTER, halved, judge
+from wean.training.patience import halved, higher_is_better, judge
 from wean.training.precision import autocast_dtype, check_precision
 from wean.training.validation import Validation
 
@@ -354,15 +355,16 @@ class Trainer:
         self.state.validations.append(record)
         if main:
             atomic_write_json(self.directory / "validations.json", self.state.validations)
-        for key in ("loss", "bleu", "sari", "rouge2"):
-            self._scalar(f"valid/{key}", record[key])
+        for key, value in record.items():
+            if key not in ("updates", "epochs", "learning_rate", "seconds", "perplexity"):
+                self._scalar(f"valid/{key}", value)
 
         settings = self.config.training
         metric = settings.selection_metric
         improved, progress = judge(record, self.state.validations[:-1], metric, settings.patience_watches_loss)
         name = f"step-{self.state.updates:08d}"
         self.state.best.append([record[metric], self.state.updates, name])
-        self.state.best.sort(key=lambda entry: -entry[0] if HIGHER_IS_BETTER[metric] else entry[0])
+        self.state.best.sort(key=lambda entry: -entry[0] if higher_is_better(metric) else entry[0])
         if improved and main:
             save_weights(self.model, self.directory / WEIGHTS)
             atomic_write_json(self.directory / "best.json", record)
@@ -376,6 +378,7 @@ class Trainer:
         self.log(
             f"validation at update {self.state.updates} (epoch {record['epochs']:.2f}): loss {record['loss']:.4f} "
             f"BLEU {record['bleu']:.2f} SARI {record['sari']:.2f} ROUGE-2 {record['rouge2']:.2f}"
+            f"{'' if metric in ('loss', 'bleu', 'sari', 'rouge2') else f' {metric} {record[metric]:.2f}'}"
             f"{'  *best*' if improved else ''}"
         )
         if self._out_of_patience():

@@ -1,5 +1,6 @@
-"""Scoring a model on the validation split while it trains: the teacher-forced loss, and BLEU, SARI
-and ROUGE-2 of its greedy outputs, computed as ``wean test`` computes them. Only the validation
+"""Scoring a model on the validation split while it trains: the teacher-forced loss, and BLEU, SARI,
+ROUGE-2 and any other registered metric (``training.validation_metrics``, the selection metric's)
+of its greedy outputs, computed as ``wean test`` computes them. Only the validation
 split is ever read here: there is no way to select on a test set."""
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import torch
 from wean.config import Config
 from wean.criterion import Criterion
 from wean.data.corpus import ParallelText, collate, encode_pairs, make_batches
-from wean.evaluation import EvaluationSettings, evaluate
+from wean.evaluation import METRICS, EvaluationSettings, evaluate, score_key
 from wean.data.plain_text import PlainText
 from wean.generator import Generator
 from wean.model_dir import Assets
@@ -52,7 +53,8 @@ class Validation:
         return total / tokens
 
     def scores(self, criterion: Criterion, assets: Assets, device: torch.device) -> dict[str, float]:
-        """loss, perplexity, bleu, sari and rouge2 of the model the criterion trains."""
+        """loss, perplexity, bleu, sari and rouge2 of the model the criterion trains, and the keys
+        of :func:`validation_metrics`."""
         record = {"loss": self.loss(criterion, device)}
         record["perplexity"] = math.exp(min(record["loss"], 50))
         generator = Generator(criterion.model, assets)
@@ -62,7 +64,20 @@ class Validation:
             split_sentences=False,
         )]
         characters = self.config.data.tokenizer.type == "char"  # Chinese: character-level scores
-        settings = EvaluationSettings(metrics=("sari", "bleu", "rouge"), tokenizer="char" if characters else "13a")
+        extra = validation_metrics(self.config)
+        settings = EvaluationSettings(metrics=("sari", "bleu", "rouge", *extra), tokenizer="char" if characters else "13a")
         scores = evaluate(outputs, self.valid.sources, self.valid.references, settings).scores
         record.update(bleu=scores["bleu"], sari=scores["sari"], rouge2=scores["rouge2"])
+        for name in extra:
+            record.update({key: scores[key] for key in METRICS.get(name).keys if key in scores})
         return record
+
+
+def validation_metrics(config: Config) -> tuple[str, ...]:
+    """The registered metrics a validation scores besides sari, bleu and rouge (whose keys it
+    records as it always has: bleu, sari, rouge2): those listed, and the selection metric's."""
+    names = list(config.training.validation_metrics)
+    owner, _ = score_key(config.training.selection_metric)
+    if owner is not None:
+        names.append(owner)
+    return tuple(dict.fromkeys(name for name in names if name not in ("sari", "bleu", "rouge")))
