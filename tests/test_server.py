@@ -436,3 +436,80 @@ def test_web_page_slider_changes_the_output_and_shows_the_changes(control_server
     removed, added = page.locator("#diff del").count(), page.locator("#diff ins").count()
     assert removed + added > 0 and removed >= len(text.split()) - len(expected.split())
     page.close()
+
+
+@pytest.fixture(scope="module")
+def rating_server(generator, tmp_path_factory):
+    from wean.rating.sheet import prepare
+
+    folder = tmp_path_factory.mktemp("rating") / "sheet"
+    sources = [f"source sentence {i}" for i in range(6)]
+    prepare(sources, {"first_system": [f"first {i}" for i in range(6)], "second_system": [f"second {i}" for i in range(6)]},
+            folder, sentences=4, seed=1)
+    with Server(create_app(generator, LIMITS, rating_sheet=folder)) as running:
+        running.folder = folder
+        yield running
+
+
+def test_the_rating_api_saves_each_rating_and_never_shows_the_key(rating_server, server):
+    url = rating_server.url
+    sheet = httpx.get(f"{url}/v1/rate/sheet", timeout=30).json()
+    assert len(sheet["items"]) == 4 and sheet["rated"] == {} and "adequacy" in sheet["protocol"]
+    assert "_system" not in json.dumps(sheet)  # the key's system names are never served
+    candidate = sheet["items"][0]["candidates"][0]["id"]
+    rating = {"rater": "ann", "candidate": candidate, "adequacy": 4, "fluency": 5, "simplicity": 2}
+    response = httpx.post(f"{url}/v1/rate", json=rating, timeout=30)
+    assert response.status_code == 200 and response.json() == {"saved": candidate, "rated": 1, "candidates": 8}
+    saved = (rating_server.folder / "ratings" / "ann.jsonl").read_text().splitlines()
+    assert len(saved) == 1 and json.loads(saved[0])["adequacy"] == 4  # on disk before the answer
+    httpx.post(f"{url}/v1/rate", json={**rating, "adequacy": 1}, timeout=30)  # changed: the later one counts
+    again = httpx.get(f"{url}/v1/rate/sheet", params={"rater": "ann"}, timeout=30).json()
+    assert again["rated"] == {candidate: {"adequacy": 1, "fluency": 5, "simplicity": 2}}
+    for body, message in [
+        ({**rating, "adequacy": 6}, "adequacy of"),
+        ({**rating, "fluency": "5"}, "fluency: Input should be a valid integer"),
+        ({**rating, "candidate": "9.9"}, "candidate '9.9' is not on this sheet"),
+        ({**rating, "rater": "../../etc/x"}, "rater: 1-40 letters"),
+        ({**rating, "extra": 1}, "extra: Extra inputs are not permitted"),
+    ]:
+        response = httpx.post(f"{url}/v1/rate", json=body, timeout=30)
+        assert response.status_code == 422 and message in response.json()["error"], (body, response.text)
+    response = httpx.get(f"{url}/v1/rate/sheet", params={"rater": "a b"}, timeout=30)
+    assert response.status_code == 422 and "rater:" in response.json()["error"]
+    assert not (rating_server.folder.parent / "etc").exists()
+    # a server started without a sheet has no rating page
+    assert httpx.get(f"{server.url}/rate", timeout=30).status_code == 404
+
+
+def test_the_rating_page_saves_each_rating_as_it_is_given_and_resumes(rating_server, browser):
+    folder = rating_server.folder
+    page = browser.new_page()
+    page.goto(rating_server.url + "/rate")
+    page.wait_for_function("document.getElementById('protocol').textContent.includes('adequacy')", timeout=30000)
+    page.fill("#rater", "bea")
+    page.click("#begin")
+    page.wait_for_selector(".candidate")
+    first = page.locator(".candidate").first
+    candidate = first.get_attribute("data-id")
+    for scale, value in (("adequacy", 5), ("fluency", 4)):
+        page.click(f"label[for='{candidate}-{scale}-{value}']")
+    assert not (folder / "ratings" / "bea.jsonl").exists()  # not all three scales yet
+    with page.expect_response("**/v1/rate"):
+        page.click(f"label[for='{candidate}-simplicity-3']")
+    page.wait_for_function("document.querySelector('.candidate .status').textContent === 'saved'", timeout=30000)
+    saved = json.loads((folder / "ratings" / "bea.jsonl").read_text().splitlines()[-1])
+    assert (saved["candidate"], saved["adequacy"], saved["fluency"], saved["simplicity"]) == (candidate, 5, 4, 3)
+    assert "1 of 8 candidates rated" in page.text_content("#progress")
+    # a new page for the same rater resumes where she was, her rating shown
+    page.close()
+    page = browser.new_page()
+    page.goto(rating_server.url + "/rate")
+    page.wait_for_function("document.getElementById('protocol').textContent.length > 0", timeout=30000)
+    page.fill("#rater", "bea")
+    page.click("#begin")
+    page.wait_for_selector(".candidate")
+    assert "1 of 8 candidates rated" in page.text_content("#progress")
+    assert page.is_checked(f"[id='{candidate}-adequacy-5']")
+    page.click("#next")
+    assert "item 2 of 4" in page.text_content("#progress")
+    page.close()

@@ -25,6 +25,9 @@ def add(subparsers) -> None:
     parser.add_argument("--allowed-hosts", metavar="NAME,...",
                         help="the names clients may reach the server by (Host header), '*' for any "
                         "(default: localhost, 127.0.0.1 and ::1 on a loopback address; any otherwise)")
+    parser.add_argument("--rating-sheet", type=Path, metavar="FOLDER",
+                        help="a folder written by wean rate prepare: rate it on the page at /rate, each rating "
+                        "saved to FOLDER/ratings/ as it is given")
     for limit in fields(Limits):
         parser.add_argument(f"--{limit.name.replace('_', '-')}", type=type(limit.default), default=limit.default,
                             metavar="N", help=f"{limit.metadata['help']} (default: {limit.default})")
@@ -45,7 +48,11 @@ def run(args: argparse.Namespace) -> int:
         if not value > 0:  # NaN too
             raise WeanError(f"--{name.replace('_', '-')} must be positive")
     access = Access(_read_token(args.token_file) if args.token_file else None, _allowed_hosts(args))
-    serve(load(args.model, args.device, args.quantize), args.host, args.port, limits, access)
+    if args.rating_sheet is not None:
+        from wean.rating.sheet import load_sheet
+
+        load_sheet(args.rating_sheet)  # before the model loads: a wrong folder fails at once
+    serve(load(args.model, args.device, args.quantize), args.host, args.port, limits, access, args.rating_sheet)
     return 0
 
 

@@ -6,6 +6,8 @@
   dropped unrun (client gone, or waited longer than ``--max-queue-s``), stopped mid-search (client
   gone) and timed out (``--max-request-s``).
 - ``GET /``: a page where a person types a sentence and sees its output and attention heat map.
+- ``GET /rate``, ``/v1/rate/...``: with ``rating_sheet``, a page that rates a blind sheet of
+  ``wean rate prepare`` and saves each rating as it is given (:mod:`wean.server.rating`).
 - ``GET /docs``: the OpenAPI documentation FastAPI writes from the types below (served from local
   files: it works offline).
 
@@ -136,7 +138,9 @@ def host_name(header: str) -> str:
     return header.rsplit(":", 1)[0].lower() if header.count(":") == 1 else header.lower()
 
 
-def create_app(generator: Generator, limits: Limits | None = None, access: Access | None = None) -> FastAPI:
+def create_app(generator: Generator, limits: Limits | None = None, access: Access | None = None,
+               rating_sheet: Path | None = None) -> FastAPI:
+    """``rating_sheet``: a folder of ``wean rate prepare``, rated at ``/rate``."""
     limits = limits or Limits()
     access = access or Access()
     name = generator.config.name
@@ -199,6 +203,11 @@ def create_app(generator: Generator, limits: Limits | None = None, access: Acces
                                    swagger_js_url="/docs-files/swagger-ui-bundle.js",
                                    swagger_css_url="/docs-files/swagger-ui.css",
                                    swagger_favicon_url="/docs-files/favicon-32x32.png")
+
+    if rating_sheet is not None:
+        from wean.server.rating import rating_routes
+
+        app.include_router(rating_routes(rating_sheet))
 
     @app.get("/", response_class=HTMLResponse, include_in_schema=False)
     async def page():
@@ -280,9 +289,10 @@ def create_app(generator: Generator, limits: Limits | None = None, access: Acces
     return app
 
 
-def serve(generator: Generator, host: str, port: int, limits: Limits | None = None, access: Access | None = None) -> None:
+def serve(generator: Generator, host: str, port: int, limits: Limits | None = None, access: Access | None = None,
+          rating_sheet: Path | None = None) -> None:
     import uvicorn
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
     warnings.simplefilter("ignore", UntrainedControlWarning)  # each answer says it, in its outputs' warning
-    uvicorn.run(create_app(generator, limits, access), host=host, port=port, access_log=False, log_level="info")
+    uvicorn.run(create_app(generator, limits, access, rating_sheet), host=host, port=port, access_log=False, log_level="info")

@@ -1,0 +1,65 @@
+"""The rating page's routes (``wean serve --rating-sheet FOLDER``): ``GET /rate`` is the page,
+``GET /v1/rate/sheet`` the sheet (and, with ``?rater=NAME``, what that rater has rated so far),
+``POST /v1/rate`` one rating, saved to ``FOLDER/ratings/<rater>.jsonl`` before the answer. The
+folder's ``key.json`` is never read here: the page cannot tell which system wrote what."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from fastapi import APIRouter
+from fastapi.responses import HTMLResponse
+from pydantic import BaseModel, ConfigDict
+from starlette.exceptions import HTTPException
+
+from wean.errors import WeanError
+from wean.rating.sheet import candidate_ids, check_rating, load_sheet, read_ratings, save_rating
+
+PAGE = Path(__file__).parent / "static" / "rate.html"
+
+
+class RatingRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    rater: str
+    candidate: str
+    adequacy: int
+    fluency: int
+    simplicity: int
+
+
+def rating_routes(folder: Path) -> APIRouter:
+    sheet = load_sheet(folder)  # a bad folder stops `wean serve` before it listens
+    known = candidate_ids(sheet)
+    router = APIRouter()
+
+    @router.get("/rate", response_class=HTMLResponse, include_in_schema=False)
+    async def page():
+        return HTMLResponse(PAGE.read_text(encoding="utf-8"))
+
+    @router.get("/v1/rate/sheet")
+    async def get_sheet(rater: str | None = None):
+        """The protocol and the items; with ``rater``, the ratings that rater has given."""
+        rated = {}
+        if rater is not None:
+            try:
+                check_rating(rater, next(iter(known)), {"adequacy": 1, "fluency": 1, "simplicity": 1}, known)
+            except WeanError as error:
+                raise HTTPException(422, str(error)) from None
+            path = folder / "ratings" / f"{rater}.jsonl"
+            if path.exists():
+                rated = {r.candidate: r.scores for r in read_ratings([path], known)}
+        return {**sheet, "rated": rated}
+
+    @router.post("/v1/rate")
+    async def rate(body: RatingRequest):
+        """Save one rating; a later rating of the same candidate by the same rater replaces it."""
+        try:
+            rating = check_rating(body.rater, body.candidate, body.model_dump(), known)
+        except WeanError as error:
+            raise HTTPException(422, str(error)) from None
+        save_rating(folder, rating)
+        rated = {r.candidate for r in read_ratings([folder / "ratings" / f"{rating.rater}.jsonl"], known)}
+        return {"saved": rating.candidate, "rated": len(rated), "candidates": len(known)}
+
+    return router
