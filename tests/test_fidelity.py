@@ -37,12 +37,15 @@ def test_names_absent_from_the_source_are_invented():
 
 
 def test_repeats_count_content_ngrams_the_source_does_not_repeat():
-    assert repeated_ngrams(SOURCE, "He moved to Paris, where he wanted to Paris in architecture.") == [
-        ("paris",), ("to", "paris")]
+    assert repeated_ngrams(SOURCE, "He moved to Paris, where he wanted to Paris in architecture.") == [("paris",)]
     # "the" and "was" are no content words: their repeats are not counted
     assert repeated_ngrams("The cat sat.", "The cat was here and the dog was there.") == []
-    assert repeated_ngrams("In 1962 it was filmed.", "In 1962, the book was made into a film in 1962.") == [
-        ("1962",), ("in", "1962")]
+    assert repeated_ngrams("In 1962 it was filmed.", "In 1962, the book was made into a film in 1962.") == [("1962",)]
+    # an n-gram counts from a content word to a content word: "a datum" is no repeat of its own
+    assert repeated_ngrams("a datum is a copy of the datum", "a datum is a copy of a datum") == []
+    # a repeated phrase whose words the source holds as often, but apart
+    assert repeated_ngrams("Paris Hilton visited Paris and Hilton Head.", "Paris Hilton visited Paris Hilton.") == [
+        ("paris", "hilton")]
     # the source's own repeats excuse as many in the output
     assert repeated_ngrams("Paris is Paris.", "Paris is Paris.") == []
     assert repeated_ngrams("Paris is Paris.", "Paris, Paris, Paris.") == [("paris",), ("paris", "paris")]

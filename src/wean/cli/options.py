@@ -26,6 +26,9 @@ def add_scoring_options(parser: argparse.ArgumentParser, metric_names: tuple[str
     parser.add_argument("--plugins", nargs="+", default=[], metavar="FILE",
                         help="Python files registering metrics of your own (wean.evaluation.metric), "
                         "imported before --metrics is read")
+    parser.add_argument("--reverse-model", type=Path, metavar="DIR",
+                        help="a model trained from simple to complex: adds the metric reverse, log P(source | "
+                        "output) per source token")
     parser.add_argument("--sari-variant", choices=VARIANTS, default="default",
                         help="default: EASSE corpus SARI; legacy: EASSE legacy=True; del-precision: deletion "
                         "scored by precision; xu2016: the original sentence-averaged SARIsent")
@@ -69,11 +72,18 @@ def scoring_inputs(args: argparse.Namespace, default_metrics: tuple[str, ...] | 
     if default_metrics is not None:
         metrics = tuple(m for m in metrics if m in default_metrics) or default_metrics
     metrics = metric_list(args.metrics, metrics)
+    reverse_model = getattr(args, "reverse_model", None)
+    if reverse_model is not None:
+        if not (reverse_model / "config.yaml").is_file():
+            raise WeanError(f"--reverse-model {reverse_model}: not a model directory (no config.yaml)")
+        if "reverse" not in metrics:
+            metrics += ("reverse",)
     settings = EvaluationSettings(
         metrics=tuple(m for m in metrics if m not in output_statistics),
         sari_variant=args.sari_variant,
         lowercase=lowercase if args.lowercase is None else args.lowercase,
         tokenizer=tokenizer if args.tokenize is None else args.tokenize,
+        reverse_model=str(reverse_model) if reverse_model is not None else None,
     )
     return benchmark, source, references, settings, metrics
 

@@ -26,6 +26,7 @@ def add(subparsers) -> None:
     parser.add_argument("--beam", type=int, help="beam width; 1 is greedy (default: the model's)")
     parser.add_argument("--length-penalty", type=float, help="alpha in score / length**alpha (default: the model's)")
     parser.add_argument("--max-length", type=int, help="decoder steps at most (default: the model's)")
+    parser.add_argument("--block-ngram-repeat", type=int, metavar="N", help="never repeat an N-gram (0: off; default: the model's)")
     parser.add_argument("--detokenize", choices=("none", "ptb"), default="none",
                         help="ptb: undo PTB tokenization, for benchmarks with detokenized references")
     parser.add_argument("--plain-text", action=argparse.BooleanOptionalAction, default=None,
@@ -53,6 +54,7 @@ def run(args: argparse.Namespace) -> int:
     records = score_on_benchmarks(
         generator, args.benchmark, system, args.out_dir, args.data_root, args.detokenize,
         plain_text=args.plain_text, metrics=args.metrics, beam=args.beam, length_penalty=args.length_penalty, max_length=args.max_length,
+        block_ngram_repeat=args.block_ngram_repeat,
         control=control,
     )
     for name, record in records.items():

@@ -65,7 +65,7 @@ BENCHMARKS: dict[str, Benchmark] = {
     ),
     "wikismall-test": Benchmark(
         "wikismall-test", "wikismall/test.src", ("wikismall/test.dst",), _PTB,
-        ("sari", "bleu", "multi-bleu", "fkgl", "stats"),
+        ("sari", "bleu", "multi-bleu", "fkgl", "stats", "fidelity"),
         note="PWKP test (Zhu et al. 2010), 100 sentences, 1 reference; EASSE's pwkp_test",
     ),
     "wikilarge-valid": Benchmark(

@@ -42,6 +42,7 @@ class EvaluationSettings:
     sari_variant: str = "default"
     lowercase: bool = True
     tokenizer: str = "13a"
+    reverse_model: str | None = None  # a model directory trained simple -> complex, for metric "reverse"
 
     def __post_init__(self):
         for name in self.metrics:
@@ -323,6 +324,39 @@ def _fidelity(inputs: MetricInputs) -> MetricResult:
     scores = fidelity.from_statistics(_fidelity_statistics(inputs.outputs, inputs).sum(0))
     signature = {"case": "mixed", "text": "raw", "content_zipf": fidelity.CONTENT_WORD_ZIPF, "library": _ours()}
     return MetricResult("fidelity", scores, signature)
+
+
+_reverse_models: dict = {}  # model directory -> its Generator, loaded once
+
+
+def _reverse_statistics(outputs: Sequence[str], inputs: MetricInputs):
+    """Per sentence: 1, log P(source | output) under the reverse model, the source's tokens."""
+    import numpy as np
+
+    from wean.forced_scores import forced_log_probs
+    from wean.generator import load
+
+    path = inputs.settings.reverse_model
+    if path is None:
+        raise WeanError("metric 'reverse' needs a model trained from simple to complex (--reverse-model DIR)")
+    if path not in _reverse_models:
+        _reverse_models[path] = load(path)
+    scores = forced_log_probs(_reverse_models[path], outputs, inputs.sources)
+    return np.asarray([[1.0, total, count] for total, count in scores]).reshape(-1, 3)
+
+
+def _reverse_from_statistics(summed) -> dict[str, float]:
+    return {"reverse_log_prob": float(summed[1]) / max(1.0, float(summed[2]))}
+
+
+@metric("reverse", {"reverse_log_prob": "higher"}, needs_source=True, yardstick=True,
+        statistics=_reverse_statistics, from_statistics=_reverse_from_statistics)
+def _reverse(inputs: MetricInputs) -> MetricResult:
+    """log P(source | output) per source token under a model trained simple -> complex: how much of
+    the source the output still lets one recover (the channel model of noisy-channel reranking)."""
+    scores = _reverse_from_statistics(_reverse_statistics(inputs.outputs, inputs).sum(0))
+    signature = {"model": inputs.settings.reverse_model, "level": "corpus, per source token", "library": _ours()}
+    return MetricResult("reverse", scores, signature)
 
 
 def _file_record(path: Path, lines: int) -> dict:

@@ -22,10 +22,12 @@ invented_names
     undercounts a little; on lowercased text it is 0 by construction.
 repeated_ngrams
     outputs that repeat a content n-gram more often than their source: some n-gram of 1 to 4
-    lowercased word tokens (runs of letters or digits) holding a content word occurs at least
-    twice in the output and more often than in the source. A content word holds a digit or is
-    rarer than Zipf frequency 6 in English (wordfreq): "the", "was", "which", "one" are not
-    content words; "year", "film", "paris", "1962" are.
+    lowercased word tokens (runs of letters or digits) that starts and ends with a content word
+    occurs at least twice in the output and more often than in the source. A content word holds
+    a digit or is rarer than Zipf frequency 6 in English (wordfreq): "the", "was", "which",
+    "one" are not content words; "year", "film", "paris", "1962" are. (An n-gram that starts or
+    ends with a function word is left out: "a datum ... a datum" for the source's "a datum ...
+    the datum" repeats nothing.)
 copied
     outputs identical to their source once runs of whitespace are one space.
 non_ascii_kept
@@ -109,7 +111,7 @@ def _content_ngrams(tokens: list[str]) -> Counter:
     for n in range(1, MAX_ORDER + 1):
         for i in range(len(tokens) - n + 1):
             gram = tuple(tokens[i:i + n])
-            if any(is_content_word(token) for token in gram):
+            if is_content_word(gram[0]) and is_content_word(gram[-1]):
                 counts[gram] += 1
     return counts
 

@@ -76,7 +76,8 @@ def _sari_statistics(sources, outputs, reference_streams, variant, lowercase, to
     return np.asarray(rows, dtype=np.int64)
 
 
-def _scorer(metric: str, sources, reference_streams, sari_variant: str, lowercase: bool, tokenizer: str):
+def _scorer(metric: str, sources, reference_streams, sari_variant: str, lowercase: bool, tokenizer: str,
+            reverse_model: str | None = None):
     """(per-sentence counts of some outputs, corpus score from summed counts) for ``metric``."""
     if metric == "sari":
         if sari_variant == "xu2016":
@@ -111,17 +112,18 @@ def _scorer(metric: str, sources, reference_streams, sari_variant: str, lowercas
         return _output_statistic(metric, sources, reference_streams, lowercase, tokenizer)
     for name, registered in _row_metrics().items():
         if metric in registered.keys:
-            return _row_metric(name, registered, metric, sources, reference_streams, lowercase, tokenizer)
+            return _row_metric(name, registered, metric, sources, reference_streams, lowercase, tokenizer, reverse_model)
     raise WeanError(f"no paired test for metric {metric!r}; choose from {', '.join(paired_metrics())}")
 
 
-def _row_metric(name: str, registered, key: str, sources, reference_streams, lowercase: bool, tokenizer: str):
+def _row_metric(name: str, registered, key: str, sources, reference_streams, lowercase: bool, tokenizer: str,
+                reverse_model: str | None):
     """The scorer of ``key`` of a registered metric that gives per-sentence rows."""
     from wean.evaluation.evaluate import EvaluationSettings, MetricInputs
 
     if registered.needs_source and sources is None:
         raise WeanError(f"metric {name!r} needs a source file")
-    settings = EvaluationSettings((name,), "default", lowercase, tokenizer)
+    settings = EvaluationSettings((name,), "default", lowercase, tokenizer, reverse_model)
 
     def counts(outputs):
         return np.asarray(registered.statistics(outputs, MetricInputs(outputs, sources, list(reference_streams), settings)))
@@ -175,6 +177,7 @@ def paired_bootstrap(
     tokenizer: str = "13a",
     samples: int = 1000,
     seed: int = 1,
+    reverse_model: str | None = None,
 ) -> list[PairedComparison]:
     """Compare ``outputs_a`` with ``outputs_b`` on each metric; ``reference_streams[k][i]`` is
     reference k of sentence i. Both systems see the same resampled sentences."""
@@ -192,6 +195,6 @@ def paired_bootstrap(
     metrics = [name for metric in metrics for name in (
         rouge.ROUGE_TYPES if metric == "rouge" else list(rows[metric].keys) if metric in rows else (metric,))]
     for metric in metrics:
-        counts, score = _scorer(metric, sources, reference_streams, sari_variant, lowercase, tokenizer)
+        counts, score = _scorer(metric, sources, reference_streams, sari_variant, lowercase, tokenizer, reverse_model)
         results.append(_compare(metric, counts(outputs_a), counts(outputs_b), score, samples, seed))
     return results

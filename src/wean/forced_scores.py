@@ -1,0 +1,49 @@
+"""How likely a model finds a given output: teacher-forced log P(target | source), as the
+validation loss computes it, per pair. With a model trained in the other direction (simple ->
+complex), log P(source | output) says how much of the source an output still lets one recover:
+the reverse-model score of :mod:`wean.evaluation.fidelity`'s companion metric ``reverse``."""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import torch
+
+from wean.data.corpus import IGNORE, Example, collate
+from wean.data.vocabulary import EOS_ID
+from wean.device import model_device
+from wean.generator import Generator
+
+
+@torch.no_grad()
+def forced_log_probs(
+    generator: Generator, sources: Sequence[str], targets: Sequence[str], plain_text: bool | None = None,
+    batch_size: int = 32,
+) -> list[tuple[float, int]]:
+    """(sum of the log-probabilities of target i's tokens, <eos> included; that many tokens) for
+    each pair, given source i as the model reads it: tokenized as its corpus was when
+    ``plain_text`` (default: the model's ``generation.plain_text``), with its default control
+    tokens in front. An empty source is read as a lone </s>; an empty target scores its </s>."""
+    assets, model = generator.assets, generator.model
+    plain_text = generator.config.generation.plain_text if plain_text is None else plain_text
+    to_model_text = generator.plain_text.to_model_text if plain_text else (lambda text: text)
+    prefix = generator.control_prefix(None)
+    examples = []
+    for i, (source, target) in enumerate(zip(sources, targets)):
+        source_ids = assets.source_vocabulary.encode(prefix + generator.tokenizer.encode(to_model_text(source)))
+        target_ids = assets.target_vocabulary.encode(generator.tokenizer.encode(to_model_text(target)), add_eos=True)
+        examples.append(Example(i, source_ids or [EOS_ID], target_ids))
+    device = model_device(model)
+    results: list[tuple[float, int]] = [(0.0, 0)] * len(examples)
+    ordered = sorted(examples, key=lambda e: len(e.source))
+    for start in range(0, len(ordered), batch_size):
+        chunk = ordered[start : start + batch_size]
+        batch = collate(chunk).to(device)
+        logits = model(batch.source, batch.source_lengths, batch.target_input).logits.float()
+        targets_out = model.loss_targets(batch.target_output)
+        kept = targets_out != IGNORE
+        picked = torch.log_softmax(logits, dim=-1).gather(-1, targets_out.clamp(min=0).unsqueeze(-1)).squeeze(-1)
+        sums = (picked * kept).sum(dim=1)
+        for example, total, count in zip(chunk, sums.tolist(), kept.sum(dim=1).tolist()):
+            results[example.index] = (total, int(count))
+    return results

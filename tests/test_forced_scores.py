@@ -1,0 +1,67 @@
+"""Teacher-forced log P(target | source) per pair, and the reverse-model metric built on it."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+import torch
+
+from synthetic import reverse_pairs
+from wean.cli import main
+from wean.criterion import Criterion
+from wean.data.corpus import ParallelText, collate, encode_pairs
+from wean.evaluation import EvaluationSettings, evaluate
+from wean.forced_scores import forced_log_probs
+from wean.generator import load
+
+
+def test_log_probs_sum_to_the_validation_loss_and_prefer_the_true_target(control_model):
+    # the keep-a-prefix model, asked by default to keep everything (chars_ratio 1): copies
+    generator = load(control_model)
+    sources, _ = reverse_pairs(40, seed=11, reverse=False)
+    targets = list(sources)
+    scores = forced_log_probs(generator, sources, targets, batch_size=7)
+    assert [count for _, count in scores] == [len(t.split()) + 1 for t in targets]  # <eos> included
+    # the training code's own loss on the same pairs, in one batch: the same total
+    text = ParallelText(sources=sources, targets=targets, references=[targets], source_path="pairs")
+    assets = generator.assets
+    examples = encode_pairs(text, assets.tokenizer, assets.source_vocabulary, assets.target_vocabulary,
+                            control=assets.control)  # a copy's own control token is the default
+    with torch.no_grad():
+        loss = float(Criterion(generator.model).validation_loss(collate(examples)))
+    assert -sum(total for total, _ in scores) == pytest.approx(loss, rel=1e-5)
+    # a trained model finds the true target likelier than another sentence's
+    shuffled = targets[1:] + targets[:1]
+    wrong = forced_log_probs(generator, sources, shuffled)
+    assert sum(t for t, _ in scores) / sum(n for _, n in scores) > sum(t for t, _ in wrong) / sum(n for _, n in wrong) + 1
+    assert forced_log_probs(generator, [""], ["a b"])[0][1] == 3  # an empty source is read, not refused
+
+
+def test_the_reverse_metric_scores_outputs_by_how_well_they_give_back_the_source(control_model, tmp_path, capsys):
+    # the model copies by default, so it is its own reverse model: a faithful output gives the source back
+    model_dir = control_model
+    sources, _ = reverse_pairs(30, seed=5, reverse=False)
+    faithful = list(sources)
+    rng = random.Random(1)
+    garbled = [" ".join(rng.sample(o.split(), len(o.split()))) for o in faithful]
+    settings = EvaluationSettings(("reverse",), reverse_model=str(model_dir))
+    good = evaluate(faithful, sources, [faithful], settings)
+    bad = evaluate(garbled, sources, [faithful], settings)
+    assert good.scores["reverse_log_prob"] > bad.scores["reverse_log_prob"]
+    assert good.reference_scores["reverse_log_prob"] == pytest.approx(good.scores["reverse_log_prob"])
+    with pytest.raises(Exception, match="needs a model trained from simple to complex"):
+        evaluate(faithful, sources, [faithful], EvaluationSettings(("reverse",)))
+
+    paths = {}
+    for name, lines in {"src": sources, "ref": faithful, "a": faithful, "b": garbled}.items():
+        paths[name] = tmp_path / name
+        paths[name].write_text("\n".join(lines) + "\n", encoding="utf-8")
+    assert main(["compare", "--hyp", str(paths["a"]), str(paths["b"]), "--src", str(paths["src"]), "--refs",
+                 str(paths["ref"]), "--reverse-model", str(model_dir), "--samples", "100", "--json"]) == 0
+    comparison = next(c for c in json.loads(capsys.readouterr().out)["comparisons"] if c["metric"] == "reverse_log_prob")
+    assert comparison["difference"] > 0 and comparison["p_value"] < 0.05
+    assert main(["evaluate", "--hyp", str(paths["a"]), "--src", str(paths["src"]), "--refs", str(paths["ref"]),
+                 "--reverse-model", str(tmp_path)]) == 1
+    assert "not a model directory" in capsys.readouterr().err
