@@ -481,14 +481,21 @@ def test_the_rating_api_saves_each_rating_and_never_shows_the_key(rating_server,
     assert httpx.get(f"{server.url}/rate", timeout=30).status_code == 404
 
 
-def test_the_rating_page_saves_each_rating_as_it_is_given_and_resumes(rating_server, browser):
-    folder = rating_server.folder
+def open_rating_page(browser, url: str, rater: str):
+    """The rating page, started as ``rater``: the first item shown."""
     page = browser.new_page()
-    page.goto(rating_server.url + "/rate")
-    page.wait_for_function("document.getElementById('protocol').textContent.includes('adequacy')", timeout=30000)
-    page.fill("#rater", "bea")
+    page.goto(url + "/rate")
+    page.wait_for_function("document.getElementById('protocol').textContent.length > 0", timeout=30000)
+    page.fill("#rater", rater)
     page.click("#begin")
     page.wait_for_selector(".candidate")
+    return page
+
+
+def test_the_rating_page_saves_each_rating_as_it_is_given_and_resumes(rating_server, browser):
+    folder = rating_server.folder
+    page = open_rating_page(browser, rating_server.url, "bea")
+    assert "adequacy" in page.text_content("#protocol")
     first = page.locator(".candidate").first
     candidate = first.get_attribute("data-id")
     for scale, value in (("adequacy", 5), ("fluency", 4)):
@@ -502,12 +509,7 @@ def test_the_rating_page_saves_each_rating_as_it_is_given_and_resumes(rating_ser
     assert "1 of 8 candidates rated" in page.text_content("#progress")
     # a new page for the same rater resumes where she was, her rating shown
     page.close()
-    page = browser.new_page()
-    page.goto(rating_server.url + "/rate")
-    page.wait_for_function("document.getElementById('protocol').textContent.length > 0", timeout=30000)
-    page.fill("#rater", "bea")
-    page.click("#begin")
-    page.wait_for_selector(".candidate")
+    page = open_rating_page(browser, rating_server.url, "bea")
     assert "1 of 8 candidates rated" in page.text_content("#progress")
     assert page.is_checked(f"[id='{candidate}-adequacy-5']")
     page.click("#next")

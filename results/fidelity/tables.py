@@ -1,6 +1,7 @@
 """The fidelity tables: every system of results/controllable and results/wean/converged-cpu on
-TurkCorpus test and WikiSmall test, beside the human references' own rates, the source copied,
-and the published systems' outputs in ../shared/metric-parity. Writes metrics.json and
+TurkCorpus test and WikiSmall test, and the shipped simplifier's variants on TurkCorpus tune,
+beside the human references' own rates, the source copied, and the published systems' outputs in
+../shared/metric-parity. Writes metrics.json and
 tables.md here; run from the repository root (run.sh does)."""
 
 from __future__ import annotations
@@ -16,11 +17,13 @@ from wean.evaluation.fidelity import DIRECTIONS
 
 HERE = Path(__file__).parent
 RESULTS = HERE.parent
-BENCHMARKS = {"turkcorpus-test": "turkcorpus", "wikismall-test": "pwkp"}  # -> the metric-parity folder
+# each benchmark's folder of published outputs in metric-parity (none for the validation set)
+BENCHMARKS = {"turkcorpus-test": "turkcorpus", "wikismall-test": "pwkp", "turkcorpus-tune": None}
 SHOWN = ("sari", "bleu", "identical_to_source", *DIRECTIONS)
 # rows of several seeds, in the order shown; each its folder and the file stem before -seedN
 ROWS = [
     ("controllable", "shipped", "the shipped simplifier (WEAN + control tokens, tuned)"),
+    ("fidelity/tune", "shipped", "the shipped simplifier (WEAN + control tokens, tuned)"),
     ("controllable", "control-tuned", "WEAN + control tokens, tuned defaults"),
     ("controllable", "control-access", "WEAN + control tokens, ACCESS's defaults"),
     ("controllable", "nocontrol", "WEAN, no control tokens"),
@@ -30,6 +33,8 @@ ROWS = [
     ("wean/converged-cpu", "wean", "WEAN general (CPU scale, PWKP, lowercased)"),
     ("wean/converged-cpu", "wean-dot", "WEAN dot (CPU scale, PWKP, lowercased)"),
     ("wean/converged-cpu", "seq2seq", "Seq2seq (CPU scale, PWKP, lowercased)"),
+    ("fidelity/tune", "shipped-change-less", "the shipped simplifier asked to change less (levenshtein 0.8)"),
+    ("fidelity/tune", "shipped-block2", "the shipped simplifier blocking repeated bigrams"),
 ]
 
 
@@ -67,7 +72,8 @@ def main() -> int:
             mean = {k: statistics.fmean(s[k] for s in per_seed) for k in SHOWN}
             std = {k: statistics.stdev(s[k] for s in per_seed) for k in SHOWN} if len(per_seed) > 1 else None
             rows.append((label, str(len(files)), mean, std))
-        for path in sorted((data_root().parent / "metric-parity" / parity).glob("*.txt")):
+        published = sorted((data_root().parent / "metric-parity" / parity).glob("*.txt")) if parity else []
+        for path in published:
             if path.stem in ("orig", "Reference", "Complex") or path.stem.startswith("ref."):
                 continue
             scores, _ = score(benchmark, path)
