@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import random
 
 import pytest
@@ -12,6 +13,8 @@ from synthetic import reverse_pairs
 from wean.cli import main
 from wean.criterion import Criterion
 from wean.data.corpus import ParallelText, collate, encode_pairs
+from wean.data.vocabulary import PAD_ID
+from wean.errors import WeanError
 from wean.evaluation import EvaluationSettings, evaluate
 from wean.forced_scores import forced_log_probs
 from wean.generator import load
@@ -37,6 +40,15 @@ def test_log_probs_sum_to_the_validation_loss_and_prefer_the_true_target(control
     wrong = forced_log_probs(generator, sources, shuffled)
     assert sum(t for t, _ in scores) / sum(n for _, n in scores) > sum(t for t, _ in wrong) / sum(n for _, n in wrong) + 1
     assert forced_log_probs(generator, [""], ["a b"])[0][1] == 3  # an empty source is read, not refused
+    # an output layer that never writes <pad> (WEAN's candidate words) gives padding -inf: still finite sums
+    hook = generator.model.output_layer.register_forward_hook(
+        lambda module, inputs, logits: logits.index_fill(-1, torch.tensor([PAD_ID]), float("-inf")))
+    try:
+        masked = forced_log_probs(generator, sources, targets, batch_size=7)
+    finally:
+        hook.remove()
+    assert all(math.isfinite(total) for total, _ in masked)
+    assert sum(t for t, _ in masked) == pytest.approx(sum(t for t, _ in scores), rel=0.05)
 
 
 def test_the_reverse_metric_scores_outputs_by_how_well_they_give_back_the_source(control_model, tmp_path, capsys):
@@ -51,7 +63,7 @@ def test_the_reverse_metric_scores_outputs_by_how_well_they_give_back_the_source
     bad = evaluate(garbled, sources, [faithful], settings)
     assert good.scores["reverse_log_prob"] > bad.scores["reverse_log_prob"]
     assert good.reference_scores["reverse_log_prob"] == pytest.approx(good.scores["reverse_log_prob"])
-    with pytest.raises(Exception, match="needs a model trained from simple to complex"):
+    with pytest.raises(WeanError, match="needs a model trained from simple to complex"):
         evaluate(faithful, sources, [faithful], EvaluationSettings(("reverse",)))
 
     paths = {}

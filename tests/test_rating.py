@@ -112,10 +112,14 @@ def test_agreement_is_krippendorffs_alpha():
     assert agreement(ratings([1, 2, 3, 4], [1, 2, 3, 4]))["adequacy"] == pytest.approx(1.0)
     assert agreement(ratings([1, 2, 3, 4], [4, 3, 2, 1]))["adequacy"] < 0
     assert agreement(ratings([1, 2, 3, 4], [1, 2, 3, 4])[:4]) == {"adequacy": None, "fluency": None, "simplicity": None}
+    # two raters who split the candidates between them: no unit to agree on
+    split = [r for r in ratings([1, 2, 3, 4], [4, 3, 2, 1]) if (r.rater == "a") == (r.candidate in ("c0", "c1"))]
+    assert agreement(split) == {"adequacy": None, "fluency": None, "simplicity": None}
 
 
 @pytest.mark.parametrize("row, message", [
-    ({"adequacy": "6"}, r"first.csv:2: adequacy of .*: 6; a whole number from 1 to 5"),
+    ({"adequacy": "6"}, r"first.csv:2: adequacy of .*: '6'; a whole number from 1 to 5"),
+    ({"simplicity": "²"}, r"first.csv:2: simplicity of .*: '²'"),
     ({"fluency": "x"}, r"first.csv:2: fluency of .*: 'x'"),
     ({"candidate": "99.9"}, r"first.csv:2: candidate '99.9' is not on this sheet"),
 ])
@@ -169,3 +173,49 @@ def test_resampled_intervals_are_seeded(sheet_folder):
     ratings = read_ratings([sheet_folder / "first.csv"], candidate_ids(load_sheet(sheet_folder)))
     assert score_ratings(key, ratings, samples=100, seed=5) == score_ratings(key, ratings, samples=100, seed=5)
     assert not np.isnan(score_ratings(key, ratings, samples=100)["systems"]["oddball"]["fluency"]["low"])
+
+
+def test_spreadsheet_csv_files_and_bad_files_are_read_or_named(sheet_folder):
+    known = candidate_ids(load_sheet(sheet_folder))
+    fill(sheet_folder, "first")
+    text = (sheet_folder / "first.csv").read_text(encoding="utf-8")
+    (sheet_folder / "excel.csv").write_text("\ufeff" + text, encoding="utf-8")  # "CSV UTF-8" has a byte-order mark
+    assert len(read_ratings([sheet_folder / "excel.csv"], known)) == len(known)
+    (sheet_folder / "latin.csv").write_bytes(text.replace("Sentence", "Séntence").encode("cp1252"))
+    (sheet_folder / "no scores.csv").write_text("candidate,output\n1.1,x\n", encoding="utf-8")
+    (sheet_folder / "bad name!.csv").write_text(text, encoding="utf-8")
+    for name, message in [("absent.csv", "absent.csv: cannot read"), ("latin.csv", "latin.csv: not UTF-8 text"),
+                          ("no scores.csv", "no column 'adequacy'"),
+                          ("bad name!.csv", "the file's name is the rater's: rater 'bad name!'"),
+                          ("ratings.txt", "ratings are .jsonl")]:
+        with pytest.raises(WeanError, match=message):
+            read_ratings([sheet_folder / name], known)
+
+
+def test_a_line_cut_short_by_a_crash_spoils_only_itself(sheet_folder):
+    from wean.rating.sheet import check_rating, save_rating
+
+    known = sorted(candidate_ids(load_sheet(sheet_folder)))
+    path = sheet_folder / "ratings" / "cy.jsonl"
+    save_rating(sheet_folder, check_rating("cy", known[0], {"adequacy": 5, "fluency": 5, "simplicity": 5}, set(known)))
+    with open(path, "a", encoding="utf-8") as stream:
+        stream.write('{"rater": "cy", "candid')  # the process died mid-write
+    save_rating(sheet_folder, check_rating("cy", known[1], {"adequacy": 2, "fluency": 3, "simplicity": 4}, set(known)))
+    with pytest.raises(WeanError, match=r"cy.jsonl:2: not JSON"):
+        read_ratings([path], set(known))
+    kept = read_ratings([path], set(known), skip_bad=True)
+    assert [(r.candidate, r.scores["adequacy"]) for r in kept] == [(known[0], 5), (known[1], 2)]
+
+
+def test_lines_and_empty_sources_are_checked(tmp_path):
+    with pytest.raises(WeanError, match="a line is named twice"):
+        prepare(SOURCES, SYSTEMS, tmp_path / "a", lines=[3, 3])
+    with pytest.raises(WeanError, match="no non-empty line to rate"):
+        prepare(["", " "], {"x": ["a", "b"]}, tmp_path / "b", source_name="blank.txt")
+
+
+def test_serve_refuses_a_rating_sheet_behind_a_token(sheet_folder, tmp_path, capsys):
+    token = tmp_path / "token"
+    token.write_text("secret\n")
+    assert main(["serve", "--rating-sheet", str(sheet_folder), "--token-file", str(token)]) == 1
+    assert "the rating page sends no token" in capsys.readouterr().err

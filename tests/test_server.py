@@ -469,13 +469,13 @@ def test_the_rating_api_saves_each_rating_and_never_shows_the_key(rating_server,
         ({**rating, "adequacy": 6}, "adequacy of"),
         ({**rating, "fluency": "5"}, "fluency: Input should be a valid integer"),
         ({**rating, "candidate": "9.9"}, "candidate '9.9' is not on this sheet"),
-        ({**rating, "rater": "../../etc/x"}, "rater: 1-40 letters"),
+        ({**rating, "rater": "../../etc/x"}, "rater '../../etc/x': 1-40 letters"),
         ({**rating, "extra": 1}, "extra: Extra inputs are not permitted"),
     ]:
         response = httpx.post(f"{url}/v1/rate", json=body, timeout=30)
         assert response.status_code == 422 and message in response.json()["error"], (body, response.text)
     response = httpx.get(f"{url}/v1/rate/sheet", params={"rater": "a b"}, timeout=30)
-    assert response.status_code == 422 and "rater:" in response.json()["error"]
+    assert response.status_code == 422 and "rater 'a b'" in response.json()["error"]
     assert not (rating_server.folder.parent / "etc").exists()
     # a server started without a sheet has no rating page
     assert httpx.get(f"{server.url}/rate", timeout=30).status_code == 404

@@ -217,9 +217,11 @@ class Config:
         from wean.evaluation.evaluate import selectable_key
         from wean.registry import METRICS
 
-        selectable_key(self.training.selection_metric, "config: training.selection_metric")
-        for name in self.training.validation_metrics:
-            METRICS.get(name, "training.validation_metrics")
+        owner, _ = selectable_key(self.training.selection_metric, "config: training.selection_metric")
+        for key, name in [("training.validation_metrics", n) for n in self.training.validation_metrics] + (
+                [("training.selection_metric", owner)] if owner else []):
+            if METRICS.get(name, key).needs_reverse_model:
+                raise WeanError(f"config: {key}: metric {name!r} needs a reverse model, which validation does not have")
         tokenizer = self.data.tokenizer
         if tokenizer.byte_fallback and tokenizer.type not in ("bpe", "unigram"):
             raise WeanError("config: data.tokenizer.byte_fallback is for the bpe and unigram tokenizers")

@@ -12,6 +12,7 @@ import torch
 from wean.data.corpus import IGNORE, Example, collate
 from wean.data.vocabulary import EOS_ID
 from wean.device import model_device
+from wean.errors import WeanError
 from wean.generator import Generator
 
 
@@ -33,6 +34,11 @@ def forced_log_probs(
         source_ids = assets.source_vocabulary.encode(prefix + generator.tokenizer.encode(to_model_text(source)))
         target_ids = assets.target_vocabulary.encode(generator.tokenizer.encode(to_model_text(target)), add_eos=True)
         examples.append(Example(i, source_ids or [EOS_ID], target_ids))
+    limit = model.max_source_length
+    for number, example in enumerate(examples, start=1):
+        if limit and len(example.source) > limit:
+            raise WeanError(f"line {number}: {len(example.source)} tokens, more than this model's encoder takes "
+                            f"(max_positions {limit})")
     device = model_device(model)
     results: list[tuple[float, int]] = [(0.0, 0)] * len(examples)
     ordered = sorted(examples, key=lambda e: len(e.source))
@@ -43,7 +49,8 @@ def forced_log_probs(
         targets_out = model.loss_targets(batch.target_output)
         kept = targets_out != IGNORE
         picked = torch.log_softmax(logits, dim=-1).gather(-1, targets_out.clamp(min=0).unsqueeze(-1)).squeeze(-1)
-        sums = (picked * kept).sum(dim=1)
+        # where, not a product: a padding position's log-probability may be -inf (WEAN's candidates)
+        sums = torch.where(kept, picked, torch.zeros_like(picked)).sum(dim=1)
         for example, total, count in zip(chunk, sums.tolist(), kept.sum(dim=1).tolist()):
             results[example.index] = (total, int(count))
     return results

@@ -19,7 +19,8 @@ def add(subparsers) -> None:
         "mean adequacy, fluency and simplicity, the shares that change the meaning, are broken or are good, "
         "with bootstrap intervals, paired comparisons and the raters' agreement (Krippendorff's alpha).",
     )
-    commands = parser.add_subparsers(dest="rate_command", required=True, metavar="STEP")
+    commands = parser.add_subparsers(dest="rate_command", required=True, metavar="STEP",
+                                     help="prepare a sheet, or score its ratings")
 
     prepare = commands.add_parser("prepare", help="write a blind rating sheet and its key into a folder")
     prepare.add_argument("--system", action="append", required=True, metavar="NAME=FILE",
@@ -62,11 +63,13 @@ def run_prepare(args: argparse.Namespace) -> int:
             raise WeanError(f"--system: {name!r} is named twice")
         systems[name] = read_lines(Path(path))
     lines = None
-    if args.lines:
+    if args.lines is not None:
         try:
             lines = [int(part) for part in args.lines.split(",") if part.strip()]
         except ValueError:
-            raise WeanError(f"--lines {args.lines!r}: comma-separated line numbers") from None
+            lines = []
+        if not lines:
+            raise WeanError(f"--lines {args.lines!r}: comma-separated line numbers")
     sheet = prepare(read_lines(source), systems, args.out, args.sentences, args.seed, lines,
                     args.benchmark or str(source))
     candidates = sum(len(item["candidates"]) for item in sheet["items"])

@@ -51,6 +51,9 @@ def run(args: argparse.Namespace) -> int:
     if args.rating_sheet is not None:
         from wean.rating.sheet import load_sheet
 
+        if args.token_file:  # the page sends no token; the ratings' folder must not be open to all
+            raise WeanError("--rating-sheet cannot be served with --token-file: the rating page sends no token; "
+                            "serve the sheet from a server of its own")
         load_sheet(args.rating_sheet)  # before the model loads: a wrong folder fails at once
     serve(load(args.model, args.device, args.quantize), args.host, args.port, limits, access, args.rating_sheet)
     return 0

@@ -42,13 +42,12 @@ def add(subparsers) -> None:
 def run(args: argparse.Namespace) -> int:
     from wean.scoring import score_on_benchmarks
 
-    from wean.evaluation import METRICS
+    from wean.evaluation import EvaluationSettings
     from wean.evaluation.evaluate import metric_list
 
     options.load_plugin_files(args)
-    for name in args.benchmark:
-        for metric in metric_list(args.metrics, get_benchmark(name).metrics):  # typos fail before loading anything
-            METRICS.get(metric)
+    for name in args.benchmark:  # typos fail before loading anything
+        EvaluationSettings(metric_list(args.metrics, get_benchmark(name).metrics))
     system = args.system or args.model.resolve().name
     generator, control = options.load_generator(args)
     records = score_on_benchmarks(

@@ -46,7 +46,9 @@ class EvaluationSettings:
 
     def __post_init__(self):
         for name in self.metrics:
-            METRICS.get(name)  # an unknown name is one line listing the registered ones
+            if METRICS.get(name).needs_reverse_model and self.reverse_model is None:  # unknown names: one line
+                raise WeanError(f"metric {name!r} needs a model trained from simple to complex "
+                                "(wean evaluate or compare --reverse-model DIR)")
         if self.sari_variant not in VARIANTS:
             raise WeanError(f"unknown SARI variant {self.sari_variant!r}; choose from {', '.join(VARIANTS)}")
         if self.tokenizer not in TOKENIZERS:
@@ -115,8 +117,10 @@ def evaluate(
     sources: Sequence[str] | None = None,
     reference_streams: Sequence[Sequence[str]] | None = None,
     settings: EvaluationSettings | None = None,
+    yardstick: bool = True,
 ) -> Evaluation:
-    """Score ``outputs``; ``reference_streams[k][i]`` is reference k of output i."""
+    """Score ``outputs``; ``reference_streams[k][i]`` is reference k of output i. ``yardstick``:
+    also score each reference stream with the reference-free metrics (``reference_scores``)."""
     settings = settings or EvaluationSettings()
     reference_streams = list(reference_streams or [])
     metrics = {name: METRICS.get(name) for name in settings.metrics}
@@ -140,7 +144,7 @@ def evaluate(
     for m in metrics.values():
         evaluation.results.append(m.score(inputs))
     for m in metrics.values():
-        if m.yardstick and reference_streams and sources is not None:
+        if yardstick and m.yardstick and reference_streams and sources is not None:
             per_stream = [m.score(MetricInputs(stream, sources, [], settings)).scores for stream in reference_streams]
             for key in per_stream[0]:
                 evaluation.reference_scores[key] = sum(scores[key] for scores in per_stream) / len(per_stream)
@@ -178,6 +182,7 @@ class Metric:
     needs_references: bool = False
     needs_source_or_references: bool = False
     yardstick: bool = False
+    needs_reverse_model: bool = False  # EvaluationSettings.reverse_model, which training never has
     statistics: Callable | None = None
     from_statistics: Callable | None = None
     origin: Callable | None = None  # the function registered, for messages that say where it is
@@ -337,8 +342,6 @@ def _reverse_statistics(outputs: Sequence[str], inputs: MetricInputs):
     from wean.generator import load
 
     path = inputs.settings.reverse_model
-    if path is None:
-        raise WeanError("metric 'reverse' needs a model trained from simple to complex (--reverse-model DIR)")
     if path not in _reverse_models:
         _reverse_models[path] = load(path)
     scores = forced_log_probs(_reverse_models[path], outputs, inputs.sources)
@@ -349,7 +352,7 @@ def _reverse_from_statistics(summed) -> dict[str, float]:
     return {"reverse_log_prob": float(summed[1]) / max(1.0, float(summed[2]))}
 
 
-@metric("reverse", {"reverse_log_prob": "higher"}, needs_source=True, yardstick=True,
+@metric("reverse", {"reverse_log_prob": "higher"}, needs_source=True, yardstick=True, needs_reverse_model=True,
         statistics=_reverse_statistics, from_statistics=_reverse_from_statistics)
 def _reverse(inputs: MetricInputs) -> MetricResult:
     """log P(source | output) per source token under a model trained simple -> complex: how much of

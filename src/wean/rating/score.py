@@ -20,6 +20,7 @@ the ``krippendorff`` package: candidates are the units, raters the coders.
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 from itertools import combinations
 
@@ -74,12 +75,15 @@ def _interval(values: np.ndarray, rng: np.random.Generator, samples: int) -> tup
 
 
 def agreement(ratings: list[Rating]) -> dict[str, float | None]:
-    """Krippendorff's alpha (ordinal) per scale over the candidates; None with fewer than two raters."""
+    """Krippendorff's alpha (ordinal) per scale over the candidates that two raters or more rated;
+    None where there are none (raters who split a sheet), or where every rating is one value."""
     import krippendorff
 
     raters = sorted({r.rater for r in ratings})
-    candidates = sorted({r.candidate for r in ratings})
-    if len(raters) < 2:
+    rated_by = Counter(r.candidate for r in ratings)
+    candidates = sorted(c for c, count in rated_by.items() if count >= 2)
+    ratings = [r for r in ratings if rated_by[r.candidate] >= 2]
+    if not candidates:
         return {scale: None for scale in SCALES}
     column = {c: j for j, c in enumerate(candidates)}
     row = {r: i for i, r in enumerate(raters)}

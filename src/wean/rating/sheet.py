@@ -20,6 +20,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import os
 import random
 import re
 import time
@@ -29,7 +30,7 @@ from typing import Sequence
 
 from wean.checkpoint import atomic_write_json, atomic_write_text
 from wean.errors import WeanError
-from wean.textio import check_same_length, read_json, read_lines
+from wean.textio import check_same_length, read_json
 
 SCALES = ("adequacy", "fluency", "simplicity")
 PROTOCOL = """\
@@ -70,14 +71,18 @@ def prepare(
     if (out / "key.json").exists() or (out / "sheet.json").exists():
         raise WeanError(f"{out}: holds a rating sheet already; choose an empty folder (ratings would be lost)")
     rng = random.Random(seed)
-    if lines:
+    if lines is not None:
         bad = [line for line in lines if not 1 <= line <= len(sources)]
         if bad:
             raise WeanError(f"--lines: line {bad[0]} is outside the source's 1-{len(sources)}")
+        if len(set(lines)) != len(lines):
+            raise WeanError("--lines: a line is named twice")
         chosen = [line - 1 for line in lines]
     else:
         usable = [i for i in range(len(sources)) if sources[i].strip()]
         chosen = sorted(rng.sample(usable, min(sentences, len(usable))))
+    if not chosen:
+        raise WeanError(f"{source_name or 'the source'}: no non-empty line to rate")
     items, key_items = [], []
     for number, index in enumerate(chosen, start=1):
         writers: dict[str, list[str]] = {}
@@ -123,17 +128,23 @@ def candidate_ids(sheet: dict) -> set[str]:
     return {c["id"] for item in sheet["items"] for c in item["candidates"]}
 
 
-def check_rating(rater: str, candidate: str, scores: dict, known: set[str]) -> Rating:
-    """A rating as given, checked: a rater name of letters, digits and ``_.-``, a candidate of the
-    sheet, and a whole number from 1 to 5 on each scale."""
+def check_rater(rater) -> str:
+    """A rater's name: 1-40 letters, digits, ``_``, ``.`` or ``-`` (it names a file)."""
     if not isinstance(rater, str) or not RATER_NAME.fullmatch(rater):
-        raise WeanError("rater: 1-40 letters, digits, '_', '.' or '-'")
-    if candidate not in known:
+        raise WeanError(f"rater {rater!r}: 1-40 letters, digits, '_', '.' or '-'")
+    return rater
+
+
+def check_rating(rater: str, candidate: str, scores: dict, known: set[str]) -> Rating:
+    """A rating as given, checked: a rater's name (:func:`check_rater`), a candidate of the sheet,
+    and a whole number from 1 to 5 on each scale (a string of one such digit is read as it)."""
+    check_rater(rater)
+    if not isinstance(candidate, str) or candidate not in known:
         raise WeanError(f"candidate {candidate!r} is not on this sheet")
     checked = {}
     for scale in SCALES:
         value = scores.get(scale)
-        if isinstance(value, str) and value.strip().isdigit():
+        if isinstance(value, str) and re.fullmatch(r"\s*[1-5]\s*", value):
             value = int(value)
         if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 5:
             raise WeanError(f"{scale} of {candidate}: {value!r}; a whole number from 1 to 5")
@@ -142,43 +153,74 @@ def check_rating(rater: str, candidate: str, scores: dict, known: set[str]) -> R
 
 
 def save_rating(folder: Path, rating: Rating) -> None:
-    """Append one rating to ``ratings/<rater>.jsonl`` at once: a closed page loses nothing."""
+    """Append one rating to ``ratings/<rater>.jsonl`` and sync it before returning: a closed page
+    or a crash loses nothing said. A line cut short by an earlier crash is ended first, so that it
+    spoils only itself."""
     path = Path(folder) / "ratings" / f"{rating.rater}.jsonl"
     path.parent.mkdir(exist_ok=True)
     record = {"rater": rating.rater, "candidate": rating.candidate, **rating.scores, "time": time.time()}
-    with open(path, "a", encoding="utf-8") as stream:
-        stream.write(json.dumps(record) + "\n")
+    line = json.dumps(record) + "\n"
+    with open(path, "a+b") as stream:
+        stream.seek(0, 2)
+        if stream.tell():
+            stream.seek(-1, 2)
+            if stream.read(1) != b"\n":
+                line = "\n" + line
+        stream.write(line.encode("utf-8"))  # one write, appended
+        stream.flush()
+        os.fsync(stream.fileno())
 
 
-def read_ratings(paths: Sequence[Path], known: set[str]) -> list[Rating]:
+def read_ratings(paths: Sequence[Path], known: set[str], skip_bad: bool = False) -> list[Rating]:
     """Ratings from the page's ``.jsonl`` files (rater in each line) and filled ``sheet.csv``
-    copies (the rater is the file's name without ``.csv``); a later rating of the same candidate
-    by the same rater replaces the earlier. Unrated rows of a CSV are left out; a bad value is
-    one line naming its file and line."""
+    copies (UTF-8, with or without a byte-order mark; the rater is the file's name without
+    ``.csv``); a later rating of the same candidate by the same rater replaces the earlier.
+    Unrated rows of a CSV are left out; a bad value is one line naming its file and line, or,
+    with ``skip_bad``, skipped (the server reading back a file a crash may have cut)."""
     ratings: dict[tuple[str, str], Rating] = {}
     for path in paths:
         path = Path(path)
-        if path.suffix == ".jsonl":
-            rows = []
-            for number, line in enumerate(read_lines(path), start=1):
-                if line.strip():
-                    try:
-                        rows.append((number, json.loads(line)))
-                    except json.JSONDecodeError as error:
-                        raise WeanError(f"{path}:{number}: not JSON ({error.msg})") from None
-        elif path.suffix == ".csv":
-            text = path.read_text(encoding="utf-8")
-            rows = [(number, {**row, "rater": path.stem})
-                    for number, row in enumerate(csv.DictReader(io.StringIO(text)), start=2)
-                    if any((row.get(scale) or "").strip() for scale in SCALES)]
-        else:
-            raise WeanError(f"{path}: ratings are .jsonl (the rating page's) or .csv (a filled sheet.csv)")
-        for number, row in rows:
-            if not isinstance(row, dict):
-                raise WeanError(f"{path}:{number}: not a rating")
+        for number, row in _rows(path, skip_bad):
             try:
+                if not isinstance(row, dict):
+                    raise WeanError("not a rating")
                 rating = check_rating(row.get("rater"), row.get("candidate"), row, known)
             except WeanError as error:
+                if skip_bad:
+                    continue
                 raise WeanError(f"{path}:{number}: {error}") from None
             ratings[(rating.rater, rating.candidate)] = rating
     return list(ratings.values())
+
+
+def _rows(path: Path, skip_bad: bool) -> list[tuple[int, object]]:
+    """(line number, row) of a ratings file, rows of a CSV with the rater named by the file."""
+    if path.suffix not in (".jsonl", ".csv"):
+        raise WeanError(f"{path}: ratings are .jsonl (the rating page's) or .csv (a filled sheet.csv)")
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except OSError as error:
+        raise WeanError(f"{path}: cannot read ({error.strerror or error})") from None
+    except UnicodeDecodeError:
+        raise WeanError(f"{path}: not UTF-8 text; save the sheet as UTF-8 CSV") from None
+    if path.suffix == ".jsonl":
+        rows = []
+        for number, line in enumerate(text.splitlines(), start=1):
+            if line.strip():
+                try:
+                    rows.append((number, json.loads(line)))
+                except json.JSONDecodeError as error:
+                    if not skip_bad:
+                        raise WeanError(f"{path}:{number}: not JSON ({error.msg})") from None
+        return rows
+    reader = csv.DictReader(io.StringIO(text))
+    missing = [column for column in ("candidate", *SCALES) if column not in (reader.fieldnames or [])]
+    if missing:
+        raise WeanError(f"{path}: no column {missing[0]!r}; a filled copy of sheet.csv has candidate, "
+                        f"{', '.join(SCALES)}")
+    try:
+        check_rater(path.stem)
+    except WeanError as error:
+        raise WeanError(f"{path}: the file's name is the rater's: {error}") from None
+    return [(number, {**row, "rater": path.stem}) for number, row in enumerate(reader, start=2)
+            if any((row.get(scale) or "").strip() for scale in SCALES)]

@@ -207,6 +207,9 @@ def create_app(generator: Generator, limits: Limits | None = None, access: Acces
     if rating_sheet is not None:
         from wean.server.rating import rating_routes
 
+        if access.token:
+            raise WeanError("a rating sheet cannot be served with an access token: the rating page sends none")
+
         app.include_router(rating_routes(rating_sheet))
 
     @app.get("/", response_class=HTMLResponse, include_in_schema=False)

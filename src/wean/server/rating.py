@@ -13,7 +13,7 @@ from pydantic import BaseModel, ConfigDict
 from starlette.exceptions import HTTPException
 
 from wean.errors import WeanError
-from wean.rating.sheet import candidate_ids, check_rating, load_sheet, read_ratings, save_rating
+from wean.rating.sheet import candidate_ids, check_rater, check_rating, load_sheet, read_ratings, save_rating
 
 PAGE = Path(__file__).parent / "static" / "rate.html"
 
@@ -43,12 +43,10 @@ def rating_routes(folder: Path) -> APIRouter:
         rated = {}
         if rater is not None:
             try:
-                check_rating(rater, next(iter(known)), {"adequacy": 1, "fluency": 1, "simplicity": 1}, known)
+                check_rater(rater)
             except WeanError as error:
                 raise HTTPException(422, str(error)) from None
-            path = folder / "ratings" / f"{rater}.jsonl"
-            if path.exists():
-                rated = {r.candidate: r.scores for r in read_ratings([path], known)}
+            rated = {r.candidate: r.scores for r in _rated(folder, rater, known)}
         return {**sheet, "rated": rated}
 
     @router.post("/v1/rate")
@@ -59,7 +57,12 @@ def rating_routes(folder: Path) -> APIRouter:
         except WeanError as error:
             raise HTTPException(422, str(error)) from None
         save_rating(folder, rating)
-        rated = {r.candidate for r in read_ratings([folder / "ratings" / f"{rating.rater}.jsonl"], known)}
-        return {"saved": rating.candidate, "rated": len(rated), "candidates": len(known)}
+        return {"saved": rating.candidate, "rated": len(_rated(folder, rating.rater, known)), "candidates": len(known)}
 
     return router
+
+
+def _rated(folder: Path, rater: str, known: set[str]) -> list:
+    """What ``rater`` has rated so far; a line a crash cut short is passed over, not a 500."""
+    path = folder / "ratings" / f"{rater}.jsonl"
+    return read_ratings([path], known, skip_bad=True) if path.exists() else []

@@ -361,6 +361,8 @@ class Trainer:
 
         settings = self.config.training
         metric = settings.selection_metric
+        if metric not in record:
+            raise WeanError(f"validation recorded no {metric!r} (training.selection_metric): its metric did not report it")
         improved, progress = judge(record, self.state.validations[:-1], metric, settings.patience_watches_loss)
         name = f"step-{self.state.updates:08d}"
         self.state.best.append([record[metric], self.state.updates, name])

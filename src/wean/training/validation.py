@@ -53,8 +53,8 @@ class Validation:
         return total / tokens
 
     def scores(self, criterion: Criterion, assets: Assets, device: torch.device) -> dict[str, float]:
-        """loss, perplexity, bleu, sari and rouge2 of the model the criterion trains, and the keys
-        of :func:`validation_metrics`."""
+        """loss and perplexity of the model the criterion trains, and every score key of
+        :func:`validation_metrics` (bleu, sari, sari_add, ..., rouge2, ...)."""
         record = {"loss": self.loss(criterion, device)}
         record["perplexity"] = math.exp(min(record["loss"], 50))
         generator = Generator(criterion.model, assets)
@@ -64,20 +64,19 @@ class Validation:
             split_sentences=False,
         )]
         characters = self.config.data.tokenizer.type == "char"  # Chinese: character-level scores
-        extra = validation_metrics(self.config)
-        settings = EvaluationSettings(metrics=("sari", "bleu", "rouge", *extra), tokenizer="char" if characters else "13a")
-        scores = evaluate(outputs, self.valid.sources, self.valid.references, settings).scores
-        record.update(bleu=scores["bleu"], sari=scores["sari"], rouge2=scores["rouge2"])
-        for name in extra:
+        metrics = validation_metrics(self.config)
+        settings = EvaluationSettings(metrics=metrics, tokenizer="char" if characters else "13a")
+        scores = evaluate(outputs, self.valid.sources, self.valid.references, settings, yardstick=False).scores
+        for name in metrics:
             record.update({key: scores[key] for key in METRICS.get(name).keys if key in scores})
         return record
 
 
 def validation_metrics(config: Config) -> tuple[str, ...]:
-    """The registered metrics a validation scores besides sari, bleu and rouge (whose keys it
-    records as it always has: bleu, sari, rouge2): those listed, and the selection metric's."""
-    names = list(config.training.validation_metrics)
+    """The registered metrics a validation scores, every key of each recorded: sari, bleu and
+    rouge always, those of ``training.validation_metrics``, and the selection metric's."""
+    names = ["sari", "bleu", "rouge", *config.training.validation_metrics]
     owner, _ = score_key(config.training.selection_metric)
     if owner is not None:
         names.append(owner)
-    return tuple(dict.fromkeys(name for name in names if name not in ("sari", "bleu", "rouge")))
+    return tuple(dict.fromkeys(names))
