@@ -210,13 +210,22 @@ def test_coordinate_ascent_minimises_a_lower_is_better_objective_under_a_referen
 
 @pytest.mark.parametrize("text, message", [
     ("bleu=>60", "write KEY>=NUMBER"),
-    ("bleu>=sixty", "'sixty' is neither a number nor 'references'"),
+    ("bleu>=sixty", "'sixty' is neither a finite number nor 'references'"),
+    ("bleu>=nan", "'nan' is neither a finite number"),
+    ("loss<=3", "'loss' exists during training only"),
+    ("reverse_log_prob>=-2", "needs a reverse model"),
     ("bleu>=references", "only a reference-free metric's key"),
     ("blue>=60", "did you mean 'bleu'"),
 ])
 def test_a_malformed_requirement_is_one_line(text, message):
     with pytest.raises(WeanError, match=message):
         Requirement.parse(text)
+
+
+def test_a_score_that_is_not_a_number_never_meets_a_requirement():
+    assert Requirement.parse("bleu>=60").shortfall({"bleu": float("nan")}, {}) == float("inf")
+    assert Requirement.parse("invented_names<=references").shortfall({"invented_names": 5.0}, {"invented_names": 7.0}) == 0
+    assert Requirement.parse("invented_names<=references").shortfall({"invented_names": 9.0}, {"invented_names": 7.0}) == 2
 
 
 def test_tune_control_writes_chosen_values_into_the_model(tmp_path, control_model):

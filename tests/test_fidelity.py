@@ -24,6 +24,8 @@ def test_a_name_is_a_capitalised_word_that_does_not_start_a_sentence():
     assert names("I think I'm right, said Anna.") == ["Anna"]
     assert names("The « Grand » Prix … Later") == ["Grand", "Prix"]
     assert names("(The film) was made by O'Brien.") == ["O'Brien"]
+    # PTB-tokenized text: brackets are not names, a quote opens a sentence
+    assert names("he said . `` Later , the -LRB- Army -RRB- came") == ["Army"]
 
 
 def test_names_absent_from_the_source_are_invented():

@@ -7,13 +7,14 @@ from __future__ import annotations
 import json
 import textwrap
 
+import numpy as np
 import pytest
 
 from synthetic import tiny_config, write_corpus
 from wean.cli import main
 from wean.config import config_from_dict
 from wean.errors import WeanError
-from wean.evaluation import metric, score_key
+from wean.evaluation import EvaluationSettings, evaluate, metric, score_key
 from wean.registry import METRICS
 from wean.training import Trainer
 
@@ -36,21 +37,48 @@ def plugin(tmp_path_factory):  # one file: a name is registered once per process
     return path
 
 
-def test_every_registered_key_has_a_direction_or_none():
-    for name in METRICS.names():
-        for key, direction in METRICS.get(name).keys.items():
-            assert direction in ("higher", "lower", None), (name, key)
+def test_score_keys_name_their_metric_and_direction():
     assert score_key("sari") == ("sari", "higher")
     assert score_key("rouge2") == ("rouge", "higher")
     assert score_key("invented_names") == ("fidelity", "lower")
+    assert score_key("copied") == ("fidelity", None)
     assert score_key("loss") == (None, "lower")
     with pytest.raises(WeanError, match="no registered metric reports 'sarii'; did you mean 'sari'"):
         score_key("sarii")
 
 
-def test_a_metric_must_declare_a_known_direction():
-    with pytest.raises(WeanError, match="choose higher, lower or None"):
-        metric("sideways", {"sideways": "up"})
+@pytest.mark.parametrize("keys, options, message", [
+    ({"sideways": "up"}, {}, "choose higher, lower or None"),
+    ({"sari": "higher"}, {}, "score key 'sari' is another's already"),
+    ({"loss": "lower"}, {}, "score key 'loss' is another's already"),
+    ({"x": "lower"}, {"yardstick": True, "needs_references": True}, "cannot need them"),
+    ({"x": "lower"}, {"statistics": len}, "statistics and from_statistics come together"),
+])
+def test_a_metric_is_refused_at_registration_when_it_cannot_work(keys, options, message):
+    with pytest.raises(WeanError, match=message):
+        metric("refused", keys, **options)(lambda inputs: {})
+
+
+@pytest.mark.parametrize("case, returned, message", [
+    (1, {"undeclared": 1.0}, "reported 'undeclared', which it does not declare"),
+    (2, {"odd_2": float("nan")}, "odd_2 is nan, not a finite number"),
+    (3, {"odd_3": "high"}, "odd_3 is 'high', not a number"),
+    (4, [1.0], "returned list, not a dict of scores"),
+])
+def test_a_plug_ins_scores_are_checked(case, returned, message):
+    name, key = f"odd-{case}", f"odd_{case}"
+    given = {"value": returned}
+
+    @metric(name, {key: "higher"})
+    def odd(inputs):
+        return given["value"]
+
+    with pytest.raises(WeanError, match=message):
+        evaluate(["a"], None, [["a"]], EvaluationSettings((name,)))
+    given["value"] = {key: np.float32(0.5)}  # numpy numbers are numbers
+    scores = evaluate(["a"], None, [["a"]], EvaluationSettings((name,)))
+    assert scores.scores == {key: 0.5} and json.dumps(scores.to_dict())
+    metric(name, {key: "higher"})(odd)  # the same function again: nothing happens
 
 
 def test_a_metric_may_return_a_plain_dict_and_gets_a_signature(plugin, capsys, tmp_path):

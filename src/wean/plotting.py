@@ -127,11 +127,11 @@ def plot_curves(runs: Sequence[Path], metric: str, out: Path, labels: Sequence[s
     plt = _pyplot()
     figure, axes = plt.subplots(figsize=(6, 4))
     for index, run in enumerate(runs):
-        records = read_validations(run)
-        missing = [i for i, record in enumerate(records) if metric not in record]
-        if missing:
-            known = sorted(k for k in records[missing[0]] if k not in ("updates", "epochs", "seconds", "learning_rate"))
-            raise WeanError(f"{run}: validation {missing[0] + 1} has no {metric!r}; it has {', '.join(known)}")
+        # a key added on --resume (training.validation_metrics) is drawn where it was recorded
+        records = [record for record in read_validations(run) if metric in record]
+        if not records:
+            known = sorted({k for r in read_validations(run) for k in r} - {"updates", "epochs", "seconds", "learning_rate"})
+            raise WeanError(f"{run}: no validation recorded {metric!r}; they recorded {', '.join(known)}")
         label = labels[index] if labels else run_name(run)
         axes.plot([r["epochs"] for r in records], [r[metric] for r in records], marker="o", markersize=3, label=label)
     axes.set_xlabel("epoch")

@@ -16,6 +16,7 @@ tune) after the first ``skip`` (those that selected the checkpoint). The chosen 
 from __future__ import annotations
 
 import dataclasses
+import math
 import random
 import re
 from pathlib import Path
@@ -53,21 +54,36 @@ class Requirement:
         if not match:
             raise WeanError(f"--require {text!r}: write KEY>=NUMBER, KEY<=NUMBER or KEY<=references")
         key, op, bound = match.groups()
-        owner, _ = score_key(key)
+        owner = tunable_key(key, f"--require {text!r}")[0]
         if bound == "references":
             if owner is None or not METRICS.get(owner).yardstick:
                 raise WeanError(f"--require {text!r}: only a reference-free metric's key has a references' rate")
             return cls(key, op, None, text.strip())
         try:
-            return cls(key, op, float(bound), text.strip())
+            value = float(bound)
         except ValueError:
-            raise WeanError(f"--require {text!r}: {bound!r} is neither a number nor 'references'") from None
+            value = math.nan
+        if not math.isfinite(value):
+            raise WeanError(f"--require {text!r}: {bound!r} is neither a finite number nor 'references'")
+        return cls(key, op, value, text.strip())
 
     def shortfall(self, scores: dict[str, float], references: dict[str, float]) -> float:
-        """How far ``scores`` are from meeting this; 0 when they meet it."""
+        """How far ``scores`` are from meeting this; 0 when they meet it, infinite for a score
+        that is not a number."""
         bound = references[self.key] if self.bound is None else self.bound
         gap = bound - scores[self.key] if self.op == ">=" else scores[self.key] - bound
-        return max(0.0, gap)
+        return math.inf if math.isnan(gap) else max(0.0, gap)
+
+
+def tunable_key(key: str, what: str) -> tuple[str, str | None]:
+    """(the metric that reports ``key``, its direction), for a key tuning can score on its
+    sentences: not the training loss, not a metric that needs a reverse model."""
+    owner, direction = score_key(key)
+    if owner is None:
+        raise WeanError(f"{what}: {key!r} exists during training only; choose a metric's score key")
+    if METRICS.get(owner).needs_reverse_model:
+        raise WeanError(f"{what}: {key!r} needs a reverse model, which tune-control does not take")
+    return owner, direction
 
 
 @dataclasses.dataclass
@@ -154,6 +170,7 @@ def tune_control(
     if not control:
         raise WeanError(f"{model_dir}: this model was trained without control tokens; nothing to tune")
     direction = selectable_key(objective, "--objective")[1]
+    tunable_key(objective, "--objective")
     required = [Requirement.parse(text) for text in requirements]
     source_path, _ = get_benchmark(benchmark_name).paths(data_root(root))
     chosen_lines = sample_sentences(sentences, len(read_lines(source_path)), skip, seed)
@@ -165,7 +182,8 @@ def tune_control(
         outputs = [g.text for g in generator.generate(
             sources, plain_text=plain_text, control=values, split_sentences=False, **search
         )]
-        evaluation = evaluate(outputs, sources, references, settings)
+        # the references' own rates do not change between trials: scored once
+        evaluation = evaluate(outputs, sources, references, settings, yardstick=not reference_rates)
         reference_rates.update(evaluation.reference_scores)
         scores = evaluation.scores
         trial = Trial(values, scores, sum(r.shortfall(scores, reference_rates) for r in required))

@@ -21,7 +21,7 @@ def add_scoring_options(parser: argparse.ArgumentParser, metric_names: tuple[str
     parser.add_argument("--benchmark", help="take source and references from a named benchmark (see --list-benchmarks)")
     add_data_root_option(parser)
     parser.add_argument("--metrics", help=f"comma-separated, from {','.join(metric_names or METRICS.names())} "
-                        "(default: the benchmark's, else sari,bleu,fkgl,stats); a list that starts with + "
+                        "(default: the benchmark's, else sari,bleu,fkgl,stats,fidelity); a list that starts with + "
                         "adds to the default")
     parser.add_argument("--plugins", nargs="+", default=[], metavar="FILE",
                         help="Python files registering metrics of your own (wean.evaluation.metric), "
@@ -59,7 +59,9 @@ def scoring_inputs(args: argparse.Namespace, default_metrics: tuple[str, ...] | 
     --metrics: they are in ``metrics`` but not in ``settings.metrics``, which holds registered metrics."""
     benchmark = None
     source, references = args.src, list(args.refs)
-    metrics = ("sari", "bleu", "fkgl", "stats", "fidelity") if source is not None else ("bleu", "fkgl")
+    # fidelity reads English words: not a default for character-level (Chinese) scoring
+    english = args.tokenize != "char"
+    metrics = ("sari", "bleu", "fkgl", "stats") + ("fidelity",) * english if source is not None else ("bleu", "fkgl")
     lowercase, tokenizer = True, "13a"
     if args.benchmark:
         if source is not None or references:

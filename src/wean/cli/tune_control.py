@@ -14,7 +14,8 @@ def add(subparsers) -> None:
     parser = subparsers.add_parser(
         "tune-control", help="choose a controllable model's default control values on validation data",
         description="Coordinate ascent over the control values for the --objective (SARI) of a sample of a "
-        "validation benchmark, counting only settings that meet every --require (default: bleu>=60). The "
+        "validation benchmark, counting only settings that meet every --require (and bleu>=60 unless one "
+        "names bleu). The "
         "chosen values become the model's generation.control; the search is written to MODEL/control-tuning.json.",
     )
     parser.add_argument("--model", type=Path, required=True, help="model directory trained with data.control")
@@ -28,8 +29,10 @@ def add(subparsers) -> None:
     parser.add_argument("--require", action="append", metavar="KEY>=BOUND",
                         help="a setting counts only if it meets this: KEY>=NUMBER, KEY<=NUMBER, or KEY<=references "
                         "for the references' own rate of a reference-free key (e.g. invented_names<=references); "
-                        "repeatable (default: bleu>=60: settings below it ignore the source)")
+                        "repeatable; bleu>=60 holds unless one names bleu (below it, outputs ignore the source)")
     parser.add_argument("--min-bleu", type=float, help="the same as --require bleu>=MIN_BLEU")
+    parser.add_argument("--plugins", nargs="+", default=[], metavar="FILE",
+                        help="Python files registering metrics of your own, for --objective and --require")
     parser.add_argument("--rounds", type=int, default=2, help="passes over the attributes (default 2)")
     parser.add_argument("--beam", type=int, help="beam width (default: the model's)")
     parser.add_argument("--plain-text", action=argparse.BooleanOptionalAction, default=None,
@@ -42,20 +45,21 @@ def add(subparsers) -> None:
 def run(args: argparse.Namespace) -> int:
     from wean.evaluation.evaluate import selectable_key
     from wean.generator import load
-    from wean.tune_control import Requirement, tune_control
+    from wean.tune_control import Requirement, tunable_key, tune_control
 
     options.require_at_least_one(args, "sentences", "rounds", "beam")
     if args.skip < 0:
         raise WeanError("--skip must be 0 or more")
     get_benchmark(args.benchmark)
+    options.load_plugin_files(args)
     requirements = list(args.require or [])
     if args.min_bleu is not None:
         requirements.append(f"bleu>={args.min_bleu:g}")
-    if not requirements:
-        requirements = ["bleu>=60"]
-    for text in requirements:  # a typo fails before the model is loaded
-        Requirement.parse(text)
+    parsed = [Requirement.parse(text) for text in requirements]  # a typo fails before the model is loaded
+    if not any(requirement.key == "bleu" for requirement in parsed):
+        requirements.insert(0, "bleu>=60")
     selectable_key(args.objective, "--objective")
+    tunable_key(args.objective, "--objective")
     values = tune_control(
         load(args.model, args.device), args.model, args.benchmark, args.sentences, args.skip, args.seed,
         requirements, args.objective, args.rounds, args.plain_text, args.data_root, beam=args.beam,

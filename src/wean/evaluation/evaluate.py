@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import difflib
 import hashlib
+import math
 import sys
 from dataclasses import dataclass, field
 from importlib.metadata import version
@@ -192,23 +193,54 @@ def metric(name: str, keys: dict[str, str | None] | None = None, **options):
     """Register ``function(inputs) -> MetricResult | dict`` as the metric ``name`` (wean/registry.py).
     ``keys`` maps each score key to "higher", "lower" or None (default: ``{name: "higher"}``);
     ``options``: the other :class:`Metric` fields. A function may return its scores as a plain
-    dict: its signature then records the settings and the module it came from."""
+    dict of declared keys and finite numbers: its signature then records the settings and the
+    module it came from. Registering the same function again under its name does nothing."""
     keys = dict(keys or {name: "higher"})
     for key, direction in keys.items():
         if direction not in ("higher", "lower", None):
             raise WeanError(f"metric {name!r}: key {key!r} has direction {direction!r}; choose higher, lower or None")
+    if options.get("yardstick") and options.get("needs_references"):
+        raise WeanError(f"metric {name!r}: a yardstick scores the references themselves, so it cannot need them")
+    if (options.get("statistics") is None) != (options.get("from_statistics") is None):
+        raise WeanError(f"metric {name!r}: statistics and from_statistics come together")
 
     def decorate(function):
+        known = METRICS.entry(name).component if name in METRICS.names() else None
+        if known is not None and known.origin is function:
+            return function
+        taken = [key for key in keys if key in validation_directions()]
+        taken += [key for other in METRICS.names() if other != name for key in keys if key in METRICS.get(other).keys]
+        if taken:
+            raise WeanError(f"metric {name!r}: score key {taken[0]!r} is another's already")
+
         def score(inputs: MetricInputs) -> MetricResult:
             result = function(inputs)
             if isinstance(result, MetricResult):
                 return result
-            return MetricResult(name, dict(result), {**inputs.common_signature, "library": function.__module__})
+            return MetricResult(name, _checked_scores(name, keys, result), {
+                **inputs.common_signature, "library": function.__module__})
 
         METRICS.register(name)(Metric(score, keys, **options, origin=function))
         return function
 
     return decorate
+
+
+def _checked_scores(name: str, keys: dict, result) -> dict[str, float]:
+    """A plug-in's scores as numbers: declared keys only, each a finite number."""
+    if not isinstance(result, dict):
+        raise WeanError(f"metric {name!r} returned {type(result).__name__}, not a dict of scores")
+    scores = {}
+    for key, value in result.items():
+        if key not in keys:
+            raise WeanError(f"metric {name!r} reported {key!r}, which it does not declare ({', '.join(keys)})")
+        try:
+            scores[key] = float(value)
+        except (TypeError, ValueError):
+            raise WeanError(f"metric {name!r}: {key} is {value!r}, not a number") from None
+        if not math.isfinite(scores[key]):
+            raise WeanError(f"metric {name!r}: {key} is {scores[key]}, not a finite number")
+    return scores
 
 
 def metric_list(text: str | None, default: tuple[str, ...]) -> tuple[str, ...]:
@@ -327,7 +359,8 @@ def _fidelity_statistics(outputs: Sequence[str], inputs: MetricInputs):
         statistics=_fidelity_statistics, from_statistics=fidelity.from_statistics)
 def _fidelity(inputs: MetricInputs) -> MetricResult:
     scores = fidelity.from_statistics(_fidelity_statistics(inputs.outputs, inputs).sum(0))
-    signature = {"case": "mixed", "text": "raw", "content_zipf": fidelity.CONTENT_WORD_ZIPF, "library": _ours()}
+    signature = {"case": "mixed", "text": "raw", "lang": "en", "content_zipf": fidelity.CONTENT_WORD_ZIPF,
+                 "library": f"wean=={_wean_version()},wordfreq=={version('wordfreq')}"}
     return MetricResult("fidelity", scores, signature)
 
 

@@ -16,7 +16,8 @@ invented_names
     outputs that state a name absent from the source. A name is a word (letters, with ``'`` or
     ``’`` inside) whose first letter is upper case and that does not start a sentence: it is not
     the text's first word, nor the first after ``.``, ``!``, ``?`` or ``…`` (opening quotes and
-    brackets between are skipped). The pronoun "I" is no name. It is absent if no word of the
+    brackets between are skipped; in PTB-tokenized text ``-LRB-`` and its kind are brackets and
+    a backquote opens a quote). The pronoun "I" is no name. It is absent if no word of the
     source is the same word, compared case-insensitively. A mojibake word ("MÃrich") counts.
     Words after an abbreviation's full stop ("U.S. Army") count as sentence starts, so this
     undercounts a little; on lowercased text it is 0 by construction.
@@ -29,7 +30,9 @@ repeated_ngrams
     ends with a function word is left out: "a datum ... a datum" for the source's "a datum ...
     the datum" repeats nothing.)
 copied
-    outputs identical to their source once runs of whitespace are one space.
+    outputs identical to their source once runs of whitespace are one space (on the raw text; the
+    stats metric's ``identical_to_source`` compares the scoring tokens, lowercased by default, so
+    it also counts an output that differs from its source only in case or spacing of punctuation).
 non_ascii_kept
     of the source's non-ASCII characters (counted with repeats, after NFC normalisation), the
     share the output holds too: per sentence, the sum over characters c of min(count in source,
@@ -67,9 +70,10 @@ COLUMNS = ("sentences", "invented_numbers", "invented_names", "repeated_ngrams",
            "non_ascii_kept_chars", "non_ascii_source_chars", "non_ascii_invented")
 
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
+_PTB_BRACKETS = re.compile(r"-[LR][RSC]B-")  # -LRB- -RRB- -LSB- ...: punctuation in PTB text, not words
 _WORD = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)*")
 _TOKEN = re.compile(r"[^\W_]+")
-_OPENERS = "\"'“‘«([{"
+_OPENERS = "\"'“‘«([{`"
 _SENTENCE_END = ".!?…"
 
 
@@ -79,6 +83,7 @@ def numbers(text: str) -> set[str]:
 
 def names(text: str) -> list[str]:
     """The capitalised words of ``text`` that do not start a sentence, in order."""
+    text = _PTB_BRACKETS.sub(" ", text)
     found = []
     for match in _WORD.finditer(text):
         word = match.group()
@@ -95,7 +100,7 @@ def invented_numbers(source: str, output: str) -> set[str]:
 
 
 def invented_names(source: str, output: str) -> list[str]:
-    source_words = {word.lower() for word in _WORD.findall(source)}
+    source_words = {word.lower() for word in _WORD.findall(_PTB_BRACKETS.sub(" ", source))}
     return [name for name in names(output) if name.lower() not in source_words]
 
 
@@ -131,7 +136,7 @@ def sentence_statistics(sources: Sequence[str], outputs: Sequence[str]) -> np.nd
     """One row per sentence, the columns of ``COLUMNS``: summed over any set of sentences, they
     give that set's statistics (:func:`from_statistics`), so a paired bootstrap resamples rows."""
     rows = []
-    for source, output in zip(sources, outputs):
+    for source, output in zip(sources, outputs, strict=True):
         source_chars, output_chars = _non_ascii(source), _non_ascii(output)
         rows.append([
             1,
@@ -149,7 +154,7 @@ def sentence_statistics(sources: Sequence[str], outputs: Sequence[str]) -> np.nd
 def from_statistics(summed: Sequence[int]) -> dict[str, float]:
     """The statistics of the sentences whose rows sum to ``summed``."""
     column = dict(zip(COLUMNS, (int(v) for v in summed)))
-    count = column["sentences"]
+    count = column["sentences"] or 1  # no sentence: every share 0
     shares = {key: 100.0 * column[key] / count
               for key in ("invented_numbers", "invented_names", "repeated_ngrams", "copied")}
     kept, total = column["non_ascii_kept_chars"], column["non_ascii_source_chars"]

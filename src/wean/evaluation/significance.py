@@ -152,6 +152,14 @@ def _output_statistic(metric: str, sources, reference_streams, lowercase: bool, 
     return counts, lambda summed: float(summed[0])
 
 
+def bootstrap_p_value(resampled: np.ndarray, observed):
+    """The share of resampled differences (rows; columns: several measures at once) that, centred
+    on their mean, are at least as far from 0 as the observed one, counting the observed once."""
+    centred = np.abs(resampled - resampled.mean(axis=0))
+    # >= so that a system compared with itself is never "significant" (p = 1)
+    return (np.sum(centred >= np.abs(observed) - 1e-9, axis=0) + 1) / (len(resampled) + 1)
+
+
 def _compare(
     metric: str, counts_a: np.ndarray, counts_b: np.ndarray, score: Callable, samples: int, seed: int
 ) -> PairedComparison:
@@ -159,9 +167,7 @@ def _compare(
     rows = np.random.default_rng(seed).integers(0, len(counts_a), size=(samples, len(counts_a)))
     differences = np.array([score(counts_a[r].sum(0)) - score(counts_b[r].sum(0)) for r in rows])
     observed = score_a - score_b
-    centred = np.abs(differences - differences.mean())
-    # >= so that a system compared with itself is never "significant" (p = 1)
-    p_value = (np.sum(centred >= abs(observed) - 1e-9) + 1) / (samples + 1)
+    p_value = bootstrap_p_value(differences, observed)
     low, high = np.percentile(differences, [2.5, 97.5])
     return PairedComparison(metric, score_a, score_b, observed, float(low), float(high), float(p_value), samples)
 

@@ -27,6 +27,7 @@ from itertools import combinations
 import numpy as np
 
 from wean.errors import WeanError
+from wean.evaluation.significance import bootstrap_p_value
 from wean.rating.sheet import SCALES, Rating
 
 MEASURES = (*SCALES, "meaning_changed", "broken", "good")
@@ -125,8 +126,7 @@ def score_ratings(key: dict, ratings: list[Rating], samples: int = 1000, seed: i
         picks = rng.integers(0, len(shared), size=(samples, len(shared)))
         resampled = difference[picks].mean(axis=1)
         observed = difference.mean(axis=0)
-        centred = np.abs(resampled - resampled.mean(axis=0))
-        p_values = (np.sum(centred >= np.abs(observed) - 1e-9, axis=0) + 1) / (samples + 1)
+        p_values = bootstrap_p_value(resampled, observed)
         low, high = np.percentile(resampled, [2.5, 97.5], axis=0)
         comparisons.append({"a": a, "b": b, "items": len(shared), **{
             measure: {"difference": float(observed[k]), "low": float(low[k]), "high": float(high[k]),

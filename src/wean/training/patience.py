@@ -6,7 +6,6 @@ which replays the rule over runs trained before it."""
 from __future__ import annotations
 
 
-
 def higher_is_better(metric: str) -> bool:
     """The direction of a selection metric: loss and perplexity fall, each registered metric's
     score key goes the way its metric declares."""
