@@ -22,7 +22,7 @@ def add(subparsers) -> None:
         "and the p-value of the paired bootstrap test (Koehn 2004, as sacreBLEU's --paired-bs).",
     )
     parser.add_argument("--hyp", type=Path, nargs=2, required=True, metavar=("A", "B"), help="two output files")
-    options.add_scoring_options(parser, PAIRED_METRICS + ("fidelity", "reverse", "or a key of either"))
+    options.add_scoring_options(parser, PAIRED_METRICS + ("fidelity", "reverse"))
     parser.add_argument("--samples", type=int, default=1000, help="bootstrap resamples (default 1000)")
     parser.add_argument("--seed", type=int, default=1, help="seed of the resampling (default 1)")
     parser.add_argument("--json", action="store_true", help="print JSON records instead of a table")

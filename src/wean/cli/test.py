@@ -52,9 +52,8 @@ def run(args: argparse.Namespace) -> int:
     generator, control = options.load_generator(args)
     records = score_on_benchmarks(
         generator, args.benchmark, system, args.out_dir, args.data_root, args.detokenize,
-        plain_text=args.plain_text, metrics=args.metrics, beam=args.beam, length_penalty=args.length_penalty, max_length=args.max_length,
-        block_ngram_repeat=args.block_ngram_repeat,
-        control=control,
+        plain_text=args.plain_text, metrics=args.metrics, beam=args.beam, length_penalty=args.length_penalty,
+        max_length=args.max_length, block_ngram_repeat=args.block_ngram_repeat, control=control,
     )
     for name, record in records.items():
         scores = ", ".join(f"{k} {v:.2f}" for k, v in record["scores"].items()
