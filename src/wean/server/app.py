@@ -122,7 +122,7 @@ LOOPBACK_NAMES = ("localhost", "127.0.0.1", "::1")
 
 @dataclass(frozen=True)
 class Access:
-    """Who may use the server. ``token``: requests to /v1/generate must send ``Authorization:
+    """Who may use the server. ``token``: requests under /v1/ must send ``Authorization:
     Bearer <token>``. ``allowed_hosts``: the names the Host header may give ("*": any); a web
     page of another site that resolves its own name to 127.0.0.1 (DNS rebinding) sends its own
     name, and is refused."""
