@@ -15,8 +15,8 @@ def add(subparsers) -> None:
         "tune-control", help="choose a controllable model's default control values on validation data",
         description="Coordinate ascent over the control values for the --objective (SARI) of a sample of a "
         "validation benchmark, counting only settings that meet every --require (and bleu>=60 unless one "
-        "names bleu). The "
-        "chosen values become the model's generation.control; the search is written to MODEL/control-tuning.json.",
+        "names bleu). The chosen values become the model's generation.control; the search is written to "
+        "MODEL/control-tuning.json.",
     )
     parser.add_argument("--model", type=Path, required=True, help="model directory trained with data.control")
     parser.add_argument("--benchmark", default="turkcorpus-tune", help="a validation benchmark (default: turkcorpus-tune)")
