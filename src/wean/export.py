@@ -27,10 +27,15 @@ def export_model(source: Path, target: Path, fp16: bool = False, overrides: list
     load_weights(model, source / WEIGHTS)
     if target.resolve() == source.resolve():
         raise WeanError(f"{target}: export needs a new directory, not the model's own")
-    save_assets(target, dataclasses.replace(assets, config=config))
-    save_weights(model.half() if fp16 else model, target / WEIGHTS)
-    # how the default control values were chosen, and which values training saw (for tune-control)
+    write_model_directory(source, target, dataclasses.replace(assets, config=config), model.half() if fp16 else model)
+    return (target / WEIGHTS).stat().st_size
+
+
+def write_model_directory(source: Path, target: Path, assets, model) -> None:
+    """``target`` as a model directory of ``model`` with ``assets``, and the records of how
+    ``source``'s default control values were chosen and which values training saw (for tune-control)."""
+    save_assets(target, assets)
+    save_weights(model, target / WEIGHTS)
     for record in (source / "control-tuning.json", source / CONTROL_COUNTS):
         if record.exists():
             atomic_write_text(target / record.name, record.read_text(encoding="utf-8"))
-    return (target / WEIGHTS).stat().st_size

@@ -12,7 +12,7 @@ from wean.errors import WeanError
 
 # in the order `wean --help` lists them
 COMMANDS = ("train", "simplify", "serve", "generate", "evaluate", "compare", "test", "tune_control", "inspect",
-            "plot", "attention", "prepare", "odd_gen", "export", "rate")
+            "plot", "attention", "prepare", "odd_gen", "export", "average", "rate")
 
 
 def build_parser() -> argparse.ArgumentParser:
