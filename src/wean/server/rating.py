@@ -56,7 +56,10 @@ def rating_routes(folder: Path) -> APIRouter:
             rating = check_rating(body.rater, body.candidate, body.model_dump(), known)
         except WeanError as error:
             raise HTTPException(422, str(error)) from None
-        save_rating(folder, rating)
+        try:
+            save_rating(folder, rating)
+        except OSError as error:  # a full disk, a folder made read-only: the rater must know it was not kept
+            raise HTTPException(500, f"the rating was not saved: {error.strerror or error}") from None
         return {"saved": rating.candidate, "rated": len(_rated(folder, rating.rater, known)), "candidates": len(known)}
 
     return router
