@@ -79,6 +79,8 @@ def test_a_plug_ins_scores_are_checked(case, returned, message):
     scores = evaluate(["a"], None, [["a"]], EvaluationSettings((name,)))
     assert scores.scores == {key: 0.5} and json.dumps(scores.to_dict())
     metric(name, {key: "higher"})(odd)  # the same function again: nothing happens
+    with pytest.raises(WeanError, match=f"metric {name!r} is registered already"):
+        metric(name, {key: "higher"})(lambda inputs: {key: 1.0})  # another function under its name
 
 
 def test_a_metric_may_return_a_plain_dict_and_gets_a_signature(plugin, capsys, tmp_path):

@@ -164,7 +164,7 @@ def test_prepare_and_score_from_the_command_line(tmp_path, capsys):
     short = tmp_path / "short.txt"
     short.write_text("one line\n")
     assert main(["rate", "prepare", "--src", str(paths["src"]), "--system", f"s={short}", "--out", str(tmp_path / "y")]) == 1
-    assert "line" in capsys.readouterr().err
+    assert "has 1 lines but" in capsys.readouterr().err
 
 
 def test_resampled_intervals_are_seeded(sheet_folder):

@@ -218,8 +218,10 @@ class Config:
         from wean.registry import METRICS
 
         owner, _ = selectable_key(self.training.selection_metric, "config: training.selection_metric")
-        for key, name in [("training.validation_metrics", n) for n in self.training.validation_metrics] + (
-                [("training.selection_metric", owner)] if owner else []):
+        validated = [("training.validation_metrics", name) for name in self.training.validation_metrics]
+        if owner is not None:
+            validated.append(("training.selection_metric", owner))
+        for key, name in validated:
             if METRICS.get(name, key).needs_reverse_model:
                 raise WeanError(f"config: {key}: metric {name!r} needs a reverse model, which validation does not have")
         tokenizer = self.data.tokenizer

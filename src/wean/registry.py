@@ -45,7 +45,7 @@ class Registry:
     def register(self, name: str, config: type | None = None) -> Callable:
         def decorate(component):
             known = self._entries.get(name)
-            if known is not None and known.component is not component:
+            if known is not None and known.component != component:  # equal: the same registration again
                 raise WeanError(f"{self.kind} {name!r} is registered already (by {_where(known.component)})")
             self._entries[name] = Entry(name, component, config)
             return component

@@ -177,8 +177,8 @@ class Metric:
     ``statistics(outputs, inputs)`` (optional): one row of numbers per sentence whose column sums,
     given to ``from_statistics``, reproduce the scores, so that ``wean compare`` resamples rows."""
 
-    score: Callable[[MetricInputs], MetricResult]
-    keys: dict[str, str | None]
+    score: Callable[[MetricInputs], MetricResult] = field(compare=False)  # a wrapper of ``origin``
+    keys: dict[str, str | None] = field(default_factory=dict)
     needs_source: bool = False
     needs_references: bool = False
     needs_source_or_references: bool = False
@@ -186,7 +186,8 @@ class Metric:
     needs_reverse_model: bool = False  # EvaluationSettings.reverse_model, which training never has
     statistics: Callable | None = None
     from_statistics: Callable | None = None
-    origin: Callable | None = None  # the function registered, for messages that say where it is
+    # the function registered: the same one again is an equal Metric, no conflict; messages name it
+    origin: Callable | None = None
 
 
 def metric(name: str, keys: dict[str, str | None] | None = None, **options):
@@ -205,9 +206,6 @@ def metric(name: str, keys: dict[str, str | None] | None = None, **options):
         raise WeanError(f"metric {name!r}: statistics and from_statistics come together")
 
     def decorate(function):
-        known = METRICS.entry(name).component if name in METRICS.names() else None
-        if known is not None and known.origin is function:
-            return function
         taken = [key for key in keys if key in validation_directions()]
         taken += [key for other in METRICS.names() if other != name for key in keys if key in METRICS.get(other).keys]
         if taken:

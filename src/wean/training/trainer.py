@@ -366,7 +366,8 @@ class Trainer:
         improved, progress = judge(record, self.state.validations[:-1], metric, settings.patience_watches_loss)
         name = f"step-{self.state.updates:08d}"
         self.state.best.append([record[metric], self.state.updates, name])
-        self.state.best.sort(key=lambda entry: -entry[0] if higher_is_better(metric) else entry[0])
+        sign = -1 if higher_is_better(metric) else 1
+        self.state.best.sort(key=lambda entry: sign * entry[0])
         if improved and main:
             save_weights(self.model, self.directory / WEIGHTS)
             atomic_write_json(self.directory / "best.json", record)
