@@ -15,7 +15,6 @@ from wean.cli import main
 from wean.config import config_from_dict
 from wean.errors import WeanError
 from wean.evaluation import EvaluationSettings, evaluate, metric, score_key
-from wean.registry import METRICS
 from wean.training import Trainer
 
 PLUGIN = textwrap.dedent('''
