@@ -5,10 +5,16 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
+import math
+
 import torch
+from torch import nn
 
 from wean.config import ModelConfig, config_from_dict
+from wean.models.interfaces import DecoderState, EncoderOutput, StepOutput
 from wean.models.model import build_model
+
+A, B, C = 4, 5, 6  # word ids after the four specials, for ScriptedModel
 
 SYMBOLS = list("abcdefghij")
 HANZI = list("天地人日月山水火木金")  # for the character-level pipeline: Chinese is written unsegmented
@@ -90,3 +96,34 @@ def conv_model(decoder="conditional", output="linear", seed=0, position_embeddin
     config.decoder.type, config.decoder.hidden_size, config.decoder.bridge = decoder, 16, "zero"
     config.output_layer.type = output
     return build_model(config, 30, 30).eval()
+
+
+class ScriptedModel(nn.Module):
+    """A stand-in encoder-decoder whose next-word distribution depends only on the previous
+    word, read from a table: enough to construct cases with known best answers. It implements
+    only the model contract that search uses (encode, init_state, decode_step). Its attention
+    is uniform over the source, or, for a previous word in ``attention``, the weights given there."""
+
+    def __init__(self, next_word: dict[int, dict[int, float]], vocabulary: int = 7,
+                 attention: dict[int, list[float]] | None = None):
+        super().__init__()
+        table = torch.full((vocabulary, vocabulary), -30.0)
+        for previous, choices in next_word.items():
+            for word, probability in choices.items():
+                table[previous, word] = math.log(probability)
+        self.table = table
+        self.attention = attention or {}
+
+    def encode(self, source, lengths):
+        batch, length = source.shape
+        final = (torch.zeros(1, batch, 1), torch.zeros(1, batch, 1))
+        return EncoderOutput(torch.zeros(batch, length, 1), source != 0, torch.zeros(batch, length, 1), final)
+
+    def init_state(self, encoded):
+        return DecoderState(encoded.final, None, encoded.states)
+
+    def decode_step(self, previous, encoded, state):
+        weights = encoded.mask.float() / encoded.mask.sum(1, keepdim=True)
+        for word, row in self.attention.items():
+            weights[previous == word] = torch.tensor(row)
+        return StepOutput(torch.log_softmax(self.table[previous], dim=-1), state, weights)

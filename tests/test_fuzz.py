@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from wean.config import TokenizerConfig, config_from_dict
 from wean.data.tokenizers import CharTokenizer, WordTokenizer, build_tokenizer
 from wean.errors import WeanError
-from wean.search_options import RANGES, check_search_options
+from wean.search_options import SearchOptions, check_search_options, option_kind, option_range
 from wean.textio import read_lines
 
 BOUNDED = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -51,18 +51,19 @@ def test_tokenizers_take_any_text_and_give_back_writable_text(text, sentencepiec
 
 
 @BOUNDED
-@given(name=st.sampled_from(sorted(RANGES)),
+@given(name=st.sampled_from([name for name in SearchOptions.names() if option_kind(name) is not str]),
        value=st.one_of(st.none(), st.booleans(), st.integers(-10**12, 10**12), st.floats(allow_nan=True),
                        st.text(max_size=5), st.lists(st.integers(), max_size=2)))
 def test_search_options_are_accepted_in_range_or_refused_in_one_line(name, value):
-    kind, lowest, highest = RANGES[name]
+    lowest, highest, above_lowest = option_range(name)
     try:
         check_search_options({name: value})
     except WeanError as error:
         assert "\n" not in str(error) and str(error).startswith(name)
         return
     assert value is None or (isinstance(value, (int, float)) and not isinstance(value, bool)
-                             and math.isfinite(value) and lowest <= value <= highest)
+                             and math.isfinite(value) and (lowest < value if above_lowest else lowest <= value)
+                             and value <= highest and (option_kind(name) is float or isinstance(value, int)))
 
 
 @BOUNDED

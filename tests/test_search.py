@@ -10,33 +10,7 @@ from wean.models.interfaces import DecoderState, EncoderOutput, StepOutput
 from wean.models.model import build_model
 from wean.search import beam_search, block_repeated_ngrams, greedy_search
 
-A, B, C = 4, 5, 6  # word ids after the four specials
-
-
-class ScriptedModel(nn.Module):
-    """A stand-in encoder-decoder whose next-word distribution depends only on the previous
-    word, read from a table: enough to construct cases with known best answers. It implements
-    only the model contract that search uses (encode, init_state, decode_step)."""
-
-    def __init__(self, next_word: dict[int, dict[int, float]], vocabulary: int = 7):
-        super().__init__()
-        table = torch.full((vocabulary, vocabulary), -30.0)
-        for previous, choices in next_word.items():
-            for word, probability in choices.items():
-                table[previous, word] = math.log(probability)
-        self.table = table
-
-    def encode(self, source, lengths):
-        batch, length = source.shape
-        final = (torch.zeros(1, batch, 1), torch.zeros(1, batch, 1))
-        return EncoderOutput(torch.zeros(batch, length, 1), source != 0, torch.zeros(batch, length, 1), final)
-
-    def init_state(self, encoded):
-        return DecoderState(encoded.final, None, encoded.states)
-
-    def decode_step(self, previous, encoded, state):
-        weights = encoded.mask.float() / encoded.mask.sum(1, keepdim=True)
-        return StepOutput(torch.log_softmax(self.table[previous], dim=-1), state, weights)
+from synthetic import A, B, C, ScriptedModel
 
 
 SOURCE, LENGTHS = torch.tensor([[A, B]]), torch.tensor([2])

@@ -8,18 +8,55 @@ import pytest
 from wean.cli import main
 from wean.config import config_from_dict
 from wean.errors import WeanError
-from wean.search_options import RANGES, check_search_options
+from wean.search_options import SearchOptions, check_batch_size, check_search_options, option_kind, option_range
+
+NUMERIC = [name for name in SearchOptions.names() if option_kind(name) is not str]
+CHOICES = [name for name in SearchOptions.names() if option_kind(name) is str]
 
 
-@pytest.mark.parametrize("name", sorted(RANGES))
+@pytest.mark.parametrize("name", NUMERIC)
 def test_every_option_is_accepted_at_its_bounds_and_refused_past_them(name):
-    kind, lowest, highest = RANGES[name]
-    for value in (lowest, highest):
-        check_search_options({name: kind(value)})
+    kind = option_kind(name)
+    lowest, highest, above_lowest = option_range(name)
     step = 1 if kind is int else 0.5
-    for value in (lowest - step, highest + step):
-        with pytest.raises(WeanError, match=f"^{name} is .*; it must be .* from {lowest:g} to {highest:g}$"):
+    for value in ((lowest + step / 10,) if above_lowest else (lowest,)) + (highest,):
+        check_search_options({name: kind(value)})
+    for value in ((lowest,) if above_lowest else ()) + (lowest - step, highest + step):
+        low, high = (int(lowest), int(highest)) if kind is int else (f"{lowest:g}", f"{highest:g}")
+        with pytest.raises(WeanError, match=f"^{name} is .*; it must be .* {low} .* {high}$"):
             check_search_options({name: kind(value)})
+
+
+@pytest.mark.parametrize("name", CHOICES)
+def test_an_option_of_names_takes_its_choices_only(name):
+    check_search_options({name: getattr(SearchOptions(), name)})
+    for value in ("no-such-choice", 3):
+        with pytest.raises(WeanError, match=f"^{name} is .*; choose one of "):
+            check_search_options({name: value})
+
+
+def test_the_strategies_on_offer_are_the_registered_ones():
+    with pytest.raises(WeanError, match="^strategy is 'beams'; choose one of greedy, beam, sampling, diverse_beam"):
+        check_search_options({"strategy": "beams"})
+    for strategy in ("beam", "greedy", "sampling", "diverse_beam"):
+        check_search_options({"strategy": strategy})
+
+
+@pytest.mark.parametrize("options, message", [
+    ({"strategy": "beam", "beam": 4, "nbest": 5}, "^nbest is 5, more than beam \\(4\\)"),
+    ({"strategy": "diverse_beam", "beam": 5, "nbest": 5, "diverse_groups": 2}, "^beam is 5, not a multiple of"),
+])
+def test_options_that_contradict_each_other_are_refused(options, message):
+    with pytest.raises(WeanError, match=message):
+        check_search_options(options)
+    check_search_options({**options, "strategy": "sampling"})  # samples are not bounded by a beam
+
+
+def test_batch_size_is_checked_like_a_search_option():
+    check_batch_size(1)
+    for value in (0, 5000, True, 2.0):
+        with pytest.raises(WeanError, match="^--batch-size is .*; it must be an integer from 1 to 4096$"):
+            check_batch_size(value, "--batch-size")
 
 
 @pytest.mark.parametrize("options", [
@@ -28,7 +65,9 @@ def test_every_option_is_accepted_at_its_bounds_and_refused_past_them(name):
     {"max_length": "10"},
     {"length_penalty": math.nan},
     {"length_penalty": math.inf},
-    {"batch_size": None, "beam": 0},
+    {"nbest": None, "beam": 0},
+    {"strategy": None, "temperature": 0.0},
+    {"sampling_topp": 0.0},
 ])
 def test_wrong_types_and_non_finite_numbers_are_refused(options):
     with pytest.raises(WeanError, match="it must be"):
@@ -51,6 +90,10 @@ def test_a_config_with_an_option_out_of_range_is_refused(key, value):
     (["--beam", "1000"], "--beam is 1000; it must be an integer from 1 to 100"),
     (["--max-length", "0"], "--max-length is 0"),
     (["--batch-size", "-1"], "--batch-size is -1"),
+    (["--strategy", "beam", "--nbest", "6", "--beam", "5"], "--nbest is 6, more than --beam (5)"),
+    (["--sampling-topp", "1.5"], "--sampling-topp is 1.5; it must be a number above 0 and at most 1"),
+    (["--temperature", "0"], "--temperature is 0.0; it must be a number above 0 and at most 100"),
+    (["--strategy", "nucleus"], "--strategy is 'nucleus'; choose one of greedy, beam, sampling, diverse_beam"),
     (["--length-penalty", "nan"], "--length-penalty is nan"),
     (["--min-length", "50", "--max-length", "10"], "--min-length is 50, more than --max-length (10)"),
 ])

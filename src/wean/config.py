@@ -18,7 +18,7 @@ from typing import Any
 import yaml
 
 from wean.errors import WeanError
-from wean.search_options import RANGES as SEARCH_OPTIONS, check_search_options
+from wean.search_options import SearchOptions, check_batch_size, check_search_options
 
 DEVICES = ("auto", "cpu", "cuda")  # wean/device.py resolves them; here without importing torch
 
@@ -167,12 +167,9 @@ class TrainingConfig:
 
 
 @dataclass
-class GenerationConfig:
-    beam: int = 5
-    length_penalty: float = 0.0  # alpha in score / length**alpha; 0 ranks by raw log-probability
-    min_length: int = 1
-    max_length: int = 100
-    block_ngram_repeat: int = 0
+class GenerationConfig(SearchOptions):
+    # the search options (strategy, beam, nbest, ...) are SearchOptions' fields, defined and
+    # explained in wean/search_options.py
     replace_unk: bool = True
     batch_size: int = 32
     # generate() takes untokenized text and returns text for people unless told otherwise (see
@@ -238,9 +235,8 @@ class Config:
             raise WeanError(f"config: data.control / generation.control: {error}") from None
         _check_numbers(self, "")
         generation = self.generation
-        check_search_options(
-            {name: getattr(generation, name) for name in SEARCH_OPTIONS}, lambda name: f"config: generation.{name}"
-        )
+        check_search_options(dataclasses.asdict(SearchOptions.of(generation)), lambda name: f"config: generation.{name}")
+        check_batch_size(generation.batch_size, "config: generation.batch_size")
         if self.model.share_embeddings and not self.data.tokenizer.shared_vocab:
             raise WeanError("config: model.share_embeddings needs data.tokenizer.shared_vocab: true")
         from wean.registry import DECODERS, ENCODERS, OUTPUT_LAYERS, TOKENIZERS  # the registered names

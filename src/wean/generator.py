@@ -4,13 +4,23 @@
     model = wean.load("runs/seq2seq")
     for g in model.generate(["A complex sentence ."], beam=5):
         print(g.text, g.score, g.attention.shape)
+
+    for g in model.generate(["A complex sentence ."], beam=5, nbest=3)[0].nbest:  # the 3 best
+        print(g.score, g.text)
+
+    ensemble = wean.load(["runs/seed1", "runs/seed2", "runs/seed3"])  # log-probabilities averaged
+
+Search options (``strategy``, ``beam``, ``nbest``, ``temperature``, ...) are the fields of
+:class:`wean.search_options.SearchOptions`; those not given come from the model's ``generation``
+config.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import difflib
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Mapping, Sequence
 
@@ -27,8 +37,9 @@ from wean.errors import WeanError
 from wean.model_dir import Assets, load_assets, read_control_counts
 from wean.models.model import EncoderDecoder, build_model
 from wean.quantize import quantize
-from wean.search import Hypothesis, beam_search, greedy_search
-from wean.search_options import RANGES as SEARCH_OPTIONS, check_search_options
+from wean.search import Hypothesis, decode
+from wean.search.rerank import Scorer, rerank as rerank_lists, resolve as resolve_scorers
+from wean.search_options import SearchOptions, check_batch_size, check_search_options
 
 
 @dataclass
@@ -61,6 +72,13 @@ class Generation:
     log_prob: float  # sum of token log-probabilities, <eos> included
     attention: torch.Tensor  # (len(tokens) + 1, len(source_tokens)); the last row is <eos>
     warning: str | None = None  # something the reader of the output should know (plain text only)
+    alternatives: list["Generation"] = field(default_factory=list)  # the rest of the n-best list, best first
+    rerank_scores: dict[str, float] | None = None  # with rerank: the search's score and each scorer's
+
+    @property
+    def nbest(self) -> list["Generation"]:
+        """This output and its alternatives, best first."""
+        return [self, *self.alternatives]
 
 
 class UntrainedControlWarning(UserWarning):
@@ -87,15 +105,31 @@ class Generator:
 
     @classmethod
     def from_directory(
-        cls, directory: str | Path, weights: str | Path | None = None, device: str = "auto", quantization: str = "none"
+        cls, directory: str | Path | Sequence[str | Path], weights: str | Path | None = None, device: str = "auto",
+        quantization: str = "none",
     ) -> "Generator":
-        """``quantization``: none, or int8 (CPU only; see :mod:`wean.quantize`)."""
-        directory = Path(directory)
-        assets = load_assets(directory)
-        model = build_model(assets.config.model, len(assets.source_vocabulary), len(assets.target_vocabulary))
-        load_weights(model, Path(weights) if weights else directory / WEIGHTS)
+        """``quantization``: none, or int8 (CPU only; see :mod:`wean.quantize`). Several
+        directories: their models as one ensemble (:mod:`wean.ensemble`), with the first one's
+        tokenizer, configuration and generation defaults."""
+        directories = [Path(directory)] if isinstance(directory, (str, Path)) else [Path(d) for d in directory]
+        if not directories:
+            raise WeanError("no model directory given")
+        if weights is not None and len(directories) > 1:
+            raise WeanError("weights: one file for several model directories")
         resolved = resolve_device(device)
-        return cls(quantize(model.eval(), quantization, resolved).to(resolved), assets, read_control_counts(directory))
+        models, every_assets = [], []
+        for path in directories:
+            assets = load_assets(path)
+            model = build_model(assets.config.model, len(assets.source_vocabulary), len(assets.target_vocabulary))
+            load_weights(model, Path(weights) if weights else path / WEIGHTS)
+            models.append(quantize(model.eval(), quantization, resolved).to(resolved))
+            every_assets.append(assets)
+        if len(models) == 1:
+            return cls(models[0], every_assets[0], read_control_counts(directories[0]))
+        from wean.ensemble import Ensemble, check_same_vocabularies
+
+        check_same_vocabularies(directories, every_assets)
+        return cls(Ensemble(models), every_assets[0], read_control_counts(directories[0]))
 
     @property
     def config(self):
@@ -104,20 +138,20 @@ class Generator:
     def generate(
         self,
         sentences: Sequence[str],
-        beam: int | None = None,
-        length_penalty: float | None = None,
-        min_length: int | None = None,
-        max_length: int | None = None,
-        block_ngram_repeat: int | None = None,
         replace_unk: bool | None = None,
         batch_size: int | None = None,
         plain_text: bool | None = None,
         control: Mapping[str, float] | None = None,
         split_sentences: bool | None = None,
         wanted: Callable[[int], bool] | None = None,
+        rerank: Sequence[tuple[str | Scorer, float]] = (),
+        **search,
     ) -> list[Generation | None]:
-        """Outputs for ``sentences``, in their order. Options default to the model's
-        ``generation`` config; ``beam=1`` is greedy search. With ``plain_text``, sentences are
+        """Outputs for ``sentences``, in their order. ``search``: the search options
+        (:class:`~wean.search_options.SearchOptions`: ``strategy``, ``beam``, ``nbest``, ...); these
+        and the others default to the model's ``generation`` config; ``beam=1`` is greedy search.
+        With ``nbest`` above 1 each output's ``alternatives`` hold the rest of its n-best list.
+        With ``plain_text``, sentences are
         untokenized text and outputs come back as text for people (see :mod:`wean.data.plain_text`).
         ``control``: for a model trained with control tokens, the values asked for, e.g.
         ``{"chars_ratio": 0.8}`` for outputs about 80 % of the source's length (see
@@ -128,31 +162,31 @@ class Generator:
         already, are scored without it, as their outputs always were.
         ``wanted(i)``, asked between search steps while ``sentences[i]`` is searched, turns False
         once nobody wants its output (a server's client hung up): its search stops there and its
-        place is None."""
+        place is None. ``rerank``: (scorer, weight) pairs that reorder each sentence's n-best list
+        (:mod:`wean.search.rerank`); a scorer is a registered name or a function."""
         sentences = [without_lone_surrogates(sentence) for sentence in sentences]
         prefix = self.control_prefix(control)
         untrained = self._untrained(prefix)
         if untrained:
             warnings.warn(untrained, UntrainedControlWarning, stacklevel=2)
-        options = self.config.generation
-        plain_text = options.plain_text if plain_text is None else plain_text
-        replace_unk = options.replace_unk if replace_unk is None else replace_unk
-        settings = self.search_settings(beam=beam, length_penalty=length_penalty, min_length=min_length,
-                                        max_length=max_length, block_ngram_repeat=block_ngram_repeat,
-                                        batch_size=batch_size)
-        beam, batch_size = settings["beam"], settings["batch_size"]
-        search = dict(max_length=settings["max_length"], min_length=settings["min_length"], banned_ids=self.banned_ids)
-        if beam > 1:
-            search.update(beam_size=beam, length_penalty=settings["length_penalty"],
-                          block_ngram_repeat=settings["block_ngram_repeat"])
+        defaults = self.config.generation
+        plain_text = defaults.plain_text if plain_text is None else plain_text
+        replace_unk = defaults.replace_unk if replace_unk is None else replace_unk
+        batch_size = defaults.batch_size if batch_size is None else batch_size
+        check_batch_size(batch_size)
+        options = self.search_options(**search)
+        scorers = resolve_scorers(rerank)
+        if scorers and options.nbest == 1:
+            raise WeanError("rerank: an n-best list of one output has nothing to reorder; ask for nbest above 1")
+        run = _Run(options, batch_size, replace_unk, prefix, scorers)
         if plain_text:
             split = True if split_sentences is None else split_sentences
-            return self._generate_plain_text(sentences, split, prefix, beam, batch_size, replace_unk, search, wanted)
+            return self._generate_plain_text(sentences, split, run, wanted)
         source_tokens = [self.tokenizer.encode(sentence) for sentence in sentences]
-        return self._generate_tokens(sentences, source_tokens, prefix, beam, batch_size, replace_unk, search, wanted)
+        return self._generate_tokens(sentences, source_tokens, run, wanted)
 
     def _generate_plain_text(
-        self, texts, split, prefix, beam, batch_size, replace_unk, search, wanted
+        self, texts: list[str], split: bool, run: "_Run", wanted: Callable[[int], bool] | None
     ) -> list[Generation | None]:
         """With ``split``, each text split into sentences, each sentence simplified, the outputs
         joined back: one text in, one out; a sentence longer than any the model was trained on
@@ -165,14 +199,15 @@ class Generator:
         too_long = [bool(longest) and len(tokens) > longest for tokens in source_tokens]
         kept = [i for i, long in enumerate(too_long) if not long]
         generated = self._generate_tokens(
-            [sentences[i] for i in kept], [source_tokens[i] for i in kept], prefix, beam, batch_size, replace_unk,
-            search, None if wanted is None else lambda j: wanted(text_of[kept[j]]),
+            [sentences[i] for i in kept], [source_tokens[i] for i in kept], run,
+            None if wanted is None else lambda j: wanted(text_of[kept[j]]),
         )
         per_sentence: list[Generation | None] = [None] * len(sentences)
         for i, generation in zip(kept, generated):
             if generation is None:  # abandoned
                 continue
-            generation.text = self.plain_text.to_plain_text(generation.text, generation.source)
+            for hypothesis in generation.nbest:
+                hypothesis.text = self.plain_text.to_plain_text(hypothesis.text, hypothesis.source)
             per_sentence[i] = generation
         for i, long in enumerate(too_long):
             if long:
@@ -190,10 +225,11 @@ class Generator:
         return results
 
     def _generate_tokens(
-        self, sentences: list[str], source_tokens: list[list[str]], prefix, beam, batch_size, replace_unk, search,
+        self, sentences: list[str], source_tokens: list[list[str]], run: "_Run",
         wanted: Callable[[int], bool] | None = None,
     ) -> list[Generation | None]:
         """Outputs for ``sentences``, given as the tokens the model reads (``source_tokens``)."""
+        prefix = run.prefix
         limit = self.model.max_source_length
         for number, tokens in enumerate(source_tokens, start=1):
             if limit and len(tokens) + len(prefix) > limit:
@@ -209,32 +245,34 @@ class Generator:
             else:
                 source_tokens[i] = prefix + tokens
         device = model_device(self.model)
-        for chunk in _length_chunks(order, [len(tokens) for tokens in source_tokens], batch_size):
+        for chunk in _length_chunks(order, [len(tokens) for tokens in source_tokens], run.batch_size):
+            abandoned = None
             if wanted is not None:
                 chunk = [i for i in chunk if wanted(i)]
                 if not chunk:
                     continue
-                search = dict(search, abandoned=lambda live, rows=chunk: [row for row in live if not wanted(rows[row])])
+                abandoned = lambda live, rows=chunk: [row for row in live if not wanted(rows[row])]  # noqa: E731
             ids = [self.assets.source_vocabulary.encode(source_tokens[i]) for i in chunk]
             source, lengths = pad(ids).to(device), torch.tensor([len(x) for x in ids], device=device)
-            if beam > 1:
-                hypotheses = beam_search(self.model, source, lengths, **search)
-            else:
-                hypotheses = greedy_search(self.model, source, lengths, **search)
-            for i, hypothesis in zip(chunk, hypotheses):
-                if hypothesis is not None:  # None: abandoned
-                    results[i] = self._finish(sentences[i], source_tokens[i], hypothesis, replace_unk, len(prefix))
+            nbest_lists = decode(self.model, source, lengths, run.options, self.banned_ids, abandoned)
+            finished = [(i, [self._finish(sentences[i], source_tokens[i], h, run.replace_unk, len(prefix))
+                             for h in hypotheses])
+                        for i, hypotheses in zip(chunk, nbest_lists) if hypotheses]  # None: abandoned
+            if run.scorers and finished:
+                reranked = rerank_lists([sentences[i] for i, _ in finished], [g for _, g in finished], run.scorers)
+                finished = [(i, generations) for (i, _), generations in zip(finished, reranked)]
+            for i, generations in finished:
+                results[i] = dataclasses.replace(generations[0], alternatives=generations[1:])
         return results
 
-    def search_settings(self, **given) -> dict:
-        """The search options (``beam``, ``max_length``, ...; see :mod:`wean.search_options`), those
-        not given (None) from the model's ``generation`` config, checked: a WeanError names the
-        first out of range."""
-        defaults = self.config.generation
-        settings = {name: getattr(defaults, name) if given.get(name) is None else given[name]
-                    for name in SEARCH_OPTIONS}
-        check_search_options(settings)
-        return settings
+    def search_options(self, **given) -> SearchOptions:
+        """The search options ``given`` (None: not given) over the model's ``generation`` config,
+        checked: a WeanError names the first unknown or out of range."""
+        unknown = [name for name in given if name not in SearchOptions.names()]
+        if unknown:
+            close = difflib.get_close_matches(unknown[0], SearchOptions.names(), n=1)
+            raise WeanError(f"unknown search option {unknown[0]!r}" + (f" (did you mean {close[0]}?)" if close else ""))
+        return SearchOptions.of(self.config.generation).replace(**given)
 
     def control_prefix(self, control: Mapping[str, float] | None = None) -> list[str]:
         """The control tokens a source starts with: ``control`` over the model's defaults."""
@@ -269,7 +307,7 @@ class Generator:
             raise WeanError("attention maps need a non-empty source")
         source_tokens = self.control_prefix(control) + source_tokens
         if target is None:
-            target = self.generate([source], beam=1, control=control)[0].text
+            target = self.generate([source], strategy="greedy", nbest=1, control=control)[0].text
         target_tokens = self.tokenizer.encode(target)
         device = model_device(self.model)
         source_ids = torch.tensor([self.assets.source_vocabulary.encode(source_tokens)], device=device)
@@ -304,13 +342,36 @@ class Generator:
         )
 
 
+@dataclass
+class _Run:
+    """What one generate() call asked for, resolved."""
+
+    options: SearchOptions
+    batch_size: int
+    replace_unk: bool
+    prefix: list[str]  # control tokens
+    scorers: list  # (name, function, weight) for reranking
+
+
 def _joined(text: str, parts: list[Generation]) -> Generation:
+    """The generations of a text's sentences as one (:func:`_joined_best`); its j-th alternative
+    joins each sentence's j-th (or, where a sentence has fewer, its last)."""
+    if len(parts) == 1:
+        return dataclasses.replace(parts[0], source=text)
+    alternatives = max((len(part.alternatives) for part in parts), default=0)
+    joined = _joined_best(text, [dataclasses.replace(part, alternatives=[]) for part in parts])
+    joined.alternatives = [
+        _joined_best(text, [part.nbest[min(j, len(part.alternatives))] for part in parts])
+        for j in range(1, alternatives + 1)
+    ]
+    return joined
+
+
+def _joined_best(text: str, parts: list[Generation]) -> Generation:
     """The generations of a text's sentences as one: texts joined by a space, tokens and scores
     added up, attention block-diagonal (each sentence attends only to itself), one <eos> row."""
     if not parts:
         return Generation(text, "", [], [], 0.0, 0.0, torch.zeros(1, 0))
-    if len(parts) == 1:
-        return dataclasses.replace(parts[0], source=text)
     blocks = [part.attention[:-1] for part in parts]  # each (output tokens, source tokens)
     width = sum(part.attention.size(1) for part in parts)
     attention = torch.zeros(sum(block.size(0) for block in blocks) + 1, width)
@@ -342,9 +403,11 @@ def _length_chunks(order: list[int], lengths: list[int], batch_size: int) -> lis
     return chunks
 
 
-def load(directory: str | Path | None = None, device: str = "auto", quantization: str = "none") -> Generator:
+def load(directory: str | Path | Sequence[str | Path] | None = None, device: str = "auto",
+         quantization: str = "none") -> Generator:
     """A trained model, ready to ``generate``; without a directory, the simplifier shipped with
-    wean (:data:`wean.pretrained.SIMPLIFIER`). ``device``: auto (the GPU if there is one) | cpu | cuda.
+    wean (:data:`wean.pretrained.SIMPLIFIER`); several directories, an ensemble of their models
+    (same vocabularies). ``device``: auto (the GPU if there is one) | cpu | cuda.
     ``quantization``: none | int8 (int8 weights for the LSTM and linear layers, on the CPU)."""
     if directory is None:
         from wean.pretrained import pretrained_simplifier

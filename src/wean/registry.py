@@ -81,6 +81,8 @@ DECODERS = Registry("decoder", "wean.models")
 OUTPUT_LAYERS = Registry("output layer", "wean.models")
 TOKENIZERS = Registry("tokenizer", "wean.data.tokenizers")
 METRICS = Registry("metric", "wean.evaluation.evaluate")  # what `wean evaluate --metrics` and benchmarks name
+STRATEGIES = Registry("search strategy", "wean.search")  # generation.strategy, --strategy
+RERANKERS = Registry("reranking scorer", "wean.search.rerank")  # --rerank NAME=WEIGHT
 
 _loaded_plugins: dict[Path, str] = {}
 

@@ -57,9 +57,9 @@ def score_on_benchmarks(
             record["generation"]["plain_text"] = True
         records[name] = record
         with _locked(out_dir):  # re-read: another `wean test` may have added its records meanwhile
-            metrics = _read_metrics(metrics_path)
-            metrics.setdefault(system, {})[name] = record
-            atomic_write_json(metrics_path, metrics)
+            gathered = _read_metrics(metrics_path)
+            gathered.setdefault(system, {})[name] = record
+            atomic_write_json(metrics_path, gathered)
     return records
 
 

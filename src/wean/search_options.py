@@ -1,46 +1,168 @@
-"""The ranges of the search options, checked in one place for every way of asking for them:
-``Generator.generate`` (and so the CLI and the server), and ``generation:`` in a config. An option
-out of range is one line naming it, not a failure deep in the search or a silent greedy run.
+"""The search options, defined once: :class:`SearchOptions`. The config's ``generation:`` section,
+the command line's flags (:func:`wean.cli.options.add_generation_options`), the server's request
+fields, the server's batching key and the range checks are all derived from its fields, so a new
+option is one field here (and the code of the strategy that reads it).
 
-The upper bounds keep one call's memory and time finite (``--beam 1000`` once took 12 GB); the
-server's own limits (``wean serve --max-beam``, ...) are tighter.
+Every way of asking for an option is checked here: ``Generator.generate`` (and so the CLI and the
+server), and ``generation:`` in a config. An option out of range is one line naming it as its user
+wrote it, not a failure deep in the search or a silent greedy run. The upper bounds keep one call's
+memory and time finite (``--beam 1000`` once took 12 GB); the server's own limits
+(``wean serve --max-beam``, ...) are tighter.
+
+This module imports no torch: config files are read with it.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
+from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
-from wean.errors import WeanError
 
-# option -> (type, lowest, highest)
-RANGES: dict[str, tuple[type, float, float]] = {
-    "beam": (int, 1, 100),
-    "length_penalty": (float, 0.0, 5.0),  # alpha in score / length**alpha
-    "min_length": (int, 0, 1000),
-    "max_length": (int, 1, 1000),  # decoder steps, </s> included
-    "block_ngram_repeat": (int, 0, 100),
-    "batch_size": (int, 1, 4096),
-}
+def option(default, help: str, low: float | None = None, high: float | None = None,
+           above_low: bool = False, choices: tuple[str, ...] | None = None):
+    """A field of :class:`SearchOptions`: its default, its help line, and its range (``low`` to
+    ``high``, ``low`` itself excluded with ``above_low``) or its ``choices``."""
+    return field(default=default, metadata={"help": help, "low": low, "high": high, "above_low": above_low,
+                                            "choices": choices})
+
+
+@dataclass
+class SearchOptions:
+    """How outputs are searched for. Each strategy reads the options that concern it and ignores
+    the others (greedy search reads no beam width)."""
+
+    strategy: str = option("beam", "beam | greedy | sampling | diverse_beam, or one a plug-in registers "
+                           "(wean.search.STRATEGIES); beam with beam 1 is greedy search")
+    beam: int = option(5, "beam width (beam, diverse_beam)", 1, 100)
+    nbest: int = option(1, "outputs per input, best first: at most beam for beam searches; samples per input "
+                        "for sampling", 1, 100)
+    length_penalty: float = option(0.0, "alpha: hypotheses are ranked by log-probability / lp(length); 0 ranks by "
+                                   "raw log-probability", 0.0, 5.0)
+    length_penalty_form: str = option("power", "lp(length) = length**alpha (power; alpha 1 is OpenNMT-py's avg) "
+                                      "or ((5 + length) / 6)**alpha (wu: GNMT)", choices=("power", "wu"))
+    coverage_penalty: str = option("none", "beam: none | wu (GNMT: beta * sum of log min(attention "
+                                   "received, 1) over source tokens; favours covering the source) | summary "
+                                   "(-beta * sum of attention received past 1: penalises attending to a source "
+                                   "token twice, i.e. repeating it)", choices=("none", "wu", "summary"))
+    coverage_weight: float = option(0.0, "beta, the weight of the coverage penalty", 0.0, 10.0)
+    min_length: int = option(1, "no output shorter than this many tokens", 0, 1000)
+    max_length: int = option(100, "decoder steps at most, </s> included", 1, 1000)
+    block_ngram_repeat: int = option(0, "never repeat an n-gram of this size; 0: off (every strategy but greedy)", 0, 100)
+    sampling_topk: int = option(0, "sampling: draw from the k most probable tokens only; 0: all", 0, 100000)
+    sampling_topp: float = option(1.0, "sampling: draw from the smallest set of tokens whose probability "
+                                  "reaches p (nucleus); 1: all", 0.0, 1.0, above_low=True)
+    temperature: float = option(1.0, "sampling: divide the scores by this before drawing; below 1 sharper, "
+                                "above 1 flatter", 0.0, 100.0, above_low=True)
+    seed: int = option(0, "sampling: the same seed and input give the same samples, whatever the batch",
+                       0, 2**62)
+    diverse_groups: int = option(2, "diverse_beam: groups the beam is split into (Vijayakumar et al. 2018); "
+                                 "the beam must be a multiple of it", 1, 100)
+    diverse_strength: float = option(0.5, "diverse_beam: lambda, the penalty per earlier group that chose "
+                                     "the same token at the same step", 0.0, 100.0)
+
+    @classmethod
+    def names(cls) -> tuple[str, ...]:
+        return tuple(f.name for f in dataclasses.fields(SearchOptions))
+
+    @classmethod
+    def help(cls, name: str) -> str:
+        return _field(name).metadata["help"]
+
+    @classmethod
+    def of(cls, values: Any) -> "SearchOptions":
+        """The search options of an object that has them as attributes (a GenerationConfig)."""
+        return SearchOptions(**{name: getattr(values, name) for name in cls.names()})
+
+    def replace(self, **given) -> "SearchOptions":
+        """These options with those ``given`` (None: not given, kept), checked."""
+        chosen = dataclasses.replace(self, **{name: value for name, value in given.items() if value is not None})
+        check_search_options(dataclasses.asdict(chosen))
+        return chosen
+
+
+def _field(name: str) -> dataclasses.Field:
+    for field_ in dataclasses.fields(SearchOptions):
+        if field_.name == name:
+            return field_
+    raise KeyError(name)
+
+
+def option_kind(name: str) -> type:
+    return {"int": int, "float": float, "str": str}[_field(name).type]
+
+
+def option_range(name: str) -> tuple[float | None, float | None, bool]:
+    """(lowest, highest, lowest excluded) of a numeric option."""
+    metadata = _field(name).metadata
+    return metadata["low"], metadata["high"], metadata["above_low"]
+
+
+def option_choices(name: str) -> tuple[str, ...] | None:
+    return _field(name).metadata["choices"]
 
 
 def check_search_options(options: Mapping[str, Any], spelling: Callable[[str], str] = str) -> None:
     """Raise a WeanError for the first option (None: not given) that is not of its type or out of
-    its range, and for ``min_length > max_length``. ``spelling`` writes an option's name as the
-    caller's user wrote it (``--max-length``, ``config: generation.max_length``)."""
+    its range, and for options that contradict each other (``min_length > max_length``, ``nbest``
+    above the beam). ``spelling`` writes an option's name as the caller's user wrote it
+    (``--max-length``, ``config: generation.max_length``)."""
+    from wean.errors import WeanError
+
     for name, value in options.items():
         if value is None:
             continue
-        kind, lowest, highest = RANGES[name]
+        kind = option_kind(name)
+        if kind is str:
+            _check_choice(name, value, spelling)
+            continue
+        lowest, highest, above_lowest = option_range(name)
         if isinstance(value, bool):  # True is an int to Python, not a beam width to anyone
             well_typed = False
         elif kind is int:
             well_typed = isinstance(value, int)
         else:
             well_typed = isinstance(value, (int, float)) and math.isfinite(value)
-        if not well_typed or not lowest <= value <= highest:
+        in_range = well_typed and (lowest < value if above_lowest else lowest <= value) and value <= highest
+        if not in_range:
             what = "an integer" if kind is int else "a number"
-            raise WeanError(f"{spelling(name)} is {value!r}; it must be {what} from {lowest:g} to {highest:g}")
-    low, high = options.get("min_length"), options.get("max_length")
+            low, high = (f"{int(lowest)}", f"{int(highest)}") if kind is int else (f"{lowest:g}", f"{highest:g}")
+            bounds = f"above {low} and at most {high}" if above_lowest else f"from {low} to {high}"
+            raise WeanError(f"{spelling(name)} is {value!r}; it must be {what} {bounds}")
+    given = {name: value for name, value in options.items() if value is not None}
+    low, high = given.get("min_length"), given.get("max_length")
     if low is not None and high is not None and low > high:
         raise WeanError(f"{spelling('min_length')} is {low}, more than {spelling('max_length')} ({high})")
+    strategy = given.get("strategy")
+    beam, nbest, groups = given.get("beam"), given.get("nbest"), given.get("diverse_groups")
+    if strategy in ("beam", "diverse_beam") and beam is not None and nbest is not None and nbest > beam:
+        raise WeanError(f"{spelling('nbest')} is {nbest}, more than {spelling('beam')} ({beam}): a beam search "
+                        "finds at most one output per beam")
+    if strategy == "diverse_beam" and beam is not None and groups is not None and beam % groups:
+        raise WeanError(f"{spelling('beam')} is {beam}, not a multiple of {spelling('diverse_groups')} ({groups}): "
+                        "each group is an equal share of the beam")
+
+
+BATCH_SIZE = (1, 4096)  # sentences per model call: not a search option, but checked like one
+
+
+def check_batch_size(value: Any, spelling: str = "batch_size") -> None:
+    from wean.errors import WeanError
+
+    lowest, highest = BATCH_SIZE
+    if value is not None and (isinstance(value, bool) or not isinstance(value, int) or not lowest <= value <= highest):
+        raise WeanError(f"{spelling} is {value!r}; it must be an integer from {lowest} to {highest}")
+
+
+def _check_choice(name: str, value: Any, spelling: Callable[[str], str]) -> None:
+    from wean.errors import WeanError
+
+    if name == "strategy":
+        from wean.registry import STRATEGIES
+
+        choices = tuple(STRATEGIES.names())
+    else:
+        choices = option_choices(name)
+    if not isinstance(value, str) or value not in choices:
+        raise WeanError(f"{spelling(name)} is {value!r}; choose one of {', '.join(choices)}")

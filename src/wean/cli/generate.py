@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 from pathlib import Path
@@ -15,8 +16,11 @@ from wean.textio import read_lines
 def add(subparsers) -> None:
     parser = subparsers.add_parser("generate", help="generate outputs with a trained model",
                                    description="Read one input per line (a file or stdin), write one output "
-                                   "per line in the same order (a file or stdout).")
-    parser.add_argument("--model", type=Path, required=True, help="model directory written by wean train")
+                                   "per line in the same order (a file or stdout); with --nbest above 1, one JSON "
+                                   'object per line instead: {"source": ..., "nbest": [{"text", "score", '
+                                   '"log_prob"}, ...]}, best first.')
+    parser.add_argument("--model", type=Path, nargs="+", required=True,
+                        help="model directory written by wean train; several: their ensemble (same vocabularies)")
     parser.add_argument("--input", type=Path, help="input file (default: stdin)")
     parser.add_argument("--output", type=Path, help="output file (default: stdout)")
     options.add_generation_options(parser)
@@ -34,6 +38,11 @@ BLOCK = 256  # lines per generate() call: outputs are written block by block, in
 def run(args: argparse.Namespace) -> int:
     options.check_generation_arguments(args)
     generator, control = options.load_generator(args)
+    search = options.search_arguments(args)
+    as_json = generator.search_options(**search).nbest > 1
+    from wean.search.rerank import parse_rerank
+
+    rerank = parse_rerank(args.rerank) if getattr(args, "rerank", None) else ()
     if getattr(args, "text", None):
         sources = [" ".join(text.split()) for text in args.text]
     elif args.input is not None:
@@ -60,14 +69,15 @@ def run(args: argparse.Namespace) -> int:
                   file=sys.stderr, leave=False) as progress:
             for start in range(0, len(sources), BLOCK):
                 generations = generator.generate(
-                    sources[start : start + BLOCK], beam=args.beam, length_penalty=args.length_penalty,
-                    min_length=args.min_length, max_length=args.max_length,
-                    block_ngram_repeat=args.block_ngram_repeat, replace_unk=args.replace_unk,
-                    batch_size=args.batch_size, plain_text=args.plain_text, control=control,
+                    sources[start : start + BLOCK], replace_unk=args.replace_unk, batch_size=args.batch_size,
+                    plain_text=args.plain_text, control=control, rerank=rerank, **search,
                 )
                 for number, generation in enumerate(generations, start=start + 1):
                     if generation.warning:
                         print(f"warning: {where}:{number}: {generation.warning}", file=sys.stderr)
+                    if as_json:
+                        out.write(nbest_line(generation, args.detokenize) + "\n")
+                        continue
                     text = detokenize(generation.text, args.detokenize)
                     out.write((f"{generation.score:.4f}\t{text}" if args.scores else text) + "\n")
                 out.flush()
@@ -83,6 +93,20 @@ def run(args: argparse.Namespace) -> int:
     if partial is not None:
         os.replace(partial, args.output)
     return 0
+
+
+def nbest_line(generation, detokenizer: str) -> str:
+    """One input's n-best list as a line of JSON."""
+    from wean.data.ptb import detokenize
+
+    nbest = []
+    for hypothesis in generation.nbest:
+        entry = {"text": detokenize(hypothesis.text, detokenizer), "score": round(hypothesis.score, 6),
+                 "log_prob": round(hypothesis.log_prob, 6)}
+        if hypothesis.rerank_scores:
+            entry["rerank_scores"] = {name: round(value, 6) for name, value in hypothesis.rerank_scores.items()}
+        nbest.append(entry)
+    return json.dumps({"source": generation.source, "nbest": nbest}, ensure_ascii=False)
 
 
 def read_stdin() -> list[str]:

@@ -12,7 +12,7 @@ from wean.evaluation import METRICS, EvaluationSettings, data_root, get_benchmar
 from wean.evaluation.normalize import TOKENIZERS
 from wean.evaluation.sari import VARIANTS
 from wean.evaluation.evaluate import metric_list
-from wean.search_options import RANGES as SEARCH_OPTIONS, check_search_options
+from wean.search_options import SearchOptions, check_batch_size, check_search_options, option_choices, option_kind
 
 
 def add_scoring_options(parser: argparse.ArgumentParser, metric_names: tuple[str, ...] | None = None) -> None:
@@ -90,12 +90,32 @@ def scoring_inputs(args: argparse.Namespace, default_metrics: tuple[str, ...] | 
     return benchmark, source, references, settings, metrics
 
 
+def add_search_options(parser: argparse.ArgumentParser) -> None:
+    """A flag for each search option (wean.search_options.SearchOptions), --beam for beam; not
+    given: the model's generation config."""
+    group = parser.add_argument_group("search (default: the model's generation config)")
+    for name in SearchOptions.names():
+        choices = option_choices(name)
+        group.add_argument(_flag(name), type=option_kind(name), choices=choices, dest=name,
+                           metavar=None if choices else name.upper(), help=SearchOptions.help(name))
+
+
+def search_arguments(args: argparse.Namespace) -> dict:
+    """The search options given on the command line (those not given: None)."""
+    return {name: getattr(args, name, None) for name in SearchOptions.names()}
+
+
+def _flag(name: str) -> str:
+    return "--" + name.replace("_", "-")
+
+
 def add_generation_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--beam", type=int, help="beam width; 1 is greedy (default: the model's config)")
-    parser.add_argument("--length-penalty", type=float, help="alpha in score / length**alpha; 0 ranks by log-probability")
-    parser.add_argument("--min-length", type=int, help="no output shorter than this many tokens (default: the model's)")
-    parser.add_argument("--max-length", type=int, help="decoder steps at most, </s> included (default: the model's)")
-    parser.add_argument("--block-ngram-repeat", type=int, metavar="N", help="never repeat an N-gram (0: off)")
+    add_search_options(parser)
+    parser.add_argument("--rerank", metavar="NAME=WEIGHT,...",
+                        help="reorder each n-best list by search score + WEIGHT * scorer (length, log_prob, "
+                        "unchanged, or one --plugins registers), e.g. unchanged=-2; needs --nbest above 1")
+    parser.add_argument("--plugins", nargs="+", default=[], metavar="FILE",
+                        help="Python files registering search strategies or reranking scorers of your own")
     parser.add_argument("--no-replace-unk", dest="replace_unk", action="store_false", default=None,
                         help="keep <unk> instead of copying the most-attended source token")
     parser.add_argument("--batch-size", type=int, help="sentences per model call (default: the model's)")
@@ -142,9 +162,16 @@ def labels(text: str | None, count: int, what: str) -> list[str] | None:
 
 
 def check_generation_arguments(args: argparse.Namespace) -> None:
-    """The search options given on the command line, in range (before the model is loaded)."""
-    check_search_options({name: getattr(args, name) for name in SEARCH_OPTIONS},
-                         lambda name: "--" + name.replace("_", "-"))
+    """The search options given on the command line, in range (before the model is loaded), and
+    the plug-ins that may register the strategy or scorers they name."""
+    load_plugin_files(args)
+    check_search_options(search_arguments(args), _flag)
+    check_batch_size(getattr(args, "batch_size", None), "--batch-size")
+    rerank = getattr(args, "rerank", None)
+    if rerank:
+        from wean.search.rerank import parse_rerank, resolve
+
+        resolve(parse_rerank(rerank))
 
 
 def require_at_least_one(args: argparse.Namespace, *names: str) -> None:
@@ -156,7 +183,7 @@ def require_at_least_one(args: argparse.Namespace, *names: str) -> None:
 
 
 def load_generator(args: argparse.Namespace):
-    """The model of --model on --device (--quantize where the command has it), and the --control
+    """The model of --model (several: an ensemble) on --device (--quantize where the command has it), and the --control
     values checked against it, before any input is read: a bad model or value fails at once."""
     from wean.generator import load
 
@@ -165,6 +192,7 @@ def load_generator(args: argparse.Namespace):
     from wean.generator import UntrainedControlWarning
 
     generator = load(args.model, args.device, getattr(args, "quantize", "none"))
+    generator.search_options(**search_arguments(args))  # against the model's defaults: --nbest 8 with its beam 5
     control = control_values(args)
     generator.control_prefix(control)
     untrained = generator.untrained_control(control)

@@ -14,7 +14,8 @@ def add(subparsers) -> None:
                                    description="For each benchmark: generate for its source, write "
                                    "OUT_DIR/SYSTEM.BENCHMARK.txt, score it with the benchmark's conventions "
                                    "and gather the scores in OUT_DIR/metrics.json.")
-    parser.add_argument("--model", type=Path, required=True, help="model directory written by wean train")
+    parser.add_argument("--model", type=Path, nargs="+", required=True,
+                        help="model directory written by wean train; several: their ensemble (same vocabularies)")
     parser.add_argument("--benchmark", nargs="+", required=True, help="names from wean evaluate --list-benchmarks")
     parser.add_argument("--system", help="name of the system in file names (default: the model directory's name)")
     parser.add_argument("--out-dir", type=Path, required=True, help="folder for SYSTEM.BENCHMARK.txt and metrics.json")
@@ -22,11 +23,9 @@ def add(subparsers) -> None:
     parser.add_argument("--metrics", help="comma-separated registered metrics in place of each benchmark's "
                         "(a list that starts with + adds to them), e.g. +rouge")
     parser.add_argument("--plugins", nargs="+", default=[], metavar="FILE",
-                        help="Python files registering metrics of your own, imported before --metrics is read")
-    parser.add_argument("--beam", type=int, help="beam width; 1 is greedy (default: the model's)")
-    parser.add_argument("--length-penalty", type=float, help="alpha in score / length**alpha (default: the model's)")
-    parser.add_argument("--max-length", type=int, help="decoder steps at most (default: the model's)")
-    parser.add_argument("--block-ngram-repeat", type=int, metavar="N", help="never repeat an N-gram (0: off; default: the model's)")
+                        help="Python files registering metrics or search strategies of your own, imported "
+                        "before --metrics is read")
+    options.add_search_options(parser)
     parser.add_argument("--detokenize", choices=("none", "ptb"), default="none",
                         help="ptb: undo PTB tokenization, for benchmarks with detokenized references")
     parser.add_argument("--plain-text", action=argparse.BooleanOptionalAction, default=None,
@@ -45,15 +44,14 @@ def run(args: argparse.Namespace) -> int:
     from wean.evaluation import EvaluationSettings
     from wean.evaluation.evaluate import metric_list
 
-    options.load_plugin_files(args)
+    options.check_generation_arguments(args)
     for name in args.benchmark:  # typos fail before loading anything
         EvaluationSettings(metric_list(args.metrics, get_benchmark(name).metrics))
-    system = args.system or args.model.resolve().name
+    system = args.system or "+".join(model.resolve().name for model in args.model)
     generator, control = options.load_generator(args)
     records = score_on_benchmarks(
         generator, args.benchmark, system, args.out_dir, args.data_root, args.detokenize,
-        plain_text=args.plain_text, metrics=args.metrics, beam=args.beam, length_penalty=args.length_penalty,
-        max_length=args.max_length, block_ngram_repeat=args.block_ngram_repeat, control=control,
+        plain_text=args.plain_text, metrics=args.metrics, control=control, **options.search_arguments(args),
     )
     for name, record in records.items():
         scores = ", ".join(f"{k} {v:.2f}" for k, v in record["scores"].items()

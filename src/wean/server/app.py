@@ -31,7 +31,7 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.openapi.docs import get_swagger_ui_html
 from fastapi.responses import HTMLResponse, JSONResponse, Response
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, create_model
 from starlette.exceptions import HTTPException
 from starlette.staticfiles import StaticFiles
 
@@ -40,26 +40,30 @@ from wean.generator import Generator, UntrainedControlWarning
 from wean.server.batcher import DynamicBatcher, Options, Overloaded
 from wean.server.body_limit import StreamedBodyLimit
 from wean.server.limits import Limits
+from wean.search_options import SearchOptions, option_kind
 
 log = logging.getLogger("wean.serve")
 PAGE = Path(__file__).parent / "static" / "index.html"
 
 
-class GenerateRequest(BaseModel):
+class GenerateRequestFields(BaseModel):
     # strict: "beam": true or "attention": "yes" is refused, not read as 1 or True
     model_config = ConfigDict(extra="forbid", strict=True)
 
-    # the ranges of the search options are checked by wean.search_options, as for every interface
     texts: list[str] = Field(min_length=1, description="inputs, untokenized for a plain-text model")
-    beam: int | None = Field(None, description="beam width; 1 is greedy (default: the model's)")
-    length_penalty: float | None = Field(None, description="alpha in score / length**alpha")
-    min_length: int | None = None
-    max_length: int | None = None
-    block_ngram_repeat: int | None = Field(None, description="never repeat an n-gram of this size; 0: off")
     attention: bool = Field(False, description="also return each output's attention weights")
     control: dict[str, float] | None = Field(
         None, description="for a model trained with control tokens: values asked for, e.g. "
         '{"chars_ratio": 0.8, "levenshtein": 0.6}; names not given take the model\'s defaults (GET /health)')
+
+
+# A field per search option (wean.search_options.SearchOptions), not given: the model's default;
+# their ranges are checked there, as for every interface.
+GenerateRequest = create_model(
+    "GenerateRequest", __base__=GenerateRequestFields,
+    **{name: (option_kind(name) | None, Field(None, description=SearchOptions.help(name)))
+       for name in SearchOptions.names()},
+)
 
 
 class Attention(BaseModel):
@@ -68,12 +72,20 @@ class Attention(BaseModel):
     weights: list[list[float]] = Field(description="one row per output token: weights over source tokens")
 
 
+class Alternative(BaseModel):
+    text: str
+    score: float
+    log_prob: float
+
+
 class Output(BaseModel):
     text: str
     score: float = Field(description="the search's ranking score")
     log_prob: float = Field(description="sum of the output's token log-probabilities")
     attention: Attention | None = None
     warning: str | None = Field(None, description="e.g. a sentence too long for the model, returned unchanged")
+    alternatives: list[Alternative] | None = Field(
+        None, description="with nbest above 1: the rest of the n-best list, best first")
 
 
 class Timings(BaseModel):
@@ -241,27 +253,27 @@ def create_app(generator: Generator, limits: Limits | None = None, access: Acces
             tokens = len(generator.tokenizer.encode(generator.plain_text.to_model_text(text)))
             if tokens > limits.max_tokens:
                 return _error(request, 413, f"texts[{number}] has {tokens} tokens; at most {limits.max_tokens}")
+        given = {name: getattr(body, name) for name in SearchOptions.names()}
         try:
-            settings = generator.search_settings(beam=body.beam, length_penalty=body.length_penalty,
-                                                 min_length=body.min_length, max_length=body.max_length,
-                                                 block_ngram_repeat=body.block_ngram_repeat)
+            search = generator.search_options(**given)
         except WeanError as error:
             return _error(request, 422, str(error))
-        if body.beam is not None and body.beam > limits.max_beam:
-            return _error(request, 422, f"beam {body.beam}; at most {limits.max_beam}")
+        width = {"greedy": 1, "sampling": search.nbest}.get(search.strategy, search.beam)  # hypotheses per text
+        for name, value in (("beam", body.beam), ("nbest", body.nbest)):
+            if value is not None and value > limits.max_beam:
+                return _error(request, 422, f"{name} {value}; at most {limits.max_beam}")
         if body.max_length is not None and body.max_length > limits.max_output_length:
             return _error(request, 422, f"max_length {body.max_length}; at most {limits.max_output_length}")
-        steps = len(body.texts) * settings["beam"] * settings["max_length"]
+        steps = len(body.texts) * width * search.max_length
         if steps > limits.max_request_steps:
-            return _error(request, 413, f"{steps} decoder steps asked for (texts x beam x max_length = {len(body.texts)}"
-                          f" x {settings['beam']} x {settings['max_length']}); at most {limits.max_request_steps}")
+            return _error(request, 413, f"{steps} decoder steps asked for (texts x hypotheses x max_length = "
+                          f"{len(body.texts)} x {width} x {search.max_length}); at most {limits.max_request_steps}")
         try:
             generator.control_prefix(body.control)
         except WeanError as error:
             return _error(request, 422, str(error))
         control = tuple(sorted(body.control.items())) if body.control else None
-        options = Options(body.beam, body.length_penalty, body.min_length, body.max_length, body.block_ngram_repeat,
-                          control)
+        options = Options(search, control)
         try:
             generations, batch = await _unless_client_leaves(request, request.app.state.batcher.generate(body.texts, options))
         except ClientLeft:
@@ -282,8 +294,10 @@ def create_app(generator: Generator, limits: Limits | None = None, access: Acces
                     weights=[[round(float(w), 5) for w in row] for row in generation.attention],
                 )
             warning = "; ".join(filter(None, (generation.warning, untrained))) or None
+            alternatives = [Alternative(text=a.text, score=a.score, log_prob=a.log_prob)
+                            for a in generation.alternatives] if search.nbest > 1 else None
             outputs.append(Output(text=generation.text, score=generation.score, log_prob=generation.log_prob,
-                                  attention=attention, warning=warning))
+                                  attention=attention, warning=warning, alternatives=alternatives))
         request.state.log_note = f" ({len(body.texts)} texts, batch of {batch.texts} from {batch.requests} requests)"
         timings = Timings(total_ms=(time.perf_counter() - started) * 1000, queue_ms=batch.queue_ms,
                           generate_ms=batch.generate_ms, batch_texts=batch.texts, batch_requests=batch.requests)

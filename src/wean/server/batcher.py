@@ -16,22 +16,23 @@ request is refused at once while ``max_queue_texts`` texts wait.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import time
 from collections import deque
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 from wean.generator import Generation, Generator
+from wean.search_options import SearchOptions
 
 
 @dataclass(frozen=True)
 class Options:
-    beam: int | None = None
-    length_penalty: float | None = None
-    min_length: int | None = None
-    max_length: int | None = None
-    block_ngram_repeat: int | None = None
-    control: tuple[tuple[str, float], ...] | None = None  # (name, value) pairs: hashable, comparable
+    """What requests must share to share a batch: all their search options (resolved, so that a
+    default given and one left out are alike) and their control values."""
+
+    search: SearchOptions = field(default_factory=SearchOptions)
+    control: tuple[tuple[str, float], ...] | None = None  # (name, value) pairs: comparable
 
 
 class Overloaded(Exception):
@@ -195,8 +196,6 @@ class DynamicBatcher:
 
     def _generate(self, texts: list[str], options: Options, wanted) -> list[Generation | None]:
         return self.generator.generate(
-            texts, beam=options.beam, length_penalty=options.length_penalty, min_length=options.min_length,
-            max_length=options.max_length, block_ngram_repeat=options.block_ngram_repeat,
-            batch_size=self.max_batch_size, control=dict(options.control) if options.control else None,
-            wanted=wanted,
+            texts, batch_size=self.max_batch_size, control=dict(options.control) if options.control else None,
+            wanted=wanted, **dataclasses.asdict(options.search),
         )

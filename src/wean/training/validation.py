@@ -60,7 +60,7 @@ class Validation:
         generator = Generator(criterion.model, assets)
         # greedy, with the model's default control values (generation.control) if it has control tokens
         outputs = [g.text for g in generator.generate(
-            self.valid.sources, beam=1, replace_unk=True, plain_text=self.config.data.valid_plain_text,
+            self.valid.sources, strategy="greedy", nbest=1, replace_unk=True, plain_text=self.config.data.valid_plain_text,
             split_sentences=False,
         )]
         characters = self.config.data.tokenizer.type == "char"  # Chinese: character-level scores

@@ -1,0 +1,100 @@
+"""Reranking an n-best list with more evidence than the search had.
+
+Each output of an n-best list gets the score
+
+    search score + sum over scorers of weight * scorer(source, output)
+
+and the list is reordered by it (noisy-channel reranking, Yee et al. 2019, is this with a reverse
+model's and a language model's log-probabilities as scorers). A scorer takes the sources and the
+outputs of one batch, aligned, and returns one number per output::
+
+    from wean.registry import RERANKERS
+
+    @RERANKERS.register("my_scorer")
+    def my_scorer(sources: list[str], outputs: list[Generation]) -> list[float]: ...
+
+so that ``--rerank my_scorer=0.5`` (with ``--plugins FILE``) or
+``generate(..., rerank=[("my_scorer", 0.5)])`` uses it; ``generate`` also takes the function
+itself in place of a name. Each output's ``rerank_scores`` keeps what each scorer said.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Callable, Sequence
+
+from wean.errors import WeanError
+from wean.registry import RERANKERS
+
+if TYPE_CHECKING:
+    from wean.generator import Generation
+
+Scorer = Callable[[Sequence[str], Sequence["Generation"]], Sequence[float]]
+
+
+@RERANKERS.register("length")
+def length(sources: Sequence[str], outputs: Sequence["Generation"]) -> list[float]:
+    """The output's tokens: a positive weight rewards longer outputs, a negative one shorter."""
+    return [float(len(output.tokens)) for output in outputs]
+
+
+@RERANKERS.register("log_prob")
+def log_prob(sources: Sequence[str], outputs: Sequence["Generation"]) -> list[float]:
+    """The output's raw log-probability (with weight 1 and a length-normalized search score, a mix)."""
+    return [output.log_prob for output in outputs]
+
+
+@RERANKERS.register("unchanged")
+def unchanged(sources: Sequence[str], outputs: Sequence["Generation"]) -> list[float]:
+    """1 for an output identical to its source (after spacing), else 0: a negative weight prefers
+    outputs that change something, where a simplifier copies too often."""
+    return [float(" ".join(output.text.split()) == " ".join(source.split())) for source, output in zip(sources, outputs)]
+
+
+def resolve(rerank: Sequence[tuple[str | Scorer, float]]) -> list[tuple[str, Scorer, float]]:
+    """(name, function, weight) of each (name or function, weight) asked for."""
+    chosen = []
+    for scorer, weight in rerank:
+        if isinstance(weight, bool) or not isinstance(weight, (int, float)) or weight != weight:
+            raise WeanError(f"rerank: the weight of {scorer!r} is {weight!r}; it must be a number")
+        if isinstance(scorer, str):
+            chosen.append((scorer, RERANKERS.get(scorer, "rerank"), float(weight)))
+        elif callable(scorer):
+            chosen.append((getattr(scorer, "__name__", "scorer"), scorer, float(weight)))
+        else:
+            raise WeanError(f"rerank: {scorer!r} is neither a scorer's name nor a function")
+    return chosen
+
+
+def parse_rerank(text: str) -> list[tuple[str, float]]:
+    """``length=-0.1,unchanged=-2`` as [("length", -0.1), ("unchanged", -2.0)]."""
+    chosen = []
+    for item in text.split(","):
+        name, sep, weight = item.partition("=")
+        try:
+            chosen.append((name.strip(), float(weight)))
+        except ValueError:
+            sep = ""
+        if not sep or not name.strip():
+            raise WeanError(f"--rerank {text!r}: expected NAME=WEIGHT,..., e.g. length=-0.1,unchanged=-2")
+    return chosen
+
+
+def rerank(sources: Sequence[str], nbest_lists: Sequence[list["Generation"]],
+           scorers: Sequence[tuple[str, Scorer, float]]) -> list[list["Generation"]]:
+    """Each list reordered by its reranked score (stable: ties keep the search's order), which
+    becomes each output's ``score``; ``rerank_scores`` keeps the search's score and each scorer's value."""
+    flat_sources = [source for source, outputs in zip(sources, nbest_lists) for _ in outputs]
+    flat = [output for outputs in nbest_lists for output in outputs]
+    for output in flat:
+        output.rerank_scores = {"search": output.score, **(output.rerank_scores or {})}
+    for name, scorer, weight in scorers:
+        values = list(scorer(flat_sources, flat))
+        if len(values) != len(flat):
+            raise WeanError(f"rerank: scorer {name} gave {len(values)} scores for {len(flat)} outputs")
+        for output, value in zip(flat, values):
+            value = float(value)
+            if value != value:
+                raise WeanError(f"rerank: scorer {name} gave NaN for {output.text!r}")
+            output.rerank_scores[name] = value
+            output.score += weight * value
+    return [sorted(outputs, key=lambda output: -output.score) for outputs in nbest_lists]

@@ -1,0 +1,300 @@
+"""The decoding toolbox: n-best lists, sampling, diverse beam search, coverage and length
+penalties, ensembles, reranking and plug-in strategies, each on a case whose answer is known."""
+
+import itertools
+import json
+import math
+import shutil
+from collections import Counter
+
+import pytest
+import torch
+
+from synthetic import A, B, C, ScriptedModel, conv_model
+from wean.cli import main
+from wean.config import ModelConfig
+from wean.data.vocabulary import BOS_ID, EOS_ID, UNK_ID
+from wean.ensemble import Ensemble
+from wean.errors import WeanError
+from wean.generator import Generator, load
+from wean.models.model import build_model
+from wean.search import decode
+from wean.search.common import length_normalized
+from wean.search_options import SearchOptions
+
+SOURCE, LENGTHS = torch.tensor([[A, B]]), torch.tensor([2])
+BRANCHING = {BOS_ID: {A: 0.4, B: 0.35, C: 0.2, EOS_ID: 0.05}, A: {A: 0.3, B: 0.3, EOS_ID: 0.4},
+             B: {C: 0.5, EOS_ID: 0.5}, C: {EOS_ID: 0.7, A: 0.3}}
+
+
+def _all_outputs(model: ScriptedModel, max_length: int) -> list[tuple[float, tuple[int, ...]]]:
+    """Every output of 1 to max_length - 1 words (min_length 1), with its log-probability, best first."""
+    table = torch.log_softmax(model.table, dim=-1)
+    words = [UNK_ID, A, B, C]
+    scored = []
+    for length in range(1, max_length):
+        for words_ in itertools.product(words, repeat=length):
+            previous, total = BOS_ID, 0.0
+            for word in (*words_, EOS_ID):
+                total += float(table[previous, word])
+                previous = word
+            scored.append((total, words_))
+    return sorted(scored, reverse=True)
+
+
+def test_an_exhaustive_beam_returns_the_true_n_best_in_order():
+    model = ScriptedModel(BRANCHING)
+    options = SearchOptions(beam=100, nbest=6, max_length=4)
+    (nbest,) = decode(model, SOURCE, LENGTHS, options)
+    expected = _all_outputs(model, 4)[:6]
+    assert [tuple(h.tokens) for h in nbest] == [words for _, words in expected]
+    assert [h.log_prob for h in nbest] == pytest.approx([score for score, _ in expected], abs=1e-4)
+
+
+@pytest.mark.parametrize("strategy, beam", [("beam", 5), ("beam", 3), ("diverse_beam", 4)])
+def test_n_best_lists_are_sorted_distinct_and_of_the_asked_size(strategy, beam):
+    model = ScriptedModel(BRANCHING)
+    source = torch.tensor([[A, B, C], [C, A, 0]])
+    options = SearchOptions(strategy=strategy, beam=beam, nbest=3, max_length=6)
+    for nbest in decode(model, source, torch.tensor([3, 2]), options):
+        assert len(nbest) == 3
+        assert len({tuple(h.tokens) for h in nbest}) == 3
+        assert [h.score for h in nbest] == sorted((h.score for h in nbest), reverse=True)
+        for h in nbest:
+            assert h.attention.shape == (len(h.tokens) + 1, h.attention.size(1))
+
+
+def test_the_best_of_an_n_best_list_is_the_one_best_output():
+    model = ScriptedModel(BRANCHING)
+    for alpha in (0.0, 1.0):
+        one = decode(model, SOURCE, LENGTHS, SearchOptions(beam=4, length_penalty=alpha))[0]
+        several = decode(model, SOURCE, LENGTHS, SearchOptions(beam=4, nbest=4, length_penalty=alpha))[0]
+        assert one[0].tokens == several[0].tokens and one[0].score == several[0].score
+
+
+def test_gnmt_length_penalty():
+    model = ScriptedModel(BRANCHING)
+    options = SearchOptions(beam=4, nbest=3, length_penalty=0.8, length_penalty_form="wu")
+    for h in decode(model, SOURCE, LENGTHS, options)[0]:
+        assert h.score == pytest.approx(h.log_prob / ((5 + len(h.tokens) + 1) / 6) ** 0.8, rel=1e-5)
+    assert float(length_normalized(torch.tensor(-2.0), 1, options)) == pytest.approx(-2.0)  # lp(1) = 1
+
+
+# Coverage: X = "A C" is more probable than Y = "B C", but X attends to source token 0 at every
+# step and never to token 1, while Y covers both (the attention of a step depends on the word
+# written before it).
+COVERAGE_CASE = ScriptedModel({BOS_ID: {A: 0.55, B: 0.45}, A: {C: 1.0}, B: {C: 1.0}, C: {EOS_ID: 1.0}},
+                              attention={BOS_ID: [1.0, 0.0], A: [1.0, 0.0], B: [0.0, 1.0], C: [1.0, 0.0]})
+
+
+@pytest.mark.parametrize("form, weight", [("wu", 0.1), ("summary", 0.5)])
+def test_the_coverage_penalty_changes_the_ranking_in_a_hand_made_case(form, weight):
+    plain = decode(COVERAGE_CASE, SOURCE, LENGTHS, SearchOptions(beam=2, nbest=2))[0]
+    assert [h.tokens for h in plain] == [[A, C], [B, C]]
+    covered = decode(COVERAGE_CASE, SOURCE, LENGTHS,
+                     SearchOptions(beam=2, nbest=2, coverage_penalty=form, coverage_weight=weight))[0]
+    assert [h.tokens for h in covered] == [[B, C], [A, C]]
+    # the score is the log-probability plus the penalty of the output's own coverage
+    x = covered[1]
+    expected = {"wu": weight * math.log(1e-10), "summary": -weight * 2.0}[form]  # coverage (3, 0)
+    assert x.score == pytest.approx(x.log_prob + expected, rel=1e-4)
+    assert covered[0].log_prob == pytest.approx(math.log(0.45), abs=1e-4)
+
+
+# Sampling: after <bos> the model says A 0.5, B 0.3, C 0.2; then <eos>.
+SAMPLED = ScriptedModel({BOS_ID: {A: 0.5, B: 0.3, C: 0.2}, A: {EOS_ID: 1.0}, B: {EOS_ID: 1.0}, C: {EOS_ID: 1.0}})
+
+
+def _first_words(options: SearchOptions, rows: int = 20) -> Counter:
+    source = torch.arange(rows).unsqueeze(1) % 3 + A  # distinct inputs draw differently
+    source = torch.cat([source, torch.arange(rows).unsqueeze(1) + 7], 1)
+    results = decode(SAMPLED, source, torch.full((rows,), 2), options)
+    return Counter(h.tokens[0] for samples in results for h in samples)
+
+
+@pytest.mark.parametrize("settings, expected", [
+    ({}, {A: 0.5, B: 0.3, C: 0.2}),
+    ({"temperature": 0.5}, {A: 0.25 / 0.38, B: 0.09 / 0.38, C: 0.04 / 0.38}),
+    ({"sampling_topk": 2}, {A: 0.625, B: 0.375, C: 0.0}),
+    ({"sampling_topp": 0.6}, {A: 0.625, B: 0.375, C: 0.0}),
+    ({"sampling_topp": 0.5}, {A: 1.0, B: 0.0, C: 0.0}),
+])
+def test_sampling_follows_the_distribution(settings, expected):
+    counts = _first_words(SearchOptions(strategy="sampling", nbest=100, **settings))
+    total = sum(counts.values())
+    assert total == 2000
+    for word, probability in expected.items():
+        assert counts[word] / total == pytest.approx(probability, abs=0.035), (word, counts)
+
+
+def test_sampling_is_reproducible_under_a_seed_whatever_the_batch():
+    model = ScriptedModel(BRANCHING)
+    options = SearchOptions(strategy="sampling", nbest=8, seed=7, max_length=8)
+    source = torch.tensor([[A, B, C], [C, A, 0]])
+    together = decode(model, source, torch.tensor([3, 2]), options)
+    alone = decode(model, source[1:, :2], torch.tensor([2]), options)
+    assert [h.tokens for h in together[1]] == [h.tokens for h in alone[0]]
+    assert [h.tokens for h in decode(model, source, torch.tensor([3, 2]), options)[0]] == \
+        [h.tokens for h in together[0]]
+    other_seed = decode(model, source, torch.tensor([3, 2]), SearchOptions(strategy="sampling", nbest=8, seed=8,
+                                                                             max_length=8))
+    assert [h.tokens for h in other_seed[0]] != [h.tokens for h in together[0]]
+    for samples in together:
+        assert [h.score for h in samples] == sorted((h.score for h in samples), reverse=True)
+
+
+def test_diverse_beam_groups_differ_where_a_beam_does_not():
+    # "A" (0.385) and "A A" (0.173) are the two most probable outputs: a beam's 2-best both start
+    # with A; penalised for choosing what the first group has just chosen, the second group
+    # starts with B and finds "B" (0.18).
+    model = ScriptedModel({BOS_ID: {A: 0.7, B: 0.3}, A: {A: 0.45, EOS_ID: 0.55}, B: {EOS_ID: 0.6, C: 0.4},
+                           C: {EOS_ID: 1.0}})
+    beam = decode(model, SOURCE, LENGTHS, SearchOptions(beam=2, nbest=2))[0]
+    assert [h.tokens for h in beam] == [[A], [A, A]]
+    diverse = decode(model, SOURCE, LENGTHS, SearchOptions(strategy="diverse_beam", beam=2, nbest=2,
+                                                           diverse_groups=2, diverse_strength=5.0))[0]
+    assert [h.tokens for h in diverse] == [[A], [B]]
+    assert [h.log_prob for h in diverse] == pytest.approx([math.log(0.385), math.log(0.18)], abs=1e-4)
+    # without the penalty the two groups are two identical beams: one distinct output
+    same = decode(model, SOURCE, LENGTHS, SearchOptions(strategy="diverse_beam", beam=2, nbest=2,
+                                                        diverse_groups=2, diverse_strength=0.0))[0]
+    assert [h.tokens for h in same] == [[A]]
+
+
+@pytest.mark.parametrize("strategy", ["greedy", "beam", "sampling", "diverse_beam"])
+def test_every_strategy_leaves_abandoned_rows_out(strategy):
+    model = ScriptedModel(BRANCHING)
+    source = torch.tensor([[A, B], [B, A], [C, C]])
+    results = decode(model, source, torch.tensor([2, 2, 2]), SearchOptions(strategy=strategy, beam=4, nbest=2 if
+                     strategy != "greedy" else 1), abandoned=lambda live: [row for row in live if row == 1])
+    assert results[1] is None and results[0] and results[2]
+
+
+ARCHITECTURES = [(encoder, decoder, output) for encoder in ("lstm", "conv")
+                 for decoder in ("luong", "bahdanau", "conditional") for output in ("linear", "wean")]
+
+
+def _model(encoder: str, decoder: str, output: str, seed: int = 0):
+    if encoder == "conv":
+        return conv_model(decoder, output, seed)
+    torch.manual_seed(seed)
+    config = ModelConfig(embedding_size=16)
+    config.encoder.hidden_size, config.encoder.layers = 16, 1
+    config.decoder.type, config.decoder.hidden_size, config.decoder.layers = decoder, 16, 1
+    config.decoder.bridge = "zero" if decoder == "conditional" else "copy"
+    config.output_layer.type = output
+    return build_model(config, 30, 30).eval()
+
+
+def _same(first, second) -> None:
+    for a, b in zip(first, second):
+        assert [h.tokens for h in a] == [h.tokens for h in b]
+        assert [h.score for h in a] == [h.score for h in b]  # bit for bit
+        assert all(torch.equal(x.attention, y.attention) for x, y in zip(a, b))
+
+
+@pytest.mark.parametrize("architecture", ARCHITECTURES, ids="-".join)
+def test_an_ensemble_of_one_model_or_of_two_copies_is_that_model_bit_for_bit(architecture):
+    model = _model(*architecture)
+    source = torch.randint(4, 30, (3, 6))
+    lengths = torch.tensor([6, 4, 5])
+    for options in (SearchOptions(beam=3, nbest=2, max_length=8), SearchOptions(strategy="greedy", max_length=8)):
+        alone = decode(model, source, lengths, options)
+        _same(alone, decode(Ensemble([model]), source, lengths, options))
+        _same(alone, decode(Ensemble([model, model]), source, lengths, options))
+
+
+def test_an_ensemble_averages_log_probabilities_across_architectures():
+    models = [_model(*architecture, seed=i) for i, architecture in enumerate(ARCHITECTURES)]
+    ensemble = Ensemble(models)
+    source, lengths = torch.randint(4, 30, (2, 5)), torch.tensor([5, 3])
+    encoded = ensemble.encode(source, lengths)
+    step = ensemble.decode_step(torch.full((2,), BOS_ID), encoded, ensemble.init_state(encoded))
+    each = [m.decode_step(torch.full((2,), BOS_ID), e, m.init_state(e)).log_probs
+            for m, e in ((m, m.encode(source, lengths)) for m in models)]
+    assert torch.allclose(step.log_probs, torch.stack(each).mean(0))
+    assert all(decode(ensemble, source, lengths, SearchOptions(beam=3, nbest=3, max_length=6)))
+
+
+def test_ensembles_load_from_directories_and_refuse_other_vocabularies(model_dir, tmp_path):
+    single, pair = load(model_dir), load([model_dir, model_dir])
+    sentences = ["a b c d e", "j i h"]
+    for one, two in zip(single.generate(sentences, nbest=2), pair.generate(sentences, nbest=2)):
+        assert [g.text for g in one.nbest] == [g.text for g in two.nbest]
+        assert [g.score for g in one.nbest] == [g.score for g in two.nbest]
+    other = tmp_path / "other"
+    shutil.copytree(model_dir, other)
+    vocabulary = json.loads((other / "vocab.json").read_text())
+    tokens = vocabulary["itos"] if isinstance(vocabulary, dict) else vocabulary
+    tokens[-1], tokens[-2] = tokens[-2], tokens[-1]
+    (other / "vocab.json").write_text(json.dumps(vocabulary))
+    with pytest.raises(WeanError, match=f"^--model {other}: its source vocabulary differs from"):
+        load([model_dir, other])
+
+
+def test_the_cli_writes_n_best_lists_as_json_lines_and_takes_an_ensemble(model_dir, tmp_path, capsys):
+    inputs = tmp_path / "in.txt"
+    inputs.write_text("a b c d e\nj i h\n")
+    assert main(["generate", "--model", str(model_dir), str(model_dir), "--input", str(inputs),
+                 "--nbest", "3", "--beam", "4"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == 2
+    for line, source in zip(lines, ["a b c d e", "j i h"]):
+        record = json.loads(line)
+        assert record["source"] == source and len(record["nbest"]) == 3
+        scores = [entry["score"] for entry in record["nbest"]]
+        assert scores == sorted(scores, reverse=True) and all("log_prob" in entry for entry in record["nbest"])
+    assert main(["generate", "--model", str(model_dir), "--input", str(inputs), "--nbest", "9"]) == 1
+    assert capsys.readouterr().err.strip().endswith("nbest is 9, more than beam (5): a beam search finds at most "
+                                                    "one output per beam")
+
+
+def test_reranking_reorders_an_n_best_list(model_dir, tmp_path, capsys):
+    generator = load(model_dir)
+    sentences = ["a b c d e f g", "j i h g"]
+    plain = generator.generate(sentences, nbest=4)
+    longer = generator.generate(sentences, nbest=4, rerank=[("length", 100.0)])
+    shorter = generator.generate(sentences, nbest=4, rerank=[(lambda s, outs: [-len(o.tokens) for o in outs], 100.0)])
+    for p, up, down in zip(plain, longer, shorter):
+        assert len(up.tokens) == max(len(g.tokens) for g in p.nbest)
+        assert len(down.tokens) == min(len(g.tokens) for g in p.nbest)
+        assert [g.score for g in up.nbest] == sorted((g.score for g in up.nbest), reverse=True)
+        assert up.rerank_scores["length"] == len(up.tokens) and "search" in up.rerank_scores
+    with pytest.raises(WeanError, match="nothing to reorder"):
+        generator.generate(sentences, rerank=[("length", 1.0)])
+    with pytest.raises(WeanError, match="^config: rerank is 'lenght'; choose one of|^rerank"):
+        generator.generate(sentences, nbest=2, rerank=[("lenght", 1.0)])
+    inputs = tmp_path / "in.txt"
+    inputs.write_text("a b c d e f g\n")
+    assert main(["generate", "--model", str(model_dir), "--input", str(inputs), "--nbest", "4",
+                 "--rerank", "length=100"]) == 0
+    record = json.loads(capsys.readouterr().out)
+    assert record["nbest"][0]["text"] == longer[0].text
+    assert main(["generate", "--model", str(model_dir), "--input", str(inputs), "--rerank", "length"]) == 1
+    assert "expected NAME=WEIGHT" in capsys.readouterr().err
+
+
+PLUGIN = '''
+from wean.registry import STRATEGIES
+from wean.search.common import Hypothesis
+import torch
+
+
+@STRATEGIES.register("echo")
+def echo(model, source, lengths, options, banned_ids=(), abandoned=None):
+    """Writes the source back, with score 0: no model needed."""
+    return [[Hypothesis(source[i, : int(lengths[i])].tolist(), 0.0, 0.0, torch.zeros(int(lengths[i]) + 1,
+             int(lengths[i])))] for i in range(source.size(0))]
+'''
+
+
+def test_a_strategy_from_a_plug_in_file_is_selected_by_name(model_dir, tmp_path, capsys):
+    plugin = tmp_path / "echo_strategy.py"
+    plugin.write_text(PLUGIN)
+    inputs = tmp_path / "in.txt"
+    inputs.write_text("a b c d e\nj i h\n")
+    assert main(["generate", "--model", str(model_dir), "--input", str(inputs), "--plugins", str(plugin),
+                 "--strategy", "echo"]) == 0
+    assert capsys.readouterr().out == "a b c d e\nj i h\n"
+    generator = Generator.from_directory(model_dir)
+    assert [g.text for g in generator.generate(["c b a"], strategy="echo")] == ["c b a"]
