@@ -100,6 +100,20 @@ def test_outputs_are_the_generators(server, generator):
     assert result["timings"]["total_ms"] >= result["timings"]["generate_ms"] > 0
 
 
+def test_n_best_lists_and_samples_are_the_generators(server, generator):
+    texts = ["a b c d e", "j h g f e d c"]
+    result = post(server, {"texts": texts, "beam": 4, "nbest": 3}).json()
+    expected = generator.generate(texts, beam=4, nbest=3)
+    for output, generation in zip(result["outputs"], expected):
+        assert [output["text"]] + [a["text"] for a in output["alternatives"]] == [g.text for g in generation.nbest]
+        scores = [output["score"]] + [a["score"] for a in output["alternatives"]]
+        assert scores == sorted(scores, reverse=True) and len(scores) == 3
+    sampled = {"texts": texts, "strategy": "sampling", "nbest": 2, "seed": 3, "temperature": 0.7}
+    first, again = post(server, sampled).json(), post(server, sampled).json()
+    assert first["outputs"] == again["outputs"]  # seeded: the same answer, whatever shared the batch
+    assert "alternatives" not in post(server, {"texts": texts}).json()["outputs"][0]
+
+
 def test_concurrent_requests_share_a_batch_and_keep_their_outputs(server, generator):
     requests = [["a b c d e f"], ["b c d e f g h", "c d e f g"], ["j j i i h h"], ["a c e g i"], ["b d f h j a"]]
     with ThreadPoolExecutor(len(requests)) as pool:
@@ -384,6 +398,14 @@ def test_web_page_shows_the_output_and_its_heat_map(server, browser, generator):
         ("<chars_ratio_1.00>", [0]), ("The", [1]), ("committee", [2, 3]), ("café", [4, 5, 6]), (".", [7, 8]),
         ("</s>", [9])]
     assert [g["label"] for g in page.evaluate("wordGroups(['a', 'b', '\u2581', '天'])")] == ["a", "b", "\u2423", "天"]
+    # alternatives, when asked for, are listed under the output, best first
+    page.fill("#source", sentence)
+    page.select_option("#nbest", "3")
+    page.click("#submit")
+    page.wait_for_function("document.getElementById('alternatives').children.length > 0", timeout=30000)
+    nbest = generator.generate([sentence], nbest=3)[0]
+    assert page.text_content("#output") == nbest.text
+    assert page.locator("#alternatives li").all_text_contents() == [g.text for g in nbest.alternatives]
     page.close()
 
 

@@ -17,7 +17,8 @@ def add(subparsers) -> None:
     parser = subparsers.add_parser("serve", help="serve a model over HTTP, with a web page at /",
                                    description="POST /v1/generate, GET /health, OpenAPI docs at /docs and "
                                    "a page at / to try the model. Concurrent requests share batches.")
-    parser.add_argument("--model", type=Path, help="model directory (default: the pretrained simplifier)")
+    parser.add_argument("--model", type=Path, nargs="+",
+                        help="model directory (default: the pretrained simplifier); several: their ensemble")
     parser.add_argument("--host", default="127.0.0.1", help="the address to listen on (default: loopback only)")
     parser.add_argument("--port", type=int, default=8000, help="(default: 8000)")
     parser.add_argument("--token-file", type=Path, help="a file holding an access token: requests to /v1/ must "
