@@ -234,6 +234,10 @@ def test_two_wean_tests_writing_one_folder_keep_both_records(tmp_path, monkeypat
     assert sorted(json.loads((out / "metrics.json").read_text())) == ["first", "other", "second"]
     assert sorted(p.name for p in out.iterdir()) == ["first.tiny.txt", "metrics.json", "other.tiny.txt",
                                                      "second.tiny.txt"]
+    # several benchmarks in one call, as `wean test --benchmark a b` asks
+    monkeypatch.setitem(benchmarks.BENCHMARKS, "tiny2", dataclasses.replace(bench, name="tiny2"))
+    score_on_benchmarks(Copier(), ["tiny", "tiny2"], "both", out, tmp_path)
+    assert sorted(json.loads((out / "metrics.json").read_text())["both"]) == ["tiny", "tiny2"]
 
 
 def test_every_subcommand_and_option_says_what_it_is_for(capsys):
