@@ -298,3 +298,14 @@ def test_a_strategy_from_a_plug_in_file_is_selected_by_name(model_dir, tmp_path,
     assert capsys.readouterr().out == "a b c d e\nj i h\n"
     generator = Generator.from_directory(model_dir)
     assert [g.text for g in generator.generate(["c b a"], strategy="echo")] == ["c b a"]
+
+
+def test_a_plain_text_of_several_sentences_has_joined_alternatives(model_dir):
+    generator = load(model_dir)
+    first, second = "a b c d e!", "j i h g."  # two sentences to the splitter
+    (text,) = generator.generate([f"{first} {second}"], plain_text=True, nbest=3)
+    each = generator.generate([first, second], plain_text=True, nbest=3, split_sentences=False)
+    assert len(text.nbest) == 3
+    for j, alternative in enumerate(text.nbest):
+        assert alternative.text == " ".join(part.nbest[j].text for part in each if part.nbest[j].text)
+        assert alternative.score == pytest.approx(sum(part.nbest[j].score for part in each))

@@ -39,7 +39,7 @@ from wean.models.model import EncoderDecoder, build_model
 from wean.quantize import quantize
 from wean.search import Hypothesis, decode
 from wean.search.rerank import Scorer, rerank as rerank_lists, resolve as resolve_scorers
-from wean.search_options import SearchOptions, check_batch_size, check_search_options
+from wean.search_options import SearchOptions, check_batch_size
 
 
 @dataclass
@@ -151,8 +151,8 @@ class Generator:
         (:class:`~wean.search_options.SearchOptions`: ``strategy``, ``beam``, ``nbest``, ...); these
         and the others default to the model's ``generation`` config; ``beam=1`` is greedy search.
         With ``nbest`` above 1 each output's ``alternatives`` hold the rest of its n-best list.
-        With ``plain_text``, sentences are
-        untokenized text and outputs come back as text for people (see :mod:`wean.data.plain_text`).
+        With ``plain_text``, sentences are untokenized text and outputs come back as text for
+        people (see :mod:`wean.data.plain_text`).
         ``control``: for a model trained with control tokens, the values asked for, e.g.
         ``{"chars_ratio": 0.8}`` for outputs about 80 % of the source's length (see
         :mod:`wean.data.control`); attributes not given take the model's defaults.
@@ -200,15 +200,12 @@ class Generator:
         kept = [i for i, long in enumerate(too_long) if not long]
         generated = self._generate_tokens(
             [sentences[i] for i in kept], [source_tokens[i] for i in kept], run,
-            None if wanted is None else lambda j: wanted(text_of[kept[j]]),
+            None if wanted is None else lambda j: wanted(text_of[kept[j]]), self.plain_text.to_plain_text,
         )
         per_sentence: list[Generation | None] = [None] * len(sentences)
         for i, generation in zip(kept, generated):
-            if generation is None:  # abandoned
-                continue
-            for hypothesis in generation.nbest:
-                hypothesis.text = self.plain_text.to_plain_text(hypothesis.text, hypothesis.source)
-            per_sentence[i] = generation
+            if generation is not None:  # None: abandoned
+                per_sentence[i] = generation
         for i, long in enumerate(too_long):
             if long:
                 per_sentence[i] = Generation(
@@ -226,9 +223,11 @@ class Generator:
 
     def _generate_tokens(
         self, sentences: list[str], source_tokens: list[list[str]], run: "_Run",
-        wanted: Callable[[int], bool] | None = None,
+        wanted: Callable[[int], bool] | None = None, to_text: Callable[[str, str], str] | None = None,
     ) -> list[Generation | None]:
-        """Outputs for ``sentences``, given as the tokens the model reads (``source_tokens``)."""
+        """Outputs for ``sentences``, given as the tokens the model reads (``source_tokens``);
+        ``to_text(output, source)`` turns each output's text into the caller's (plain text), before
+        any reranking scores it."""
         prefix = run.prefix
         limit = self.model.max_source_length
         for number, tokens in enumerate(source_tokens, start=1):
@@ -255,7 +254,7 @@ class Generator:
             ids = [self.assets.source_vocabulary.encode(source_tokens[i]) for i in chunk]
             source, lengths = pad(ids).to(device), torch.tensor([len(x) for x in ids], device=device)
             nbest_lists = decode(self.model, source, lengths, run.options, self.banned_ids, abandoned)
-            finished = [(i, [self._finish(sentences[i], source_tokens[i], h, run.replace_unk, len(prefix))
+            finished = [(i, [self._finish(sentences[i], source_tokens[i], h, run.replace_unk, len(prefix), to_text)
                              for h in hypotheses])
                         for i, hypotheses in zip(chunk, nbest_lists) if hypotheses]  # None: abandoned
             if run.scorers and finished:
@@ -321,7 +320,8 @@ class Generator:
         return AttentionMaps(source_tokens, target_tokens + [EOS], output.attention[0].cpu(), word, gates, spm)
 
     def _finish(
-        self, sentence: str, source_tokens: list[str], hypothesis: Hypothesis, replace_unk: bool, prefix: int
+        self, sentence: str, source_tokens: list[str], hypothesis: Hypothesis, replace_unk: bool, prefix: int,
+        to_text: Callable[[str, str], str] | None = None,
     ) -> Generation:
         vocabulary = self.assets.target_vocabulary
         tokens = [vocabulary.itos[i] for i in hypothesis.tokens]
@@ -331,9 +331,10 @@ class Generator:
             for position, index in enumerate(hypothesis.tokens):
                 if index == UNK_ID:
                     tokens[position] = source_tokens[prefix + int(hypothesis.attention[position, prefix:].argmax())]
+        text = self.tokenizer.decode(tokens)
         return Generation(
             sentence,
-            self.tokenizer.decode(tokens),
+            to_text(text, sentence) if to_text is not None else text,
             tokens,
             source_tokens,
             hypothesis.score,

@@ -136,6 +136,9 @@ def check_search_options(options: Mapping[str, Any], spelling: Callable[[str], s
         raise WeanError(f"{spelling('min_length')} is {low}, more than {spelling('max_length')} ({high})")
     strategy = given.get("strategy")
     beam, nbest, groups = given.get("beam"), given.get("nbest"), given.get("diverse_groups")
+    if strategy == "greedy" and nbest is not None and nbest > 1:
+        raise WeanError(f"{spelling('nbest')} is {nbest}; greedy search finds one output (beam, diverse_beam and "
+                        "sampling find several)")
     if strategy in ("beam", "diverse_beam") and beam is not None and nbest is not None and nbest > beam:
         raise WeanError(f"{spelling('nbest')} is {nbest}, more than {spelling('beam')} ({beam}): a beam search "
                         "finds at most one output per beam")
