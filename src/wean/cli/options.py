@@ -183,8 +183,9 @@ def require_at_least_one(args: argparse.Namespace, *names: str) -> None:
 
 
 def load_generator(args: argparse.Namespace):
-    """The model of --model (several: an ensemble) on --device (--quantize where the command has it), and the --control
-    values checked against it, before any input is read: a bad model or value fails at once."""
+    """The model of --model (several: an ensemble) on --device (--quantize where the command has
+    it), and the search options and --control values checked against it, before any input is
+    read: a bad model or value fails at once."""
     from wean.generator import load
 
     import warnings

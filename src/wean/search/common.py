@@ -26,6 +26,67 @@ class Hypothesis:
     attention: torch.Tensor  # (len(tokens) + 1, source length): the <eos> step is the last row
 
 
+@dataclass
+class Written:
+    """What :func:`word_by_word` wrote: rows of ``copies`` per input row, row r of input r // copies."""
+
+    tokens: torch.Tensor  # (rows, max_length), <eos> then <pad> after each output
+    scores: torch.Tensor  # (rows,) sums of log-probabilities, <eos> included
+    attention: torch.Tensor  # (rows, max_length, source)
+    dropped: set[int]  # input rows abandoned mid-search
+
+    def hypothesis(self, row: int, source_length: int, options: SearchOptions | None = None) -> Hypothesis:
+        """Row ``row`` as a hypothesis, ranked by its log-probability, over lp(length) with ``options``."""
+        written = self.tokens[row].tolist()
+        length = written.index(EOS_ID) if EOS_ID in written else len(written)
+        log_prob = float(self.scores[row])
+        rank = log_prob if options is None else float(length_normalized(self.scores[row], length + 1, options))
+        return Hypothesis(written[:length], rank, log_prob, self.attention[row, : length + 1, :source_length])
+
+
+@torch.no_grad()
+def word_by_word(
+    model: EncoderDecoder, source: torch.Tensor, lengths: torch.Tensor, options: SearchOptions,
+    banned_ids: Sequence[int], abandoned: Abandoned | None,
+    choose: Callable[[torch.Tensor, torch.Tensor], torch.Tensor], copies: int = 1, block_ngrams: bool = False,
+) -> Written:
+    """One output per row, ``copies`` rows per input row, each word ``choose(log_probs, rows)``
+    for the rows still writing (a row that has written <eos> leaves the batch): greedy search
+    and sampling. With ``block_ngrams``, ``options.block_ngram_repeat`` holds."""
+    banned = banned_tensor(banned_ids, source.device)
+    batch, device, max_length = source.size(0), source.device, options.max_length
+    encoded = model.encode(source, lengths)
+    if copies > 1:
+        encoded = encoded.repeat(copies)
+    state = model.init_state(encoded)
+    row = torch.arange(batch * copies, device=device)  # the row of each output still writing
+    previous = torch.full((batch * copies,), BOS_ID, dtype=torch.long, device=device)
+    written = Written(torch.full((batch * copies, max_length), PAD_ID, dtype=torch.long, device=device),
+                      torch.zeros(batch * copies, device=device),
+                      torch.zeros(batch * copies, max_length, source.size(1), device=device), set())
+    for step in range(max_length):
+        log_probs, state, weights = decoder_step(model, previous, encoded, state, banned)
+        constrain(log_probs, step, options.min_length, max_length)
+        if block_ngrams and options.block_ngram_repeat:
+            block_repeated_ngrams(log_probs, written.tokens[row, :step], options.block_ngram_repeat)
+        chosen = choose(log_probs, row)
+        written.scores[row] += log_probs.gather(1, chosen.unsqueeze(1)).squeeze(1)
+        written.tokens[row, step] = chosen
+        written.attention[row, step] = weights
+        writing = chosen != EOS_ID
+        gone = gone_rows(abandoned, torch.div(row, copies, rounding_mode="floor"), batch)
+        if gone is not None:
+            written.dropped.update((row[gone & writing] // copies).tolist())
+            writing &= ~gone
+        if not bool(writing.any()):
+            break
+        if not bool(writing.all()):  # an output that has ended leaves the batch
+            keep = writing.nonzero().squeeze(1)
+            encoded, state, chosen, row = encoded.select(keep), state.select(keep), chosen[keep], row[keep]
+        previous = chosen
+    return written
+
+
 def decoder_step(
     model: EncoderDecoder, previous: torch.Tensor, encoded: EncoderOutput, state: DecoderState,
     banned_ids: torch.Tensor,

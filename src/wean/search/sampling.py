@@ -15,70 +15,29 @@ from typing import Sequence
 
 import torch
 
-from wean.data.vocabulary import BOS_ID, EOS_ID, PAD_ID
 from wean.models.model import EncoderDecoder
 from wean.registry import STRATEGIES
-from wean.search.common import (
-    NEG_INF, Abandoned, Hypothesis, banned_tensor, block_repeated_ngrams, constrain, decoder_step, gone_rows,
-    length_normalized,
-)
+from wean.search.common import NEG_INF, Abandoned, Hypothesis, word_by_word
 from wean.search_options import SearchOptions
 
 
 @STRATEGIES.register("sampling")
-@torch.no_grad()
 def sampling(
     model: EncoderDecoder, source: torch.Tensor, lengths: torch.Tensor, options: SearchOptions,
     banned_ids: Sequence[int] = (), abandoned: Abandoned | None = None,
 ) -> list[list[Hypothesis] | None]:
     """``options.nbest`` samples of each sentence, the most probable first (by ranking score:
     log-probability under the model, not the tempered one, over lp(length)). Samples may repeat."""
-    banned = banned_tensor(banned_ids, source.device)
-    batch, n, device, max_length = source.size(0), options.nbest, source.device, options.max_length
-    rows = batch * n  # sentence i's samples are rows i * n ... i * n + n - 1
-    encoded = model.encode(source, lengths).repeat(n)
-    state = model.init_state(encoded)
+    batch, n = source.size(0), options.nbest
     generators = [torch.Generator().manual_seed(sample_seed(options.seed, source[i, : int(lengths[i])], j))
-                  for i in range(batch) for j in range(n)]
-    row = torch.arange(rows, device=device)  # the row of each sample still writing
-    previous = torch.full((rows,), BOS_ID, dtype=torch.long, device=device)
-    scores = torch.zeros(rows, device=device)
-    tokens = torch.full((rows, max_length), PAD_ID, dtype=torch.long, device=device)
-    attention = torch.zeros(rows, max_length, source.size(1), device=device)
-    dropped: set[int] = set()  # input rows nobody wants any more
-    for step in range(max_length):
-        log_probs, state, weights = decoder_step(model, previous, encoded, state, banned)
-        constrain(log_probs, step, options.min_length, max_length)
-        if options.block_ngram_repeat:
-            block_repeated_ngrams(log_probs, tokens[row, :step], options.block_ngram_repeat)
-        drawn = draw(log_probs, options, [generators[r] for r in row.tolist()])
-        scores[row] += log_probs.gather(1, drawn.unsqueeze(1)).squeeze(1)
-        tokens[row, step] = drawn
-        attention[row, step] = weights
-        writing = drawn != EOS_ID
-        gone = gone_rows(abandoned, torch.div(row, n, rounding_mode="floor"), batch)
-        if gone is not None:
-            dropped.update((row[gone] // n).tolist())
-            writing &= ~gone
-        if not bool(writing.any()):
-            break
-        if not bool(writing.all()):
-            keep = writing.nonzero().squeeze(1)
-            encoded, state, drawn, row = encoded.select(keep), state.select(keep), drawn[keep], row[keep]
-        previous = drawn
+                  for i in range(batch) for j in range(n)]  # sentence i's samples are rows i * n ... i * n + n - 1
+    written = word_by_word(model, source, lengths, options, banned_ids, abandoned,
+                           lambda log_probs, rows: draw(log_probs, options, [generators[r] for r in rows.tolist()]),
+                           copies=n, block_ngrams=True)
     results: list[list[Hypothesis] | None] = []
     for i in range(batch):
-        if i in dropped:
-            results.append(None)
-            continue
-        samples = []
-        for r in range(i * n, i * n + n):
-            written = tokens[r].tolist()
-            length = written.index(EOS_ID) if EOS_ID in written else len(written)
-            log_prob = float(scores[r])
-            rank = float(length_normalized(scores[r], length + 1, options))
-            samples.append(Hypothesis(written[:length], rank, log_prob, attention[r, : length + 1, : int(lengths[i])]))
-        results.append(sorted(samples, key=lambda h: -h.score))
+        samples = [written.hypothesis(r, int(lengths[i]), options) for r in range(i * n, i * n + n)]
+        results.append(None if i in written.dropped else sorted(samples, key=lambda h: -h.score))
     return results
 
 
