@@ -96,8 +96,9 @@ def add_search_options(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("search (default: the model's generation config)")
     for name in SearchOptions.names():
         choices = option_choices(name)
-        group.add_argument(_flag(name), type=option_kind(name), choices=choices, dest=name,
-                           metavar=None if choices else name.upper(), help=SearchOptions.help(name))
+        metavar = None if choices else {int: "N", float: "X", str: "NAME"}[option_kind(name)]
+        group.add_argument(_flag(name), type=option_kind(name), choices=choices, dest=name, metavar=metavar,
+                           help=SearchOptions.help(name))
 
 
 def search_arguments(args: argparse.Namespace) -> dict:
