@@ -13,7 +13,6 @@ def add(subparsers) -> None:
                                    description="Simplify the sentences given as arguments, or one per line "
                                    "of stdin. Plain untokenized text goes in and comes out.")
     parser.add_argument("text", nargs="*", help="sentences to simplify (default: read stdin)")
-    parser.add_argument("--model", type=Path, nargs="+",
-                        help="model directory (default: the pretrained simplifier); several: their ensemble")
+    parser.add_argument("--model", type=Path, help="model directory (default: the pretrained simplifier)")
     options.add_generation_options(parser)
     parser.set_defaults(run=run_generate, input=None, output=None, plain_text=True, detokenize="none")
