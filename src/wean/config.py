@@ -114,9 +114,18 @@ class SPMConfig:
 
 
 @dataclass
+class EmbeddingsConfig:
+    # word2vec / GloVe text file (.gz too) the embeddings start from, read when a new run starts
+    # (wean/models/pretrained_embeddings.py); "": random
+    pretrained: str = ""
+    freeze: bool = False  # true: the embeddings do not train
+
+
+@dataclass
 class ModelConfig:
     embedding_size: int = 256
     share_embeddings: bool = True  # encoder and decoder use one embedding table
+    embeddings: EmbeddingsConfig = field(default_factory=EmbeddingsConfig)
     dropout: float = 0.0  # on embeddings and on the attentional state before the output layer
     init_range: float = 0.1  # parameters start uniform in [-init_range, init_range]; 0: PyTorch defaults
     encoder: EncoderConfig = field(default_factory=EncoderConfig)

@@ -101,6 +101,9 @@ def build_model(config: ModelConfig, source_vocabulary_size: int, target_vocabul
     if config.spm.enabled:
         spm = SourcePredictionModule(config.decoder.hidden_size, source_vocabulary_size, config.spm.c)
     model = EncoderDecoder(encoder, decoder, output_layer, gate, spm)
+    if config.embeddings.freeze:  # pretrained vectors kept as they are (wean/models/pretrained_embeddings.py)
+        source_embedding.weight.requires_grad_(False)
+        target_embedding.weight.requires_grad_(False)
     if config.init_range > 0:
         for parameter in model.parameters():  # each tied parameter once
             nn.init.uniform_(parameter, -config.init_range, config.init_range)

@@ -38,6 +38,7 @@ from wean.data.corpus import encode_pairs, hold_out, make_batches, read_parallel
 from wean.device import resolve_device
 from wean.errors import WeanError
 from wean.model_dir import Assets, load_assets, save_assets, write_control_counts
+from wean.data.vocabulary import SPECIALS
 from wean.models.interfaces import TrainingCorpus
 from wean.models.model import build_model
 from wean.training.checkpoints import RunCheckpoints
@@ -68,6 +69,9 @@ class Trainer:
             raise WeanError("config: model_dir is empty; say where the model goes (--set model_dir=DIR)")
         if not config.data.train:
             raise WeanError("config: data.train is empty; say where the training pairs are (--set data.train=PREFIX)")
+        pretrained = config.model.embeddings.pretrained
+        if pretrained and not resume and not Path(pretrained).is_file():  # before the tokenizer is trained
+            raise WeanError(f"model.embeddings.pretrained: {pretrained}: file not found")
         self.config = config
         self.directory = Path(config.model_dir)
         self.log_file = None
@@ -88,6 +92,7 @@ class Trainer:
         torch.manual_seed(config.training.seed)
         train = read_parallel(config.data.train)
         self.validation_note = ""  # said in the log when training starts
+        self.embeddings_note = ""  # likewise: how many words pretrained vectors were found for
         if config.data.valid:
             valid = read_parallel(config.data.valid)
         else:
@@ -126,6 +131,8 @@ class Trainer:
         self.model.to(self.device)
         if not resume:  # what parts learn from the corpus (WEAN's candidate words) comes with the weights on resume
             self.model.prepare(TrainingCorpus(train.sources, self.assets.tokenizer, self.assets.target_vocabulary))
+            if config.model.embeddings.pretrained:
+                self._load_pretrained_embeddings(Path(config.model.embeddings.pretrained))
         replica = self.model
         if self.distributed.enabled:
             # DDP starts every process from rank 0's weights and buffers and all-reduces (averages)
@@ -226,6 +233,26 @@ class Trainer:
         # reported per token whatever loss_per is; total() is the value itself on one process
         return self.distributed.total(summed.item() * weight) / tokens, tokens
 
+    def _load_pretrained_embeddings(self, path: Path) -> None:
+        """model.embeddings.pretrained into the source embeddings, and into the target's if separate."""
+        from wean.models.pretrained_embeddings import load_pretrained
+
+        tables = [(self.model.encoder, self.assets.source_vocabulary, "source")]
+        if not self.config.model.share_embeddings:
+            tables.append((self.model.decoder, self.assets.target_vocabulary, "target"))
+        notes = []
+        for part, vocabulary, side in tables:
+            embedding = getattr(part, "embedding", None)
+            if not isinstance(embedding, nn.Embedding):
+                raise WeanError(f"model.embeddings.pretrained: the {side} side's {type(part).__name__} has no "
+                                "`embedding` table to load vectors into")
+            found = load_pretrained(embedding, vocabulary.itos, path, len(SPECIALS),
+                                    pieces=self.config.data.tokenizer.type in ("bpe", "unigram"))
+            missing = f" (e.g. {', '.join(found.examples_missing)})" if found.examples_missing else ""
+            notes.append(f"{side} {found.matched} of {found.matched + found.missing} words found, "
+                         f"{found.missing} missing{missing}")
+        self.embeddings_note = f"pretrained embeddings from {path}: " + "; ".join(notes)
+
     def train(self) -> TrainingState:
         from torch.utils.tensorboard import SummaryWriter
         from tqdm import tqdm
@@ -245,8 +272,9 @@ class Trainer:
             f"{len(self.assets.source_vocabulary)}/{len(self.assets.target_vocabulary)}, "
             f"{sum(p.numel() for p in self.model.parameters()):,} parameters, {self.device}{threads}{processes}"
         )
-        if self.validation_note:
-            self.log(self.validation_note)
+        for note in (self.embeddings_note, self.validation_note):
+            if note:
+                self.log(note)
         stop = False
         try:
             if settings.max_updates and self.state.updates >= settings.max_updates:  # a resumed run at its budget
