@@ -55,7 +55,7 @@ def test_an_exhaustive_beam_returns_the_true_n_best_in_order():
 def test_n_best_lists_are_sorted_distinct_and_of_the_asked_size(strategy, beam):
     model = ScriptedModel(BRANCHING)
     source = torch.tensor([[A, B, C], [C, A, 0]])
-    options = SearchOptions(strategy=strategy, beam=beam, nbest=3, max_length=6)
+    options = SearchOptions(strategy=strategy, beam=beam, nbest=3, max_length=6, diverse_groups=2)
     for nbest in decode(model, source, torch.tensor([3, 2]), options):
         assert len(nbest) == 3
         assert len({tuple(h.tokens) for h in nbest}) == 3
@@ -99,6 +99,25 @@ def test_the_coverage_penalty_changes_the_ranking_in_a_hand_made_case(form, weig
     expected = {"wu": weight * math.log(1e-10), "summary": -weight * 2.0}[form]  # coverage (3, 0)
     assert x.score == pytest.approx(x.log_prob + expected, rel=1e-4)
     assert covered[0].log_prob == pytest.approx(math.log(0.45), abs=1e-4)
+
+
+def test_with_a_coverage_penalty_no_beam_goes_on_after_its_end():
+    # only A can be written (the other words banned): fewer live extensions than beams
+    model = ScriptedModel({BOS_ID: {A: 0.8, EOS_ID: 0.2}, A: {A: 0.5, EOS_ID: 0.5}})
+    banned = [UNK_ID, B, C]
+    plain = decode(model, SOURCE, LENGTHS, SearchOptions(beam=8, nbest=8, max_length=4), banned)[0]
+    covered = decode(model, SOURCE, LENGTHS, SearchOptions(beam=8, nbest=8, max_length=4, coverage_penalty="summary",
+                                                           coverage_weight=1e-9), banned)[0]
+    assert [h.tokens for h in covered] == [h.tokens for h in plain] == [[A], [A, A], [A, A, A]]  # all there are
+
+
+def test_greedy_search_blocks_repeated_n_grams_as_beam_search_does():
+    model = ScriptedModel({BOS_ID: {A: 0.6, B: 0.4}, A: {A: 0.6, B: 0.3, EOS_ID: 0.1}, B: {A: 0.6, EOS_ID: 0.4}})
+    free = decode(model, SOURCE, LENGTHS, SearchOptions(strategy="greedy", max_length=6))[0][0]
+    blocked = decode(model, SOURCE, LENGTHS, SearchOptions(strategy="greedy", max_length=6, block_ngram_repeat=2))[0][0]
+    assert free.tokens == [A, A, A, A, A]
+    bigrams = list(zip(blocked.tokens, blocked.tokens[1:]))
+    assert len(bigrams) == len(set(bigrams)) and blocked.tokens[:2] == [A, A]
 
 
 # Sampling: after <bos> the model says A 0.5, B 0.3, C 0.2; then <eos>.
@@ -228,7 +247,7 @@ def test_ensembles_load_from_directories_and_refuse_other_vocabularies(model_dir
     tokens = vocabulary["itos"] if isinstance(vocabulary, dict) else vocabulary
     tokens[-1], tokens[-2] = tokens[-2], tokens[-1]
     (other / "vocab.json").write_text(json.dumps(vocabulary))
-    with pytest.raises(WeanError, match=f"^--model {other}: its source vocabulary differs from"):
+    with pytest.raises(WeanError, match=f"^model {other}: its source vocabulary differs from"):
         load([model_dir, other])
 
 
@@ -262,6 +281,12 @@ def test_reranking_reorders_an_n_best_list(model_dir, tmp_path, capsys):
         assert up.rerank_scores["length"] == len(up.tokens) and "search" in up.rerank_scores
     with pytest.raises(WeanError, match="nothing to reorder"):
         generator.generate(sentences, rerank=[("length", 1.0)])
+    as_text = generator.generate(sentences, nbest=4, rerank="length=100")
+    assert [g.text for g in as_text] == [g.text for g in longer]
+    for bad, message in (([("length", math.inf)], "must be a finite number"), (["length"], "not a \\(scorer, weight\\) pair"),
+                         ("length=x", "expected NAME=WEIGHT")):
+        with pytest.raises(WeanError, match=message):
+            generator.generate(sentences, nbest=2, rerank=bad)
     with pytest.raises(WeanError, match="^config: rerank is 'lenght'; choose one of|^rerank"):
         generator.generate(sentences, nbest=2, rerank=[("lenght", 1.0)])
     inputs = tmp_path / "in.txt"

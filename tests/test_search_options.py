@@ -45,11 +45,19 @@ def test_the_strategies_on_offer_are_the_registered_ones():
 @pytest.mark.parametrize("options, message", [
     ({"strategy": "beam", "beam": 4, "nbest": 5}, "^nbest is 5, more than beam \\(4\\)"),
     ({"strategy": "diverse_beam", "beam": 5, "nbest": 5, "diverse_groups": 2}, "^beam is 5, not a multiple of"),
+    ({"strategy": "greedy", "nbest": 2}, "^nbest is 2; greedy search finds one output"),
 ])
 def test_options_that_contradict_each_other_are_refused(options, message):
     with pytest.raises(WeanError, match=message):
         check_search_options(options)
     check_search_options({**options, "strategy": "sampling"})  # samples are not bounded by a beam
+
+
+@pytest.mark.parametrize("penalty, weight", [("summary", 0.0), ("none", 0.3)])
+def test_a_coverage_penalty_without_weight_or_a_weight_without_penalty_is_refused(penalty, weight):
+    with pytest.raises(WeanError, match=f"^coverage_penalty is {penalty} and coverage_weight {weight:g}: a penalty"):
+        check_search_options({"coverage_penalty": penalty, "coverage_weight": weight})
+    check_search_options({"coverage_penalty": "wu", "coverage_weight": 0.3})
 
 
 def test_batch_size_is_checked_like_a_search_option():
@@ -74,10 +82,11 @@ def test_wrong_types_and_non_finite_numbers_are_refused(options):
         check_search_options(options)
 
 
-def test_min_length_past_max_length_is_refused_in_the_callers_spelling():
-    with pytest.raises(WeanError, match="^--min-length is 9, more than --max-length \\(5\\)$"):
-        check_search_options({"min_length": 9, "max_length": 5}, lambda name: "--" + name.replace("_", "-"))
-    check_search_options({"min_length": 5, "max_length": 5})
+def test_a_min_length_max_length_cannot_reach_is_refused_in_the_callers_spelling():
+    for low in (9, 5):  # max_length counts </s>: 5 steps write 4 tokens at most
+        with pytest.raises(WeanError, match=f"^--min-length is {low}, not below --max-length \\(5\\), which counts"):
+            check_search_options({"min_length": low, "max_length": 5}, lambda name: "--" + name.replace("_", "-"))
+    check_search_options({"min_length": 4, "max_length": 5})
 
 
 @pytest.mark.parametrize("key, value", [("beam", 0), ("max_length", -1), ("length_penalty", float("nan"))])
@@ -92,10 +101,11 @@ def test_a_config_with_an_option_out_of_range_is_refused(key, value):
     (["--batch-size", "-1"], "--batch-size is -1"),
     (["--strategy", "beam", "--nbest", "6", "--beam", "5"], "--nbest is 6, more than --beam (5)"),
     (["--sampling-topp", "1.5"], "--sampling-topp is 1.5; it must be a number above 0 and at most 1"),
-    (["--temperature", "0"], "--temperature is 0.0; it must be a number above 0 and at most 100"),
+    (["--temperature", "0"], "--temperature is 0.0; it must be a number from 0.01 to 100"),
     (["--strategy", "nucleus"], "--strategy is 'nucleus'; choose one of greedy, beam, sampling, diverse_beam"),
     (["--length-penalty", "nan"], "--length-penalty is nan"),
-    (["--min-length", "50", "--max-length", "10"], "--min-length is 50, more than --max-length (10)"),
+    (["--min-length", "50", "--max-length", "10"], "--min-length is 50, not below --max-length (10)"),
+    (["--coverage-weight", "0.2", "--coverage-penalty", "none"], "--coverage-penalty is none and --coverage-weight 0.2"),
 ])
 def test_the_cli_refuses_them_before_loading_a_model(tmp_path, capsys, argv, message):
     assert main(["generate", "--model", str(tmp_path / "no-model"), *argv]) == 1

@@ -1,6 +1,7 @@
 """``wean serve`` over real HTTP on loopback: outputs, dynamic batching, limits and bad requests,
 the operator's log, and the web page in a real headless Chromium."""
 
+import dataclasses
 import json
 import logging
 import os
@@ -17,6 +18,7 @@ import uvicorn
 from synthetic import tiny_config, write_corpus
 from wean.generator import load
 from wean.server.app import create_app
+from wean.search_options import SearchOptions
 from wean.server.limits import Limits
 from wean.training import Trainer
 
@@ -68,7 +70,7 @@ def post(server, body, **kwargs):
     return httpx.post(f"{server.url}/v1/generate", json=body, timeout=60, **kwargs)
 
 
-def test_health_docs_and_openapi(server):
+def test_health_docs_and_openapi(server, generator):
     health = httpx.get(f"{server.url}/health").json()
     assert health["status"] == "ok" and health["model"] == "model"
     docs = httpx.get(f"{server.url}/docs").text
@@ -79,7 +81,9 @@ def test_health_docs_and_openapi(server):
         assert httpx.get(server.url + link).status_code == 200, link
     schema = httpx.get(f"{server.url}/openapi.json").json()
     assert "/v1/generate" in schema["paths"]
-    assert set(schema["components"]["schemas"]["GenerateRequest"]["properties"]) >= {"texts", "beam", "attention"}
+    assert set(schema["components"]["schemas"]["GenerateRequest"]["properties"]) >= {
+        "texts", "attention", "control", *SearchOptions.names()}
+    assert health["search"] == dataclasses.asdict(SearchOptions.of(generator.config.generation))
 
 
 def test_outputs_are_the_generators(server, generator):
@@ -146,7 +150,7 @@ def test_requests_with_different_options_never_share_a_batch(server):
     ({"texts": ["a b"], "beam": True}, 422, "beam: Input should be a valid integer"),
     ({"texts": ["a b"], "attention": "yes"}, 422, "attention: Input should be a valid boolean"),
     ({"texts": ["a b"], "min_length": 10**9}, 422, "min_length is 1000000000"),
-    ({"texts": ["a b"], "min_length": 30, "max_length": 20}, 422, "min_length is 30, more than max_length (20)"),
+    ({"texts": ["a b"], "min_length": 30, "max_length": 20}, 422, "min_length is 30, not below max_length (20)"),
     ({"texts": ["a b"], "max_length": 41}, 422, "max_length 41; at most 40"),
     ({"texts": ["a b"] * 3, "beam": 4, "max_length": 40}, 413, "480 decoder steps asked for (texts x hypotheses x"),
     ({"texts": ["a b"] * 3, "strategy": "sampling", "nbest": 4, "max_length": 40}, 413, "480 decoder steps"),
@@ -406,6 +410,11 @@ def test_web_page_shows_the_output_and_its_heat_map(server, browser, generator):
     nbest = generator.generate([sentence], nbest=3)[0]
     assert page.text_content("#output") == nbest.text
     assert page.locator("#alternatives li").all_text_contents() == [g.text for g in nbest.alternatives]
+    # whatever the model's default search, the page asks for one that finds n outputs
+    for default, expected in (({"strategy": "greedy", "beam": 1}, {"nbest": 3, "strategy": "beam", "beam": 5}),
+                              ({"strategy": "beam", "beam": 2}, {"nbest": 3, "beam": 3}),
+                              ({"strategy": "sampling", "beam": 5}, {"nbest": 3})):
+        assert page.evaluate(f"defaultSearch = {json.dumps(default)}; nbestOptions(3)") == expected
     page.close()
 
 

@@ -83,10 +83,10 @@ def check_same_vocabularies(directories: list[Path], assets: list) -> None:
             ("control tokens", first_assets.config.data.control, other.config.data.control),
         ):
             if mine != theirs:
-                raise WeanError(f"--model {directory}: its {what} differs from {first}'s; an ensemble's models "
+                raise WeanError(f"model {directory}: its {what} differs from {first}'s; an ensemble's models "
                                 "must read and write the same tokens")
         for name in TOKENIZER_FILES:
             mine, theirs = first / name, directory / name
             if mine.is_file() != theirs.is_file() or (mine.is_file() and mine.read_bytes() != theirs.read_bytes()):
-                raise WeanError(f"--model {directory}: its {name} differs from {first}'s; an ensemble's models "
+                raise WeanError(f"model {directory}: its {name} differs from {first}'s; an ensemble's models "
                                 "must read and write the same tokens")

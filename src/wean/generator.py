@@ -144,7 +144,7 @@ class Generator:
         control: Mapping[str, float] | None = None,
         split_sentences: bool | None = None,
         wanted: Callable[[int], bool] | None = None,
-        rerank: Sequence[tuple[str | Scorer, float]] = (),
+        rerank: str | Sequence[tuple[str | Scorer, float]] = (),
         **search,
     ) -> list[Generation | None]:
         """Outputs for ``sentences``, in their order. ``search``: the search options
@@ -163,7 +163,8 @@ class Generator:
         ``wanted(i)``, asked between search steps while ``sentences[i]`` is searched, turns False
         once nobody wants its output (a server's client hung up): its search stops there and its
         place is None. ``rerank``: (scorer, weight) pairs that reorder each sentence's n-best list
-        (:mod:`wean.search.rerank`); a scorer is a registered name or a function."""
+        (:mod:`wean.search.rerank`); a scorer is a registered name or a function (or all of them
+        as one string, ``"length=-0.1,unchanged=-2"``)."""
         sentences = [without_lone_surrogates(sentence) for sentence in sentences]
         prefix = self.control_prefix(control)
         untrained = self._untrained(prefix)

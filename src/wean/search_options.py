@@ -47,20 +47,21 @@ class SearchOptions:
                                    "(-beta * sum of attention received past 1: penalises attending to a source "
                                    "token twice, i.e. repeating it)", choices=("none", "wu", "summary"))
     coverage_weight: float = option(0.0, "beta, the weight of the coverage penalty", 0.0, 10.0)
-    min_length: int = option(1, "no output shorter than this many tokens", 0, 1000)
-    max_length: int = option(100, "decoder steps at most, </s> included", 1, 1000)
+    min_length: int = option(1, "no output shorter than this many tokens, </s> not counted", 0, 1000)
+    max_length: int = option(100, "decoder steps at most, </s> included: outputs of max_length - 1 tokens at most",
+                             1, 1000)
     block_ngram_repeat: int = option(0, "never repeat an n-gram of this size; 0: off (every strategy but greedy)", 0, 100)
     sampling_topk: int = option(0, "sampling: draw from the k most probable tokens only; 0: all", 0, 100000)
     sampling_topp: float = option(1.0, "sampling: draw from the smallest set of tokens whose probability "
                                   "reaches p (nucleus); 1: all", 0.0, 1.0, above_low=True)
     temperature: float = option(1.0, "sampling: divide the scores by this before drawing; below 1 sharper, "
-                                "above 1 flatter", 0.0, 100.0, above_low=True)
+                                "above 1 flatter", 0.01, 100.0)
     seed: int = option(0, "sampling: the same seed and input give the same samples, whatever the batch",
                        0, 2**62)
-    diverse_groups: int = option(2, "diverse_beam: groups the beam is split into (Vijayakumar et al. 2018); "
-                                 "the beam must be a multiple of it", 1, 100)
-    diverse_strength: float = option(0.5, "diverse_beam: lambda, the penalty per earlier group that chose "
-                                     "the same token at the same step", 0.0, 100.0)
+    diverse_groups: int = option(0, "diverse_beam: groups the beam is split into (Vijayakumar et al. 2018), "
+                                 "the beam a multiple of it; 0: one group per beam", 0, 100)
+    diverse_strength: float = option(0.5, "diverse_beam: lambda, the penalty per beam of an earlier group that "
+                                     "has just chosen the same token", 0.0, 100.0)
 
     @classmethod
     def names(cls) -> tuple[str, ...]:
@@ -132,8 +133,13 @@ def check_search_options(options: Mapping[str, Any], spelling: Callable[[str], s
             raise WeanError(f"{spelling(name)} is {value!r}; it must be {what} {bounds}")
     given = {name: value for name, value in options.items() if value is not None}
     low, high = given.get("min_length"), given.get("max_length")
-    if low is not None and high is not None and low > high:
-        raise WeanError(f"{spelling('min_length')} is {low}, more than {spelling('max_length')} ({high})")
+    if low is not None and high is not None and low >= high:
+        raise WeanError(f"{spelling('min_length')} is {low}, not below {spelling('max_length')} ({high}), which "
+                        "counts </s>: no output could be that long")
+    penalty, weight = given.get("coverage_penalty"), given.get("coverage_weight")
+    if penalty is not None and weight is not None and (penalty == "none") != (weight == 0):
+        raise WeanError(f"{spelling('coverage_penalty')} is {penalty} and {spelling('coverage_weight')} {weight:g}: "
+                        "a penalty needs a weight above 0, and a weight a penalty")
     strategy = given.get("strategy")
     beam, nbest, groups = given.get("beam"), given.get("nbest"), given.get("diverse_groups")
     if strategy == "greedy" and nbest is not None and nbest > 1:
@@ -142,7 +148,7 @@ def check_search_options(options: Mapping[str, Any], spelling: Callable[[str], s
     if strategy in ("beam", "diverse_beam") and beam is not None and nbest is not None and nbest > beam:
         raise WeanError(f"{spelling('nbest')} is {nbest}, more than {spelling('beam')} ({beam}): a beam search "
                         "finds at most one output per beam")
-    if strategy == "diverse_beam" and beam is not None and groups is not None and beam % groups:
+    if strategy == "diverse_beam" and beam is not None and groups and beam % groups:
         raise WeanError(f"{spelling('beam')} is {beam}, not a multiple of {spelling('diverse_groups')} ({groups}): "
                         "each group is an equal share of the beam")
 

@@ -12,8 +12,11 @@ hypotheses; with width 1 this is exactly greedy search.
 
 Scores are sums of token log-probabilities, ``<eos>`` included; the ranking score is the score
 over lp(length) (:func:`~wean.search.common.length_normalized`; alpha 0: the raw sum, as WEAN's
-code ranked hypotheses), plus the coverage penalty where one is asked for, which then also ranks
-the live beams at every step (as OpenNMT-py does).
+code ranked hypotheses), plus the coverage penalty where one is asked for. The penalty also
+ranks the live beams at every step, added to their raw log-probabilities (OpenNMT-py does so with
+``-stepwise_penalty``; by default it applies it to finished hypotheses only): a beam that has
+attended twice to a source word (summary) or left words unattended so far (wu) falls behind
+before it can finish.
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ from wean.models.model import EncoderDecoder
 from wean.registry import STRATEGIES
 from wean.search.common import (
     NEG_INF, Abandoned, Hypothesis, banned_tensor, block_repeated_ngrams, constrain, coverage_penalty, decoder_step,
-    gone_rows, length_normalized,
+    gather_index, gone_rows, length_normalized,
 )
 from wean.search.greedy import greedy
 from wean.search_options import SearchOptions
@@ -101,7 +104,7 @@ def beam_search_nbest(
         parents, words = top_ids // vocabulary, top_ids % vocabulary
 
         # Token histories of all 2k candidates: the parent's, then this step's word.
-        history = torch.cat([alive_tokens.gather(1, _expand(parents, alive_tokens)), words.unsqueeze(-1)], -1)
+        history = torch.cat([alive_tokens.gather(1, gather_index(parents, alive_tokens)), words.unsqueeze(-1)], -1)
 
         # Candidates ending in <eos> among the best k join the finished buffer.
         rank_in_step = torch.arange(top_scores.size(1), device=device).unsqueeze(0)
@@ -115,24 +118,27 @@ def beam_search_nbest(
             finished_raw = torch.cat([finished_raw, torch.where(ending, top_raw, NEG_INF)], 1).gather(1, keep)
             padded = torch.full((live, history.size(1), max_length), PAD_ID, dtype=torch.long, device=device)
             padded[:, :, : step + 1] = history
-            finished_tokens = torch.cat([finished_tokens, padded], 1).gather(1, _expand(keep, finished_tokens))
+            finished_tokens = torch.cat([finished_tokens, padded], 1).gather(1, gather_index(keep, finished_tokens))
             finished_step = torch.cat([finished_step, torch.full_like(parents, step)], 1).gather(1, keep)
             finished_parent = torch.cat([finished_parent, parents], 1).gather(1, keep)
 
         # The best k candidates that do not end continue.
         alive_scores, chosen = torch.where(words == EOS_ID, NEG_INF, top_scores).topk(k, dim=1)
-        alive_tokens = history.gather(1, _expand(chosen, history))
+        alive_tokens = history.gather(1, gather_index(chosen, history))
         chosen_parents = parents.gather(1, chosen)
-        if covering:
-            alive_scores = top_raw.gather(1, chosen)
-            coverage = coverage.gather(1, _expand(chosen_parents, coverage))
+        if covering:  # the live beams carry their raw log-probabilities; those that could not continue stay -inf
+            alive_scores = torch.where(torch.isfinite(alive_scores), top_raw.gather(1, chosen), NEG_INF)
+            coverage = coverage.gather(1, gather_index(chosen_parents, coverage))
         back_pointers.append(chosen_parents)
         state = state.select((offsets + chosen_parents).view(-1), same_sources=True)
         previous = words.gather(1, chosen).view(-1)
 
         done = torch.isfinite(finished_rank).sum(1) >= k
-        if options.length_penalty == 0 and not covering:  # ranks are raw log-probabilities, which only fall
-            done |= finished_rank[:, nbest - 1] >= alive_scores[:, 0]
+        if options.length_penalty == 0:
+            # log-probabilities only fall and coverage penalties are never positive: no live beam
+            # can rank above its raw log-probability now
+            best_alive = alive_scores.max(dim=1).values if covering else alive_scores[:, 0]
+            done |= finished_rank[:, nbest - 1] >= best_alive
         if step == max_length - 1:
             done[:] = True  # every hypothesis has just been ended
         gone = gone_rows(abandoned, sentence, batch)
@@ -188,8 +194,3 @@ def _best_attention(
         if step > 0:  # the slot this beam was in one step before
             slot = torch.where(written, back_pointers[step - 1][sentences, slot], slot)
     return rows
-
-
-def _expand(index: torch.Tensor, like: torch.Tensor) -> torch.Tensor:
-    """Broadcast a (batch, n) beam index over the trailing dimensions of ``like``."""
-    return index.view(*index.shape, *([1] * (like.dim() - 2))).expand(-1, -1, *like.shape[2:])

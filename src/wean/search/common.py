@@ -35,24 +35,23 @@ class Written:
     attention: torch.Tensor  # (rows, max_length, source)
     dropped: set[int]  # input rows abandoned mid-search
 
-    def hypothesis(self, row: int, source_length: int, options: SearchOptions | None = None) -> Hypothesis:
-        """Row ``row`` as a hypothesis, ranked by its log-probability, over lp(length) with ``options``."""
+    def hypothesis(self, row: int, source_length: int, options: SearchOptions) -> Hypothesis:
+        """Row ``row`` as a hypothesis, ranked by its log-probability over lp(length)."""
         written = self.tokens[row].tolist()
         length = written.index(EOS_ID) if EOS_ID in written else len(written)
-        log_prob = float(self.scores[row])
-        rank = log_prob if options is None else float(length_normalized(self.scores[row], length + 1, options))
-        return Hypothesis(written[:length], rank, log_prob, self.attention[row, : length + 1, :source_length])
+        rank = float(length_normalized(self.scores[row], length + 1, options))
+        return Hypothesis(written[:length], rank, float(self.scores[row]), self.attention[row, : length + 1, :source_length])
 
 
 @torch.no_grad()
 def word_by_word(
     model: EncoderDecoder, source: torch.Tensor, lengths: torch.Tensor, options: SearchOptions,
     banned_ids: Sequence[int], abandoned: Abandoned | None,
-    choose: Callable[[torch.Tensor, torch.Tensor], torch.Tensor], copies: int = 1, block_ngrams: bool = False,
+    choose: Callable[[torch.Tensor, torch.Tensor], torch.Tensor], copies: int = 1,
 ) -> Written:
     """One output per row, ``copies`` rows per input row, each word ``choose(log_probs, rows)``
     for the rows still writing (a row that has written <eos> leaves the batch): greedy search
-    and sampling. With ``block_ngrams``, ``options.block_ngram_repeat`` holds."""
+    and sampling; ``options.block_ngram_repeat`` holds."""
     banned = banned_tensor(banned_ids, source.device)
     batch, device, max_length = source.size(0), source.device, options.max_length
     encoded = model.encode(source, lengths)
@@ -67,7 +66,7 @@ def word_by_word(
     for step in range(max_length):
         log_probs, state, weights = decoder_step(model, previous, encoded, state, banned)
         constrain(log_probs, step, options.min_length, max_length)
-        if block_ngrams and options.block_ngram_repeat:
+        if options.block_ngram_repeat:
             block_repeated_ngrams(log_probs, written.tokens[row, :step], options.block_ngram_repeat)
         chosen = choose(log_probs, row)
         written.scores[row] += log_probs.gather(1, chosen.unsqueeze(1)).squeeze(1)
@@ -144,15 +143,24 @@ def block_repeated_ngrams(log_probs: torch.Tensor, history: torch.Tensor, n: int
     log_probs.copy_(extended[:, :vocabulary])
 
 
-def length_normalized(scores: torch.Tensor, length: int | torch.Tensor, options: SearchOptions) -> torch.Tensor:
+def length_normalized(scores: torch.Tensor, length: int, options: SearchOptions) -> torch.Tensor:
     """``scores`` / lp(``length``), where length counts the output's tokens with its <eos>:
     length**alpha (power), or GNMT's ((5 + length) / 6)**alpha (wu; Wu et al. 2016, eq. 14)."""
     alpha = options.length_penalty
     if options.length_penalty_form == "wu":
         return scores / ((5.0 + length) / 6.0) ** alpha
-    if isinstance(length, int):
-        return scores / float(length) ** alpha
-    return scores / length.to(scores.dtype) ** alpha
+    return scores / float(length) ** alpha
+
+
+def take_beams(tensor: torch.Tensor, index: torch.Tensor) -> torch.Tensor:
+    """The beams ``index`` (batch, n) of ``tensor`` (batch, beams, ...), per sentence."""
+    return tensor.gather(1, gather_index(index, tensor))
+
+
+def gather_index(index: torch.Tensor, like: torch.Tensor) -> torch.Tensor:
+    """A (batch, n) index of beams broadcast over the trailing dimensions of ``like`` (batch,
+    beams, ...), for ``like.gather(1, ...)``."""
+    return index.view(*index.shape, *([1] * (like.dim() - 2))).expand(-1, -1, *like.shape[2:])
 
 
 def coverage_penalty(coverage: torch.Tensor, source_mask: torch.Tensor, options: SearchOptions) -> torch.Tensor:

@@ -1,9 +1,12 @@
 """Diverse beam search (Vijayakumar et al. 2018, "Diverse Beam Search for Improved Description of
-Complex Scenes"): the beam is split into ``diverse_groups`` groups of equal width, each a beam
-search of its own; at every step the groups choose in turn, and a group's candidate words are
-penalised by ``diverse_strength`` for each earlier group that has just chosen the same word
-(Hamming diversity). The penalty steers the selection only: scores stay the model's
-log-probabilities. The n-best list is the best distinct hypotheses of all groups.
+Complex Scenes"): the beam is split into ``diverse_groups`` groups of equal width (0: one group
+per beam), each a beam search of its own; at every step the groups choose in turn, and a group's
+candidate words are penalised by ``diverse_strength`` for each beam of an earlier group that has
+just continued with the same word (Hamming diversity; fairseq's ``--diverse-beam-strength``
+counts every candidate an earlier group considered, the ending and the dropped ones too, so the
+same strength penalises more there). The penalty steers the selection only: scores stay the
+model's log-probabilities (fairseq's include it). The n-best list is the best distinct
+hypotheses of all groups.
 
 Every sentence of the batch stays in it until all its groups are done (clarity over the last
 percent of speed: this strategy is asked for alternatives, not throughput).
@@ -20,7 +23,7 @@ from wean.models.model import EncoderDecoder
 from wean.registry import STRATEGIES
 from wean.search.common import (
     NEG_INF, Abandoned, Hypothesis, banned_tensor, block_repeated_ngrams, constrain, decoder_step, gone_rows,
-    length_normalized,
+    length_normalized, take_beams,
 )
 from wean.search_options import SearchOptions
 
@@ -32,7 +35,8 @@ def diverse_beam(
     banned_ids: Sequence[int] = (), abandoned: Abandoned | None = None,
 ) -> list[list[Hypothesis] | None]:
     banned = banned_tensor(banned_ids, source.device)
-    groups, k, device = options.diverse_groups, options.beam, source.device
+    k, device = options.beam, source.device
+    groups = options.diverse_groups or k
     width = k // groups  # each group's beam
     batch, source_length, max_length = source.size(0), source.size(1), options.max_length
     encoded = model.encode(source, lengths).repeat(k)  # sentence i, group g, slot s: row i*k + g*width + s
@@ -66,8 +70,8 @@ def diverse_beam(
             top_ranking, top_ids = ranking.topk(min(2 * width, width * vocabulary), dim=1)
             top_raw = (raw[:, group].unsqueeze(2) + log_probs[:, group]).view(batch, -1).gather(1, top_ids)
             parents, words = top_ids // vocabulary, top_ids % vocabulary
-            history = torch.cat([_take(tokens[:, group], parents), words.unsqueeze(-1)], -1)
-            seen = torch.cat([_take(attention[:, group], parents), _take(weights[:, group], parents)], -2)
+            history = torch.cat([take_beams(tokens[:, group], parents), words.unsqueeze(-1)], -1)
+            seen = torch.cat([take_beams(attention[:, group], parents), take_beams(weights[:, group], parents)], -2)
 
             first = torch.arange(top_ids.size(1), device=device).unsqueeze(0) < width
             ending = (words == EOS_ID) & first & torch.isfinite(top_ranking)
@@ -83,8 +87,8 @@ def diverse_beam(
             chosen_words = words.gather(1, chosen)
             chosen_by_earlier.scatter_add_(1, chosen_words, torch.isfinite(continuing).float())
             next_selecting[:, group], next_raw[:, group] = continuing, top_raw.gather(1, chosen)
-            next_tokens[:, group] = history.gather(1, chosen.unsqueeze(-1).expand(-1, -1, history.size(-1)))
-            next_attention[:, group] = _take(seen, chosen)
+            next_tokens[:, group] = take_beams(history, chosen)
+            next_attention[:, group] = take_beams(seen, chosen)
             next_rows.append(group * width + parents.gather(1, chosen))
             next_words.append(chosen_words)
         raw, selecting, tokens, attention = next_raw, next_selecting, next_tokens, next_attention
@@ -109,8 +113,3 @@ def diverse_beam(
             distinct.setdefault(tuple(hypothesis.tokens), hypothesis)
         results.append(list(distinct.values())[: options.nbest])
     return results
-
-
-def _take(tensor: torch.Tensor, index: torch.Tensor) -> torch.Tensor:
-    """Rows ``index`` (batch, n) of ``tensor`` (batch, beams, ...), per sentence."""
-    return tensor.gather(1, index.view(*index.shape, *([1] * (tensor.dim() - 2))).expand(-1, -1, *tensor.shape[2:]))

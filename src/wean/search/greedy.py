@@ -17,8 +17,11 @@ def greedy(
     model: EncoderDecoder, source: torch.Tensor, lengths: torch.Tensor, options: SearchOptions,
     banned_ids: Sequence[int] = (), abandoned: Abandoned | None = None,
 ) -> list[list[Hypothesis] | None]:
-    """One hypothesis per sentence, scored by its log-probability. Reads ``min_length`` and
-    ``max_length`` of the options (no n-gram blocking: the best word is the best word)."""
+    """One hypothesis per sentence, ranked by its log-probability over lp(length) as beam
+    search ranks. Reads ``min_length``, ``max_length``, ``block_ngram_repeat`` and the length
+    penalty of the options (a coverage penalty changes no greedy choice: every word of a step
+    has the same attention)."""
     written = word_by_word(model, source, lengths, options, banned_ids, abandoned,
                            lambda log_probs, rows: log_probs.argmax(dim=-1))
-    return [None if i in written.dropped else [written.hypothesis(i, int(lengths[i]))] for i in range(source.size(0))]
+    return [None if i in written.dropped else [written.hypothesis(i, int(lengths[i]), options)]
+            for i in range(source.size(0))]

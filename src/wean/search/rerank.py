@@ -20,6 +20,7 @@ itself in place of a name. Each output's ``rerank_scores`` keeps what each score
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING, Callable, Sequence
 
 from wean.errors import WeanError
@@ -50,12 +51,18 @@ def unchanged(sources: Sequence[str], outputs: Sequence["Generation"]) -> list[f
     return [float(" ".join(output.text.split()) == " ".join(source.split())) for source, output in zip(sources, outputs)]
 
 
-def resolve(rerank: Sequence[tuple[str | Scorer, float]]) -> list[tuple[str, Scorer, float]]:
-    """(name, function, weight) of each (name or function, weight) asked for."""
+def resolve(rerank: str | Sequence[tuple[str | Scorer, float]]) -> list[tuple[str, Scorer, float]]:
+    """(name, function, weight) of each (name or function, weight) asked for, or of each
+    ``NAME=WEIGHT`` of a string."""
+    if isinstance(rerank, str):
+        rerank = parse_rerank(rerank)
     chosen = []
-    for scorer, weight in rerank:
-        if isinstance(weight, bool) or not isinstance(weight, (int, float)) or weight != weight:
-            raise WeanError(f"rerank: the weight of {scorer!r} is {weight!r}; it must be a number")
+    for item in rerank:
+        if not isinstance(item, (tuple, list)) or len(item) != 2:
+            raise WeanError(f"rerank: {item!r} is not a (scorer, weight) pair")
+        scorer, weight = item
+        if isinstance(weight, bool) or not isinstance(weight, (int, float)) or not math.isfinite(weight):
+            raise WeanError(f"rerank: the weight of {scorer!r} is {weight!r}; it must be a finite number")
         if isinstance(scorer, str):
             chosen.append((scorer, RERANKERS.get(scorer, "rerank"), float(weight)))
         elif callable(scorer):
@@ -71,11 +78,12 @@ def parse_rerank(text: str) -> list[tuple[str, float]]:
     for item in text.split(","):
         name, sep, weight = item.partition("=")
         try:
-            chosen.append((name.strip(), float(weight)))
+            value = float(weight)
         except ValueError:
-            sep = ""
-        if not sep or not name.strip():
+            value = math.nan
+        if not sep or not name.strip() or not math.isfinite(value):
             raise WeanError(f"--rerank {text!r}: expected NAME=WEIGHT,..., e.g. length=-0.1,unchanged=-2")
+        chosen.append((name.strip(), value))
     return chosen
 
 
@@ -93,8 +101,8 @@ def rerank(sources: Sequence[str], nbest_lists: Sequence[list["Generation"]],
             raise WeanError(f"rerank: scorer {name} gave {len(values)} scores for {len(flat)} outputs")
         for output, value in zip(flat, values):
             value = float(value)
-            if value != value:
-                raise WeanError(f"rerank: scorer {name} gave NaN for {output.text!r}")
+            if not math.isfinite(value):
+                raise WeanError(f"rerank: scorer {name} gave {value} for {output.text!r}; scores must be finite")
             output.rerank_scores[name] = value
             output.score += weight * value
     return [sorted(outputs, key=lambda output: -output.score) for outputs in nbest_lists]

@@ -33,7 +33,7 @@ def sampling(
                   for i in range(batch) for j in range(n)]  # sentence i's samples are rows i * n ... i * n + n - 1
     written = word_by_word(model, source, lengths, options, banned_ids, abandoned,
                            lambda log_probs, rows: draw(log_probs, options, [generators[r] for r in rows.tolist()]),
-                           copies=n, block_ngrams=True)
+                           copies=n)
     results: list[list[Hypothesis] | None] = []
     for i in range(batch):
         samples = [written.hypothesis(r, int(lengths[i]), options) for r in range(i * n, i * n + n)]

@@ -2,7 +2,7 @@
 
 - ``POST /v1/generate``: texts in, outputs with scores and timings out (attention on request);
   concurrent requests share batches (:mod:`wean.server.batcher`).
-- ``GET /health``: the model's name, the batches run so far, the texts waiting, the requests
+- ``GET /health``: the model's name, its default search options, the batches run so far, the texts waiting, the requests
   dropped unrun (client gone, or waited longer than ``--max-queue-s``), stopped mid-search (client
   gone) and timed out (``--max-request-s``).
 - ``GET /``: a page where a person types a sentence and sees its output and attention heat map.
@@ -18,6 +18,7 @@ every request is logged on one line with its latency.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 import secrets
 import time
@@ -236,7 +237,8 @@ def create_app(generator: Generator, limits: Limits | None = None, access: Acces
                 "timed_out_mid_search": batcher.timed_out,
                 "client_gone_mid_batch": {"stopped_mid_search": batcher.stopped_mid_search,
                                           "finished_before": batcher.finished_before_gone},
-                "control": {"attributes": control.attributes, "defaults": control.defaults}}
+                "control": {"attributes": control.attributes, "defaults": control.defaults},
+                "search": dataclasses.asdict(generator.search_options())}
 
     @app.post("/v1/generate", response_model=GenerateResponse, response_model_exclude_none=True,
               responses={413: {"description": "too many or too long texts"}, 422: {"description": "bad request"},

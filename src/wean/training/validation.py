@@ -58,10 +58,11 @@ class Validation:
         record = {"loss": self.loss(criterion, device)}
         record["perplexity"] = math.exp(min(record["loss"], 50))
         generator = Generator(criterion.model, assets)
-        # greedy, with the model's default control values (generation.control) if it has control tokens
+        # greedy and without n-gram blocking (the model's own choices), with the model's default
+        # control values (generation.control) if it has control tokens
         outputs = [g.text for g in generator.generate(
-            self.valid.sources, strategy="greedy", nbest=1, replace_unk=True, plain_text=self.config.data.valid_plain_text,
-            split_sentences=False,
+            self.valid.sources, strategy="greedy", nbest=1, block_ngram_repeat=0, replace_unk=True,
+            plain_text=self.config.data.valid_plain_text, split_sentences=False,
         )]
         characters = self.config.data.tokenizer.type == "char"  # Chinese: character-level scores
         metrics = validation_metrics(self.config)
