@@ -61,6 +61,9 @@ class DataConfig:
     # exactly as `wean test --plain-text` does
     valid_plain_text: bool = False
     max_tokens: int = 100  # training pairs with a longer side are dropped (and counted)
+    # repair mojibake (ZÃ¼rich -> Zürich) in the training pairs with ftfy, counted in the log;
+    # validation and test text stay as written (wean/data/fix_text.py)
+    fix_text: bool = False
     tokenizer: TokenizerConfig = field(default_factory=TokenizerConfig)
     control: ControlConfig = field(default_factory=ControlConfig)
 

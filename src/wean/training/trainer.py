@@ -101,6 +101,13 @@ class Trainer:
                 f"data.valid is not set: {len(valid.sources)} of the {len(train.sources) + len(valid.sources):,} "
                 f"training pairs (chosen with training.seed {config.training.seed}) are held out and validated on "
                 "(data.valid_holdout)")
+        self.fix_text_note = ""  # likewise: how many training pairs data.fix_text repaired
+        if config.data.fix_text:
+            from wean.data.fix_text import fix_training_text
+
+            train, repaired = fix_training_text(train)
+            self.fix_text_note = (f"data.fix_text: {repaired.pairs:,} of {len(train.sources):,} training pairs "
+                                  f"repaired ({repaired.sources:,} sources, {repaired.targets:,} targets)")
         if resume:
             assets = load_assets(self.directory)
             for section in ("data", "model"):
@@ -272,7 +279,7 @@ class Trainer:
             f"{len(self.assets.source_vocabulary)}/{len(self.assets.target_vocabulary)}, "
             f"{sum(p.numel() for p in self.model.parameters()):,} parameters, {self.device}{threads}{processes}"
         )
-        for note in (self.embeddings_note, self.validation_note):
+        for note in (self.fix_text_note, self.embeddings_note, self.validation_note):
             if note:
                 self.log(note)
         stop = False
