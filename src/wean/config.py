@@ -62,7 +62,8 @@ class DataConfig:
     valid_plain_text: bool = False
     max_tokens: int = 100  # training pairs with a longer side are dropped (and counted)
     # repair mojibake (ZÃ¼rich -> Zürich) in the training pairs with ftfy, counted in the log;
-    # validation and test text stay as written (wean/data/fix_text.py)
+    # validation and test text stay as written. kauchak_v2's mojibake lost its bytes: ftfy only
+    # guesses there (wean/data/fix_text.py)
     fix_text: bool = False
     tokenizer: TokenizerConfig = field(default_factory=TokenizerConfig)
     control: ControlConfig = field(default_factory=ControlConfig)
