@@ -1,5 +1,6 @@
-"""What every search strategy shares: the hypothesis it returns, one decoder step with the
-constraints every output obeys, n-gram blocking, and the length and coverage penalties."""
+"""What the search strategies share: the hypothesis they return, one decoder step with the
+constraints every output obeys, n-gram blocking, the length and coverage penalties, gathering
+beams, and the word-by-word loop of greedy search and sampling."""
 
 from __future__ import annotations
 
