@@ -31,10 +31,10 @@ def option(default, help: str, low: float | None = None, high: float | None = No
 @dataclass
 class SearchOptions:
     """How outputs are searched for. Each strategy reads the options that concern it and ignores
-    the others (greedy search reads no beam width)."""
+    the others (greedy search reads no beam width, only beam search a coverage penalty)."""
 
     strategy: str = option("beam", "beam | greedy | sampling | diverse_beam, or one a plug-in registers "
-                           "(wean.search.STRATEGIES); beam with beam 1 is greedy search")
+                           "(wean.registry.STRATEGIES); beam with beam 1 is greedy search")
     beam: int = option(5, "beam width (beam, diverse_beam)", 1, 100)
     nbest: int = option(1, "outputs per input, best first: at most beam for beam searches; samples per input "
                         "for sampling", 1, 100)
@@ -50,7 +50,7 @@ class SearchOptions:
     min_length: int = option(1, "no output shorter than this many tokens, </s> not counted", 0, 1000)
     max_length: int = option(100, "decoder steps at most, </s> included: outputs of max_length - 1 tokens at most",
                              1, 1000)
-    block_ngram_repeat: int = option(0, "never repeat an n-gram of this size; 0: off (every strategy but greedy)", 0, 100)
+    block_ngram_repeat: int = option(0, "never repeat an n-gram of this size; 0: off", 0, 100)
     sampling_topk: int = option(0, "sampling: draw from the k most probable tokens only; 0: all", 0, 100000)
     sampling_topp: float = option(1.0, "sampling: draw from the smallest set of tokens whose probability "
                                   "reaches p (nucleus); 1: all", 0.0, 1.0, above_low=True)
