@@ -28,10 +28,11 @@ selected() {  # label: whether tune_score.py has scored it
 }
 
 # 1. Speed: the default search against the code before this change (0507b96), interleaved
-#    rounds on the shipped model (a checkout of that commit in ../wean-before).
+#    rounds on the shipped model (a checkout of that commit in ../wean-before); pause any other
+#    work on the machine first.
 test -e $OUT/speed/metrics.json || "$PYTHON" bench/revisions.py --old ../wean-before --new . \
     --decode-model $SHIPPED --sentences-file ../shared/data/turkcorpus/case_detok/test.src \
-    --sentences 200 --rounds 5 --out $OUT/speed
+    --sentences 359 --rounds 9 --out $OUT/speed
 
 # 2. Alternatives: 5-best lists of beam search, diverse beam search and sampling (settings fixed
 #    in advance), distinct-n.
