@@ -40,9 +40,7 @@ def run(args: argparse.Namespace) -> int:
     generator, control = options.load_generator(args)
     search = options.search_arguments(args)
     as_json = generator.search_options(**search).nbest > 1
-    from wean.search.rerank import parse_rerank
-
-    rerank = parse_rerank(args.rerank) if getattr(args, "rerank", None) else ()
+    rerank = getattr(args, "rerank", None) or ()  # NAME=WEIGHT,..., checked with the other options
     if getattr(args, "text", None):
         sources = [" ".join(text.split()) for text in args.text]
     elif args.input is not None:

@@ -17,7 +17,8 @@ def add(subparsers) -> None:
     parser.add_argument("--model", type=Path, nargs="+", required=True,
                         help="model directory written by wean train; several: their ensemble (same vocabularies)")
     parser.add_argument("--benchmark", nargs="+", required=True, help="names from wean evaluate --list-benchmarks")
-    parser.add_argument("--system", help="name of the system in file names (default: the model directory's name)")
+    parser.add_argument("--system", help="name of the system in file names (default: the model directory's name; "
+                        "an ensemble's joined by +)")
     parser.add_argument("--out-dir", type=Path, required=True, help="folder for SYSTEM.BENCHMARK.txt and metrics.json")
     options.add_data_root_option(parser)
     parser.add_argument("--metrics", help="comma-separated registered metrics in place of each benchmark's "
