@@ -54,6 +54,35 @@ read -r FORM BETA < <("$PYTHON" $OUT/tables.py --best-coverage)
 test_system $SHIPPED -- shipped
 test_system $SHIPPED -- shipped-coverage --coverage-penalty "$FORM" --coverage-weight "$BETA"
 
+# 3b. A blind rating of the coverage penalty on 50 tune sentences that selected nothing here, in
+#     results/controllable or in results/fidelity (nor were rated there); the ratings
+#     (rating/rater-*.csv) come from raters given sheet.csv and sheet.json's protocol only.
+test -e $OUT/tune/shipped-coverage.turkcorpus-tune.txt || "$WEAN" test --model $SHIPPED --system shipped-coverage \
+    --benchmark turkcorpus-tune --plain-text --coverage-penalty "$FORM" --coverage-weight "$BETA" --out-dir $OUT/tune
+if ! test -e $OUT/rating/key.json; then
+    LINES=$("$PYTHON" - <<'EOF'
+import json, random, sys
+sys.path.insert(0, "results/decoding")
+from tune_score import selection_lines
+tuned = set(json.load(open("src/wean/pretrained/simplifier/control-tuning.json"))["lines"])  # 1-based
+fidelity_pool = [line for line in range(501, 2001) if line not in tuned]
+fidelity_rated = set(random.Random(67).sample(fidelity_pool, 50))  # results/fidelity/run.sh's sheet
+selection = {i + 1 for i in selection_lines()}
+pool = [line for line in range(501, 2001) if line not in tuned | fidelity_rated | selection]
+print(",".join(str(line) for line in sorted(random.Random(68).sample(pool, 50))))
+EOF
+)
+    "$WEAN" rate prepare --benchmark turkcorpus-tune --lines "$LINES" --seed 68 --out $OUT/rating \
+        --system shipped=results/fidelity/tune/shipped.turkcorpus-tune.txt \
+        --system shipped-coverage=$OUT/tune/shipped-coverage.turkcorpus-tune.txt \
+        --system human=../shared/data/turkcorpus/case_detok/tune.ref.0 \
+        --system source=../shared/data/turkcorpus/case_detok/tune.src
+fi
+if ls $OUT/rating/rater-*.csv > /dev/null 2>&1; then
+    "$WEAN" rate score $OUT/rating $OUT/rating/rater-*.csv > $OUT/ratings.txt
+    "$WEAN" rate score $OUT/rating $OUT/rating/rater-*.csv --json > $OUT/ratings.json
+fi
+
 # 4. The three seeds, retrained with every checkpoint kept (training.keep_best 7 of 7 validations),
 #    their control values tuned as results/controllable's were.
 for seed in 1 2 3; do
