@@ -283,8 +283,8 @@ def test_reranking_reorders_an_n_best_list(model_dir, tmp_path, capsys):
         generator.generate(sentences, rerank=[("length", 1.0)])
     as_text = generator.generate(sentences, nbest=4, rerank="length=100")
     assert [g.text for g in as_text] == [g.text for g in longer]
-    for bad, message in (([("length", math.inf)], "must be a finite number"), (["length"], "not a \\(scorer, weight\\) pair"),
-                         ("length=x", "expected NAME=WEIGHT")):
+    for bad, message in (([("length", math.inf)], "must be a finite number"),
+                         (["length"], "not a \\(scorer, weight\\) pair"), ("length=x", "expected NAME=WEIGHT")):
         with pytest.raises(WeanError, match=message):
             generator.generate(sentences, nbest=2, rerank=bad)
     with pytest.raises(WeanError, match="^config: rerank is 'lenght'; choose one of|^rerank"):

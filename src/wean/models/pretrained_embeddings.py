@@ -4,9 +4,10 @@ The file has one word per line followed by its numbers, separated by spaces; wor
 start with a header line "count dimension", GloVe's do not; either may be gzipped (``.gz``). A
 vocabulary entry takes the vector of the same word; of a sentencepiece vocabulary, a piece that
 starts a word (``▁word``) takes the vector of ``word`` (the pieces inside words keep their random
-start); a word the file lacks keeps its random start too, and so do the special and control tokens. Loaded once, when a new run starts (``model.embeddings.pretrained``); the
-weights then live in the run's checkpoints like any others, and ``model.embeddings.freeze`` keeps
-them from training.
+start); a word the file lacks keeps its random start too, and so do the special and control
+tokens. Loaded once, when a new run starts (``model.embeddings.pretrained``); the weights then
+live in the run's checkpoints like any others, and ``model.embeddings.freeze`` keeps them from
+training.
 """
 
 from __future__ import annotations

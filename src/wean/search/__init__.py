@@ -31,7 +31,10 @@ import torch
 from wean.models.model import EncoderDecoder
 from wean.registry import STRATEGIES
 # registered in this order: the order error messages list them in
-from wean.search import greedy as _greedy, beam as _beam, sampling as _sampling, diverse_beam as _diverse_beam  # noqa: F401,I001
+from wean.search import greedy as _greedy  # noqa: F401,I001
+from wean.search import beam as _beam  # noqa: F401,I001
+from wean.search import sampling as _sampling  # noqa: F401,I001
+from wean.search import diverse_beam as _diverse_beam  # noqa: F401,I001
 from wean.search.common import Abandoned, Hypothesis, block_repeated_ngrams
 from wean.search_options import SearchOptions
 

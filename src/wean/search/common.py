@@ -41,7 +41,8 @@ class Written:
         written = self.tokens[row].tolist()
         length = written.index(EOS_ID) if EOS_ID in written else len(written)
         rank = float(length_normalized(self.scores[row], length + 1, options))
-        return Hypothesis(written[:length], rank, float(self.scores[row]), self.attention[row, : length + 1, :source_length])
+        attention = self.attention[row, : length + 1, :source_length]
+        return Hypothesis(written[:length], rank, float(self.scores[row]), attention)
 
 
 @torch.no_grad()

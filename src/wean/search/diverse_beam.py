@@ -59,7 +59,7 @@ def diverse_beam(
         vocabulary = log_probs.size(1)
         log_probs = log_probs.view(batch, groups, width, vocabulary)
         weights = weights.view(batch, groups, width, 1, source_length)
-        chosen_by_earlier = torch.zeros(batch, vocabulary, device=device)  # groups that chose each word now
+        chosen_by_earlier = torch.zeros(batch, vocabulary, device=device)  # earlier groups' beams on each word
         next_rows, next_words = [], []
         next_raw, next_selecting = torch.empty_like(raw), torch.empty_like(selecting)
         next_tokens = torch.empty(batch, groups, width, step + 1, dtype=torch.long, device=device)
@@ -86,7 +86,8 @@ def diverse_beam(
             continuing, chosen = torch.where(words == EOS_ID, NEG_INF, top_ranking).topk(width, dim=1)
             chosen_words = words.gather(1, chosen)
             chosen_by_earlier.scatter_add_(1, chosen_words, torch.isfinite(continuing).float())
-            next_selecting[:, group], next_raw[:, group] = continuing, top_raw.gather(1, chosen)
+            next_selecting[:, group] = continuing
+            next_raw[:, group] = torch.where(torch.isfinite(continuing), top_raw.gather(1, chosen), NEG_INF)
             next_tokens[:, group] = take_beams(history, chosen)
             next_attention[:, group] = take_beams(seen, chosen)
             next_rows.append(group * width + parents.gather(1, chosen))

@@ -48,7 +48,8 @@ def log_prob(sources: Sequence[str], outputs: Sequence["Generation"]) -> list[fl
 def unchanged(sources: Sequence[str], outputs: Sequence["Generation"]) -> list[float]:
     """1 for an output identical to its source (after spacing), else 0: a negative weight prefers
     outputs that change something, where a simplifier copies too often."""
-    return [float(" ".join(output.text.split()) == " ".join(source.split())) for source, output in zip(sources, outputs)]
+    return [float(" ".join(output.text.split()) == " ".join(source.split()))
+            for source, output in zip(sources, outputs)]
 
 
 def resolve(rerank: str | Sequence[tuple[str | Scorer, float]]) -> list[tuple[str, Scorer, float]]:
