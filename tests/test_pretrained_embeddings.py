@@ -45,7 +45,7 @@ def test_the_vocabulary_s_words_start_from_the_file_s_vectors(tmp_path, name, he
     for word, vector in VECTORS.items():
         assert torch.equal(weight[vocabulary.stoi[word]], torch.tensor(vector))
     assert not torch.equal(weight[vocabulary.stoi["d"]], torch.tensor(VECTORS["a"]))  # missing: random
-    assert trainer.embeddings_note.startswith(f"pretrained embeddings from {tmp_path / name}: source 3 of 10 words "
+    assert trainer.notes[0].startswith(f"pretrained embeddings from {tmp_path / name}: source 3 of 10 words "
                                               "found, 7 missing")
 
 

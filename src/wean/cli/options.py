@@ -168,11 +168,10 @@ def check_generation_arguments(args: argparse.Namespace) -> None:
     load_plugin_files(args)
     check_search_options(search_arguments(args), _flag)
     check_batch_size(getattr(args, "batch_size", None), "--batch-size")
-    rerank = getattr(args, "rerank", None)
-    if rerank:
-        from wean.search.rerank import parse_rerank, resolve
+    if getattr(args, "rerank", None):
+        from wean.search.rerank import resolve
 
-        resolve(parse_rerank(rerank))
+        resolve(args.rerank)
 
 
 def require_at_least_one(args: argparse.Namespace, *names: str) -> None:

@@ -50,8 +50,6 @@ def read_vectors(path: Path, wanted: set[str], dimension: int) -> dict[str, torc
     """The vectors of the ``wanted`` words in ``path``; a line of another dimension, or with a
     number that is not one, is one error naming the file and line."""
     path = Path(path)
-    if not path.is_file():
-        raise WeanError(f"model.embeddings.pretrained: {path}: file not found")
     opener = gzip.open if path.suffix == ".gz" else open
     found: dict[str, torch.Tensor] = {}
     try:

@@ -35,10 +35,10 @@ from wean.config import Config
 from wean.criterion import Criterion
 from wean.data.assets import build_assets
 from wean.data.corpus import encode_pairs, hold_out, make_batches, read_parallel
+from wean.data.vocabulary import SPECIALS
 from wean.device import resolve_device
 from wean.errors import WeanError
 from wean.model_dir import Assets, load_assets, save_assets, write_control_counts
-from wean.data.vocabulary import SPECIALS
 from wean.models.interfaces import TrainingCorpus
 from wean.models.model import build_model
 from wean.training.checkpoints import RunCheckpoints
@@ -91,23 +91,21 @@ class Trainer:
             )
         torch.manual_seed(config.training.seed)
         train = read_parallel(config.data.train)
-        self.validation_note = ""  # said in the log when training starts
-        self.embeddings_note = ""  # likewise: how many words pretrained vectors were found for
+        self.notes: list[str] = []  # said in the log when training starts
         if config.data.valid:
             valid = read_parallel(config.data.valid)
         else:
             train, valid = hold_out(train, config.data.valid_holdout, config.training.seed)
-            self.validation_note = (
+            self.notes.append(
                 f"data.valid is not set: {len(valid.sources)} of the {len(train.sources) + len(valid.sources):,} "
                 f"training pairs (chosen with training.seed {config.training.seed}) are held out and validated on "
                 "(data.valid_holdout)")
-        self.fix_text_note = ""  # likewise: how many training pairs data.fix_text repaired
         if config.data.fix_text:
             from wean.data.fix_text import fix_training_text
 
             train, repaired = fix_training_text(train)
-            self.fix_text_note = (f"data.fix_text: {repaired.pairs:,} of {len(train.sources):,} training pairs "
-                                  f"repaired ({repaired.sources:,} sources, {repaired.targets:,} targets)")
+            self.notes.append(f"data.fix_text: {repaired.pairs:,} of {len(train.sources):,} training pairs "
+                              f"repaired ({repaired.sources:,} sources, {repaired.targets:,} targets)")
         if resume:
             assets = load_assets(self.directory)
             for section in ("data", "model"):
@@ -258,7 +256,7 @@ class Trainer:
             missing = f" (e.g. {', '.join(found.examples_missing)})" if found.examples_missing else ""
             notes.append(f"{side} {found.matched} of {found.matched + found.missing} words found, "
                          f"{found.missing} missing{missing}")
-        self.embeddings_note = f"pretrained embeddings from {path}: " + "; ".join(notes)
+        self.notes.append(f"pretrained embeddings from {path}: " + "; ".join(notes))
 
     def train(self) -> TrainingState:
         from torch.utils.tensorboard import SummaryWriter
@@ -279,9 +277,8 @@ class Trainer:
             f"{len(self.assets.source_vocabulary)}/{len(self.assets.target_vocabulary)}, "
             f"{sum(p.numel() for p in self.model.parameters()):,} parameters, {self.device}{threads}{processes}"
         )
-        for note in (self.fix_text_note, self.embeddings_note, self.validation_note):
-            if note:
-                self.log(note)
+        for note in self.notes:
+            self.log(note)
         stop = False
         try:
             if settings.max_updates and self.state.updates >= settings.max_updates:  # a resumed run at its budget
