@@ -334,3 +334,9 @@ def test_a_plain_text_of_several_sentences_has_joined_alternatives(model_dir):
     for j, alternative in enumerate(text.nbest):
         assert alternative.text == " ".join(part.nbest[j].text for part in each if part.nbest[j].text)
         assert alternative.score == pytest.approx(sum(part.nbest[j].score for part in each))
+
+
+def test_a_scorer_that_gives_no_number_is_one_line(model_dir):
+    for bad in (lambda s, outs: ["long"] * len(outs), lambda s, outs: [math.nan] * len(outs), lambda s, outs: [1.0]):
+        with pytest.raises(WeanError, match="^rerank: scorer "):
+            load(model_dir).generate(["a b c d e"], nbest=2, rerank=[(bad, 1.0)])

@@ -255,13 +255,12 @@ class Generator:
             ids = [self.assets.source_vocabulary.encode(source_tokens[i]) for i in chunk]
             source, lengths = pad(ids).to(device), torch.tensor([len(x) for x in ids], device=device)
             nbest_lists = decode(self.model, source, lengths, run.options, self.banned_ids, abandoned)
-            finished = [(i, [self._finish(sentences[i], source_tokens[i], h, run.replace_unk, len(prefix), to_text)
-                             for h in hypotheses])
-                        for i, hypotheses in zip(chunk, nbest_lists) if hypotheses]  # None: abandoned
-            if run.scorers and finished:
-                reranked = rerank_lists([sentences[i] for i, _ in finished], [g for _, g in finished], run.scorers)
-                finished = [(i, generations) for (i, _), generations in zip(finished, reranked)]
-            for i, generations in finished:
+            kept = [(i, hypotheses) for i, hypotheses in zip(chunk, nbest_lists) if hypotheses]  # None: abandoned
+            outputs = [[self._finish(sentences[i], source_tokens[i], h, run.replace_unk, len(prefix), to_text)
+                        for h in hypotheses] for i, hypotheses in kept]
+            if run.scorers and kept:
+                outputs = rerank_lists([sentences[i] for i, _ in kept], outputs, run.scorers)
+            for (i, _), generations in zip(kept, outputs):
                 results[i] = dataclasses.replace(generations[0], alternatives=generations[1:])
         return results
 

@@ -21,6 +21,7 @@ itself in place of a name. Each output's ``rerank_scores`` keeps what each score
 from __future__ import annotations
 
 import math
+import numbers
 from typing import TYPE_CHECKING, Callable, Sequence
 
 from wean.errors import WeanError
@@ -95,15 +96,15 @@ def rerank(sources: Sequence[str], nbest_lists: Sequence[list["Generation"]],
     flat_sources = [source for source, outputs in zip(sources, nbest_lists) for _ in outputs]
     flat = [output for outputs in nbest_lists for output in outputs]
     for output in flat:
-        output.rerank_scores = {"search": output.score, **(output.rerank_scores or {})}
+        output.rerank_scores = {"search": output.score}
     for name, scorer, weight in scorers:
         values = list(scorer(flat_sources, flat))
         if len(values) != len(flat):
             raise WeanError(f"rerank: scorer {name} gave {len(values)} scores for {len(flat)} outputs")
         for output, value in zip(flat, values):
-            value = float(value)
-            if not math.isfinite(value):
-                raise WeanError(f"rerank: scorer {name} gave {value} for {output.text!r}; scores must be finite")
-            output.rerank_scores[name] = value
+            if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value):
+                raise WeanError(f"rerank: scorer {name} gave {value!r} for {output.text!r}; scores must be finite "
+                                "numbers")
+            output.rerank_scores[name] = float(value)
             output.score += weight * value
     return [sorted(outputs, key=lambda output: -output.score) for outputs in nbest_lists]
