@@ -48,14 +48,15 @@ def models(vocabulary: int) -> dict[str, torch.nn.Module]:
 
 def batch_of(
     sentences: int, length: int, target_length: int, vocabulary: int, generator: torch.Generator,
-    extend_to_source: bool = False,
+    extend_target=None,
 ):
+    """Random pairs; ``extend_target``: the model's (SPM continues the targets)."""
     examples = []
     for i in range(sentences):
         source = torch.randint(4, vocabulary, (length,), generator=generator).tolist()
         target = torch.randint(4, vocabulary, (target_length,), generator=generator).tolist() + [3]
         examples.append(Example(i, source, target))
-    return collate(examples, extend_to_source)
+    return collate(examples, extend_target)
 
 
 def main() -> None:
@@ -80,8 +81,8 @@ def main() -> None:
 
         def train_step(name):
             model, optimizer = built[name], optimizers[name]
-            logits = model(batch.source, batch.source_lengths, batch.target_input).logits
-            loss = torch.nn.functional.cross_entropy(logits.reshape(-1, logits.size(-1)), batch.target_output.reshape(-1))
+            log_probs = model(batch.source, batch.source_lengths, batch.target_input).log_probs
+            loss = torch.nn.functional.nll_loss(log_probs.reshape(-1, log_probs.size(-1)), batch.target_output.reshape(-1))
             optimizer.zero_grad()
             loss.backward()
             optimizer.step()

@@ -61,7 +61,7 @@ def main() -> None:
     results: dict[str, dict] = {}
     for name, (preset, overrides, source_length, target_length) in SHAPES.items():
         model, vocabulary = model_for(preset, overrides)
-        batch = batch_of(args.sentences, source_length, target_length, vocabulary, generator, model.spm is not None)
+        batch = batch_of(args.sentences, source_length, target_length, vocabulary, generator, model.extend_target)
         optimizer = torch.optim.Adam(model.parameters(), lr=1e-6)
         criteria = {bf16: Criterion(model, autocast=torch.bfloat16 if bf16 else None) for bf16 in (False, True)}
 

@@ -72,9 +72,9 @@ def main() -> None:
         return run
 
     def ours_loss(batch):
-        logits = ours(batch.source, batch.source_lengths, batch.target_input).logits
-        return torch.nn.functional.cross_entropy(
-            logits.reshape(-1, logits.size(-1)), batch.target_output.reshape(-1), ignore_index=-100
+        log_probs = ours(batch.source, batch.source_lengths, batch.target_input).log_probs
+        return torch.nn.functional.nll_loss(
+            log_probs.reshape(-1, log_probs.size(-1)), batch.target_output.reshape(-1), ignore_index=-100
         )
 
     def reference_loss(batch):

@@ -55,7 +55,7 @@ def test_every_row_of_the_word_attention_and_conv_tables_is_a_valid_config(task)
     for name, keys in rows.items():
         config = load_config(f"configs/rnnsearch-{task}.yaml", keys)
         model = build_model(config.model, 40, 40)
-        logits = model(torch.randint(4, 40, (2, 7)), torch.tensor([7, 5]), torch.randint(4, 40, (2, 4))).logits
+        logits = model(torch.randint(4, 40, (2, 7)), torch.tensor([7, 5]), torch.randint(4, 40, (2, 4))).log_probs
         assert logits.shape == (2, 4, 40)
         kinds.add((config.model.encoder.type, config.model.encoder.position_embeddings, config.model.decoder.type,
                    config.model.decoder.word_attention))

@@ -43,7 +43,7 @@ def test_conv_encoder_composes_with_every_decoder_and_output_layer(decoder, outp
     model = conv_model(decoder, output)
     source, lengths = torch.tensor([[5, 6, 7, 8], [9, 10, 0, 0]]), torch.tensor([4, 2])
     result = model(source, lengths, torch.tensor([[2, 5], [2, 9]]))
-    logits, attention = result.logits, result.attention
+    logits, attention = result.log_probs, result.attention
     assert logits.shape == (2, 2, 30) and torch.all(attention[1, :, 2:] == 0)
     greedy = greedy_search(model, source, lengths, max_length=6)
     assert [h.tokens for h in beam_search(model, source, lengths, beam_size=1, max_length=6)] == [
@@ -57,7 +57,7 @@ def test_conditional_decoder_reads_an_lstm_encoder_too():
     config.encoder.hidden_size, config.decoder.hidden_size = 12, 12
     config.decoder.type, config.decoder.bridge = "conditional", "copy"
     model = build_model(config, 30, 30).eval()
-    logits = model(torch.tensor([[5, 6, 7]]), torch.tensor([3]), torch.tensor([[2, 5]])).logits
+    logits = model(torch.tensor([[5, 6, 7]]), torch.tensor([3]), torch.tensor([[2, 5]])).log_probs
     assert logits.shape == (1, 2, 30)
 
 
@@ -97,7 +97,7 @@ def test_conditional_decoder_fits_a_small_batch():
     target_out[torch.arange(32), lengths] = 3
     optimizer = torch.optim.Adam(model.parameters(), lr=0.01)
     for _ in range(800):  # it sits on a plateau for a few hundred updates first
-        logits = model(source, lengths, target_in).logits
+        logits = model(source, lengths, target_in).log_probs
         loss = torch.nn.functional.cross_entropy(logits.reshape(-1, 30), target_out.reshape(-1), ignore_index=0)
         optimizer.zero_grad()
         loss.backward()

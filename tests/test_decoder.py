@@ -9,12 +9,13 @@ from wean.models.model import build_model
 
 
 def model_and_batch(layers: int, bridge: str, attention: str, seed: int = 0, decoder: str = "luong",
-                    word_attention: str = "none"):
+                    word_attention: str = "none", input_feeding: bool = True, coverage: bool = False):
     torch.manual_seed(seed)
     config = ModelConfig(embedding_size=12, dropout=0.0, share_embeddings=False)
     config.encoder.hidden_size, config.encoder.layers, config.encoder.bidirectional = 8, layers, True
     config.decoder.hidden_size, config.decoder.layers = 16, layers
-    config.decoder.bridge, config.decoder.attention, config.decoder.input_feeding = bridge, attention, True
+    config.decoder.bridge, config.decoder.attention, config.decoder.input_feeding = bridge, attention, input_feeding
+    config.decoder.coverage = coverage
     config.decoder.type, config.decoder.word_attention = decoder, word_attention
     model = build_model(config, 30, 25)
     source = torch.randint(4, 30, (3, 7))
@@ -54,10 +55,10 @@ def test_unrolled_training_path_equals_the_step_path(layers, bridge, attention):
 
     # and so are the gradients the optimizer sees
     model.zero_grad()
-    whole.logits.square().mean().backward()
+    whole.log_probs.square().mean().backward()
     unrolled = {name: p.grad.clone() for name, p in model.named_parameters() if p.grad is not None}
     model.zero_grad()
-    model.output_layer(step_by_step(model, source, lengths, previous)[0]).square().mean().backward()
+    model.output_layer(step_by_step(model, source, lengths, previous)[0]).log_softmax(-1).square().mean().backward()
     for name, p in model.named_parameters():
         if name in unrolled:
             assert torch.allclose(unrolled[name], p.grad, atol=1e-6), name
@@ -81,10 +82,10 @@ def test_unrolled_lstm_equals_the_step_path(decoder, word_attention, layers, bri
     final = model.decoder(previous, encoded, model.init_state(encoded)).state
     assert all(torch.allclose(a, b, atol=1e-6) for a, b in zip(final.hidden, state.hidden))
     model.zero_grad()
-    whole.logits.square().mean().backward()
+    whole.log_probs.square().mean().backward()
     unrolled = {name: p.grad.clone() for name, p in model.named_parameters() if p.grad is not None}
     model.zero_grad()
-    model.output_layer(step_by_step(model, source, lengths, previous)[0]).square().mean().backward()
+    model.output_layer(step_by_step(model, source, lengths, previous)[0]).log_softmax(-1).square().mean().backward()
     stepped = {name: p.grad for name, p in model.named_parameters() if p.grad is not None}
     assert unrolled.keys() == stepped.keys() and "decoder.rnn.weight_ih_l0" in unrolled
     for name in unrolled:
@@ -102,4 +103,28 @@ def test_dropout_between_layers_is_applied_in_training_only():
     assert not torch.allclose(first, second)
     model.eval()
     assert torch.allclose(model(source, lengths, previous).queries, step_by_step(model, source, lengths, previous)[0],
+                          atol=1e-6)
+
+
+@pytest.mark.parametrize("attention,input_feeding", [("general", True), ("concat", False)])
+def test_the_coverage_vector_enters_the_attention_on_both_paths(attention, input_feeding):
+    """See et al.'s coverage: the teacher-forced path equals the step path, the state carries the
+    attention summed so far, and with w_c = 0 the attention is the one without coverage."""
+    model, source, lengths, previous = model_and_batch(1, "linear", attention, input_feeding=input_feeding,
+                                                       coverage=True)
+    with torch.no_grad():  # U(-0.1, 0.1) barely moves this untrained model's near-uniform attention
+        model.decoder.attention.coverage_projection.weight.normal_(0, 3)
+    model.train()
+    whole = model(source, lengths, previous)
+    queries, attention_maps, state = step_by_step(model, source, lengths, previous)
+    assert torch.allclose(whole.queries, queries, atol=1e-6)
+    assert torch.allclose(whole.attention, attention_maps, atol=1e-6)
+    assert torch.allclose(state.coverage, attention_maps.sum(1), atol=1e-6)
+    plain, *_ = model_and_batch(1, "linear", attention, input_feeding=input_feeding)
+    plain.load_state_dict({k: v for k, v in model.state_dict().items() if "coverage" not in k})
+    plain.train()
+    assert (plain(source, lengths, previous).attention - whole.attention).abs().max() > 1e-5  # float noise: 1e-7
+    with torch.no_grad():
+        model.decoder.attention.coverage_projection.weight.zero_()
+    assert torch.allclose(plain(source, lengths, previous).attention, model(source, lengths, previous).attention,
                           atol=1e-6)

@@ -27,7 +27,7 @@ def test_plain_sgd_with_the_loss_per_sentence_learns_to_reverse_symbols(tmp_path
 def _gradients(model):
     source, lengths = torch.tensor([[5, 6, 7, 8], [9, 10, 11, 0]]), torch.tensor([4, 3])
     model.zero_grad()
-    model(source, lengths, torch.tensor([[2, 5, 6], [2, 9, 10]])).logits.square().sum().backward()
+    model(source, lengths, torch.tensor([[2, 5, 6], [2, 9, 10]])).log_probs.square().sum().backward()
     return {name: p.grad.clone() for name, p in model.named_parameters()}
 
 

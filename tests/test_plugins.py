@@ -4,6 +4,7 @@ trained, saved and loaded back, without an edit to wean."""
 from __future__ import annotations
 
 import textwrap
+from pathlib import Path
 
 import pytest
 import yaml
@@ -92,7 +93,7 @@ def test_unknown_type_names_every_registered_choice_plugins_included(tmp_path, p
     values = plugin_config(tmp_path, plugin)
     config_from_dict(values)  # imports the plugin
     values["model"]["output_layer"]["type"] = "tempered"
-    with pytest.raises(WeanError, match="model.output_layer.type is 'tempered'; choose one of linear, wean, tempered-linear"):
+    with pytest.raises(WeanError, match="model.output_layer.type is 'tempered'; choose one of linear, wean, pointer_generator, tempered-linear"):
         config_from_dict(values)
 
 
@@ -123,3 +124,23 @@ def test_a_name_cannot_be_taken_twice():
     with pytest.raises(WeanError, match="thing 'one' is registered already"):
         registry.register("one")(type("Other", (), {}))
     assert "linear" in OUTPUT_LAYERS.names()
+
+
+def test_the_documented_copying_output_layer_is_a_working_plugin(tmp_path):
+    """docs/architecture.md's worked example, as written there: registered from its own file, it
+    trains, and its model loads and copies words no vocabulary holds."""
+    text = Path("docs/architecture.md").read_text(encoding="utf-8")
+    section = text[text.index("## Adding a component"):]
+    code = section[section.index("```python\n") + 10 : section.index("```\n", section.index("```python\n"))]
+    path = tmp_path / "my_components.py"
+    path.write_text(code, encoding="utf-8")
+    data = write_corpus(tmp_path / "data", train=200, valid=10)
+    values = tiny_config(data, tmp_path / "model", max_updates=3).to_dict()
+    values["plugins"] = [str(path)]
+    values["model"]["output_layer"] = {"type": "my_copy", "vocabulary_layer": "linear"}
+    Trainer(config_from_dict(values)).train()
+    generator = load(tmp_path / "model")
+    assert generator.model.copies_source
+    output = generator.generate(["a b zzz c d"], beam=2)[0]  # zzz: outside the vocabulary
+    assert output.tokens and all(token in generator.assets.target_vocabulary.stoi or token == "zzz"
+                                 for token in output.tokens)

@@ -105,7 +105,7 @@ def test_beam_attention_is_the_attention_of_the_hypothesis_it_returns(length_pen
         with torch.no_grad():
             output = model(source[i : i + 1, :n], lengths[i : i + 1], previous)
         assert torch.allclose(hypothesis.attention, output.attention[0], atol=1e-5)
-        log_probs = torch.log_softmax(output.logits[0].float(), -1)
+        log_probs = output.log_probs[0]
         expected = log_probs.gather(1, torch.tensor(hypothesis.tokens + [EOS_ID]).unsqueeze(1)).sum()
         assert hypothesis.log_prob == pytest.approx(float(expected), abs=1e-4)
 

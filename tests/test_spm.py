@@ -16,7 +16,7 @@ from wean.training import Trainer
 def test_targets_are_continued_with_pad_up_to_the_source_length():
     short = Example(0, [5, 6, 7, 8, 9, 10], [5, 6, EOS_ID])  # J + 1 = 3 < I = 6
     long = Example(1, [5, 6], [5, 6, 7, EOS_ID])  # not shorter than its source: left as it is
-    batch = collate([short, long], extend_to_source=True)
+    batch = collate([short, long], SourcePredictionModule(2, 30).extend_target)
     assert batch.target_output.tolist() == [[5, 6, EOS_ID, PAD_ID, PAD_ID, PAD_ID], [5, 6, 7, EOS_ID, IGNORE, IGNORE]]
     assert batch.target_input[0].tolist() == [2, 5, 6, EOS_ID, PAD_ID, PAD_ID]
     assert batch.target_tokens == 10
@@ -33,7 +33,7 @@ def test_bag_of_words_loss_by_hand():
     queries = torch.randn(2, 4, 2)  # the decoder ran 4 steps; each sentence counts its first I
     # sentence 1: q~ = 0.75 each, x~ = [0, 0, 1, 2] -> 0.5625 + 0.5625 + 0.0625 + 1.5625 = 2.75
     # sentence 2: q~ = 0.25 each, x~ = [0, 1, 0, 0] -> 3 * 0.0625 + 0.5625 = 0.75
-    assert spm.loss(queries, source, lengths).item() == pytest.approx((2.75 + 0.75) / 10)
+    assert spm.bag_loss(queries, source, lengths).item() == pytest.approx((2.75 + 0.75) / 10)
     alignment = spm.alignment(queries, source)
     assert alignment.shape == (2, 4, 4) and torch.allclose(alignment, torch.full_like(alignment, 0.25))
 
@@ -73,13 +73,13 @@ def test_model_with_spm_learns_a_lossy_task_and_never_emits_pad(tmp_path):
     vocabulary = model.assets.source_vocabulary
     examples = [Example(i, vocabulary.encode(s.split()), vocabulary.encode(t.split(), add_eos=True))
                 for i, (s, t) in enumerate(zip(sources[:50], targets[:50]))]
-    batch = collate(examples, extend_to_source=True)
+    batch = collate(examples, model.model.extend_target)
     uniform = SourcePredictionModule(64, len(vocabulary), config.model.spm.c)
     torch.nn.init.zeros_(uniform.head.weight)
     with torch.no_grad():
         queries = model.model(batch.source, batch.source_lengths, batch.target_input).queries
-        trained_loss = model.model.spm.loss(queries, batch.source, batch.source_lengths).item()
-        uniform_loss = uniform.loss(queries, batch.source, batch.source_lengths).item()
+        trained_loss = model.model.spm.bag_loss(queries, batch.source, batch.source_lengths).item()
+        uniform_loss = uniform.bag_loss(queries, batch.source, batch.source_lengths).item()
     assert trained_loss < 0.5 * uniform_loss  # measured: 0.39 of it after 6 epochs
 
 
@@ -116,7 +116,7 @@ def test_spm_composes_with_every_other_module_through_configuration(encoder):
     config.spm.enabled = True
     model = build_model(config, 30, 30)
     batch = collate([Example(0, [5, 6, 7, 8, 9, 10], [5, 7, EOS_ID]), Example(1, [11, 12, 13], [11, EOS_ID])],
-                    extend_to_source=True)
+                    model.extend_target)
     Criterion(model).training_loss(batch).backward()
     for part in (model.spm.head, model.selective_gate, model.encoder, model.decoder, model.output_layer):
         assert any(p.grad is not None and p.grad.abs().sum() > 0 for p in part.parameters()), part

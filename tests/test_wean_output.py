@@ -48,7 +48,7 @@ def test_dot_model_equals_a_tied_linear_model():
     source, lengths, previous = torch.randint(4, 20, (2, 6)), torch.tensor([6, 6]), torch.randint(4, 20, (2, 4))
     output = model(source, lengths, previous)
     tied_logits = nn.functional.linear(output.queries, model.decoder.embedding.weight)
-    logits = output.logits
+    logits = output.log_probs
     assert torch.allclose(torch.log_softmax(logits, -1), torch.log_softmax(tied_logits, -1), atol=1e-6)
 
 

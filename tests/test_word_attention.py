@@ -30,7 +30,7 @@ PREVIOUS = torch.tensor([[2, 5, 6], [2, 7, 8]])
 def test_variants_mask_padding_and_keep_the_search_contract(variant):
     model = model_with(variant)
     output = model(SOURCE, LENGTHS, PREVIOUS, extras=True)
-    logits, attention = output.logits, output.attention
+    logits, attention = output.log_probs, output.attention
     assert logits.shape == (2, 3, 25) and attention.shape == (2, 3, 5)
     assert torch.all(attention[1, :, 3:] == 0)
     if variant != "none":
@@ -51,10 +51,10 @@ def test_closed_gates_reduce_to_the_hidden_context_model():
     with torch.no_grad():
         gated.decoder.gate.weight.zero_()
         gated.decoder.gate.bias.fill_(60.0)  # sigmoid(60) == 1 in float32
-    assert torch.allclose(gated(SOURCE, LENGTHS, PREVIOUS).logits, baseline(SOURCE, LENGTHS, PREVIOUS).logits, atol=1e-6)
+    assert torch.allclose(gated(SOURCE, LENGTHS, PREVIOUS).log_probs, baseline(SOURCE, LENGTHS, PREVIOUS).log_probs, atol=1e-6)
     with torch.no_grad():
         gated.decoder.gate.bias.fill_(-60.0)  # now only the word context: the outputs change
-    assert not torch.allclose(gated(SOURCE, LENGTHS, PREVIOUS).logits, baseline(SOURCE, LENGTHS, PREVIOUS).logits)
+    assert not torch.allclose(gated(SOURCE, LENGTHS, PREVIOUS).log_probs, baseline(SOURCE, LENGTHS, PREVIOUS).log_probs)
 
 
 def test_word_attention_needs_the_bahdanau_decoder(tmp_path):

@@ -35,11 +35,10 @@ def pad_mass(generator) -> dict:
     tokens = 0
     for chunk in make_batches(examples, 64):
         batch = collate(chunk)
-        logits = model(batch.source, batch.source_lengths, batch.target_input).logits.float()
+        log_probs = model(batch.source, batch.source_lengths, batch.target_input).log_probs
         real = batch.target_output >= 0
         targets = batch.target_output.clamp(min=0).unsqueeze(-1)
-        log_probs = logits.log_softmax(-1)
-        no_pad = logits.index_fill(-1, torch.tensor([PAD_ID]), float("-inf")).log_softmax(-1)
+        no_pad = log_probs.index_fill(-1, torch.tensor([PAD_ID]), float("-inf")).log_softmax(-1)
         with_pad -= log_probs.gather(-1, targets).squeeze(-1)[real].sum().item()
         without_pad -= no_pad.gather(-1, targets).squeeze(-1)[real].sum().item()
         pad_probability += log_probs[..., PAD_ID].exp()[real].sum().item()

@@ -94,11 +94,14 @@ class DecoderConfig:
     attention: str = "general"  # dot | general | concat
     input_feeding: bool = False
     bridge: str = "copy"  # copy | linear | zero
+    # luong only: See et al.'s coverage vector (the attention summed over the steps before) enters
+    # the attention's scores (wean/models/attention.py)
+    coverage: bool = False
 
 
 @dataclass
 class OutputLayerConfig:
-    type: str = "linear"  # linear | wean
+    type: str = "linear"  # linear | wean | pointer_generator (wean/models/pointer_generator.py)
     score: str = "general"  # wean only: dot | general | concat (equation 5)
     bias: bool = True  # wean general: bias on the query projection, as the public code
     detach_embeddings: bool = False  # wean: no gradient from the output layer into the embeddings
@@ -136,6 +139,9 @@ class ModelConfig:
     decoder: DecoderConfig = field(default_factory=DecoderConfig)
     output_layer: OutputLayerConfig = field(default_factory=OutputLayerConfig)
     spm: SPMConfig = field(default_factory=SPMConfig)
+    # lambda of See et al.'s coverage loss (wean/models/coverage_loss.py): attention that returns to
+    # a source token costs; 0: off
+    coverage_loss: float = 0.0
 
 
 @dataclass
@@ -269,6 +275,8 @@ class Config:
             )
         if decoder.word_attention != "none" and decoder.type != "bahdanau":
             raise WeanError("config: model.decoder.word_attention needs model.decoder.type: bahdanau")
+        if decoder.type != "luong" and decoder.coverage:
+            raise WeanError("config: model.decoder.coverage is for the luong decoder")
         if decoder.type != "luong" and decoder.input_feeding:
             raise WeanError("config: input_feeding is for the luong decoder; the others feed their contexts already")
         if decoder.bridge == "copy" and (encoder.layers != decoder.layers or memory_size not in (None, decoder.hidden_size)):
@@ -284,7 +292,7 @@ AT_LEAST_ONE = {"valid_holdout", "vocab_size", "min_frequency", "max_tokens", "h
                 "embedding_size", "batch_size", "max_epochs", "keep_best", "log_every"}
 BELOW_ONE = {"dropout", "label_smoothing"}
 ABOVE_ZERO = {"bucket", "c", "distributed_timeout"}
-AT_LEAST_ZERO = {"learning_rate", "attention_layers", "candidates", "init_range", "concat_init_range", "seed", "clip_grad_norm", "batch_tokens",
+AT_LEAST_ZERO = {"learning_rate", "coverage_loss", "attention_layers", "candidates", "init_range", "concat_init_range", "seed", "clip_grad_norm", "batch_tokens",
                  "max_updates", "validate_every", "lr_patience", "min_learning_rate", "early_stopping_patience",
                  "max_valid_sentences"}
 

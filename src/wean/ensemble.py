@@ -17,6 +17,7 @@ from torch import nn
 from wean.errors import WeanError
 from wean.models.interfaces import StepOutput
 
+NEG_INF = float("-inf")
 TOKENIZER_FILES = ("sentencepiece.model", "tokenizer.json")  # what, besides the vocabularies, must match
 
 
@@ -55,16 +56,31 @@ class Ensemble(nn.Module):
         limits = [model.max_source_length for model in self.models if model.max_source_length]
         return min(limits) if limits else None
 
+    @property
+    def copies_source(self) -> bool:
+        """Whether a model copies: then every model reads the source's extended ids (the others as <unk>)."""
+        return any(model.copies_source for model in self.models)
+
     def encode(self, source: torch.Tensor, lengths: torch.Tensor) -> EnsembleEncoding:
-        return EnsembleEncoding([model.encode(source, lengths) for model in self.models])
+        return EnsembleEncoding([model.encode(self._ids_for(model, source), lengths) for model in self.models])
+
+    def _ids_for(self, model: nn.Module, ids: torch.Tensor) -> torch.Tensor:
+        """``ids`` as ``model`` reads them: a model that does not copy is never given extended ids."""
+        if model.copies_source or not self.copies_source:
+            return ids
+        return model.in_vocabulary(ids, always=True)
 
     def init_state(self, encoded: EnsembleEncoding) -> EnsembleState:
         return EnsembleState([model.init_state(part) for model, part in zip(self.models, encoded.parts)])
 
     def decode_step(self, previous: torch.Tensor, encoded: EnsembleEncoding, state: EnsembleState) -> StepOutput:
-        steps = [model.decode_step(previous, part, part_state)
+        steps = [model.decode_step(self._ids_for(model, previous), part, part_state)
                  for model, part, part_state in zip(self.models, encoded.parts, state.parts)]
-        log_probs = torch.stack([step.log_probs for step in steps]).mean(0)
+        # a model that does not copy gives the extended ids of a copying one's source words no
+        # probability, and so vetoes them
+        width = max(step.log_probs.size(1) for step in steps)
+        log_probs = torch.stack([nn.functional.pad(step.log_probs, (0, width - step.log_probs.size(1)), value=NEG_INF)
+                                 for step in steps]).mean(0)
         return StepOutput(log_probs, EnsembleState([step.state for step in steps]), steps[0].attention)
 
     def forward(self, *args, **kwargs):

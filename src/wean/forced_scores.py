@@ -9,6 +9,7 @@ from typing import Sequence
 
 import torch
 
+from wean.data.copy_vocabulary import encode_source, encode_target
 from wean.data.corpus import IGNORE, Example, collate
 from wean.data.vocabulary import EOS_ID
 from wean.device import model_device
@@ -31,8 +32,10 @@ def forced_log_probs(
     prefix = generator.control_prefix(None)
     examples = []
     for i, (source, target) in enumerate(zip(sources, targets)):
-        source_ids = assets.source_vocabulary.encode(prefix + generator.tokenizer.encode(to_model_text(source)))
-        target_ids = assets.target_vocabulary.encode(generator.tokenizer.encode(to_model_text(target)), add_eos=True)
+        source_ids, copied = encode_source(prefix + generator.tokenizer.encode(to_model_text(source)),
+                                           assets.source_vocabulary, model.copies_source)
+        target_ids = encode_target(generator.tokenizer.encode(to_model_text(target)), assets.target_vocabulary, copied,
+                                   add_eos=True)
         examples.append(Example(i, source_ids or [EOS_ID], target_ids))
     limit = model.max_source_length
     for number, example in enumerate(examples, start=1):
@@ -45,10 +48,10 @@ def forced_log_probs(
     for start in range(0, len(ordered), batch_size):
         chunk = ordered[start : start + batch_size]
         batch = collate(chunk).to(device)
-        logits = model(batch.source, batch.source_lengths, batch.target_input).logits.float()
+        log_probs = model(batch.source, batch.source_lengths, batch.target_input).log_probs
         targets_out = model.loss_targets(batch.target_output)
         kept = targets_out != IGNORE
-        picked = torch.log_softmax(logits, dim=-1).gather(-1, targets_out.clamp(min=0).unsqueeze(-1)).squeeze(-1)
+        picked = log_probs.gather(-1, targets_out.clamp(min=0).unsqueeze(-1)).squeeze(-1)
         # where, not a product: a padding position's log-probability may be -inf (WEAN's candidates)
         sums = torch.where(kept, picked, torch.zeros_like(picked)).sum(dim=1)
         for example, total, count in zip(chunk, sums.tolist(), kept.sum(dim=1).tolist()):

@@ -27,6 +27,7 @@ from typing import Callable, Mapping, Sequence
 import torch
 
 from wean.checkpoint import WEIGHTS, load_weights
+from wean.data.copy_vocabulary import encode_source, encode_target, token_of
 from wean.data.corpus import pad
 from wean.data.plain_text import PlainText
 from wean.data.sentences import split_sentences
@@ -252,11 +253,14 @@ class Generator:
                 if not chunk:
                     continue
                 abandoned = lambda live, rows=chunk: [row for row in live if not wanted(rows[row])]  # noqa: E731
-            ids = [self.assets.source_vocabulary.encode(source_tokens[i]) for i in chunk]
-            source, lengths = pad(ids).to(device), torch.tensor([len(x) for x in ids], device=device)
+            encoded = [encode_source(source_tokens[i], self.assets.source_vocabulary, self.model.copies_source)
+                       for i in chunk]
+            copied = {i: words for i, (_, words) in zip(chunk, encoded)}
+            source = pad([ids for ids, _ in encoded]).to(device)
+            lengths = torch.tensor([len(ids) for ids, _ in encoded], device=device)
             nbest_lists = decode(self.model, source, lengths, run.options, self.banned_ids, abandoned)
             kept = [(i, hypotheses) for i, hypotheses in zip(chunk, nbest_lists) if hypotheses]  # None: abandoned
-            outputs = [[self._finish(sentences[i], source_tokens[i], h, run.replace_unk, len(prefix), to_text)
+            outputs = [[self._finish(sentences[i], source_tokens[i], copied[i], h, run.replace_unk, len(prefix), to_text)
                         for h in hypotheses] for i, hypotheses in kept]
             if run.scorers and kept:
                 outputs = rerank_lists([sentences[i] for i, _ in kept], outputs, run.scorers)
@@ -309,8 +313,9 @@ class Generator:
             target = self.generate([source], strategy="greedy", nbest=1, control=control)[0].text
         target_tokens = self.tokenizer.encode(target)
         device = model_device(self.model)
-        source_ids = torch.tensor([self.assets.source_vocabulary.encode(source_tokens)], device=device)
-        target_ids = self.assets.target_vocabulary.encode(target_tokens, add_eos=True)
+        ids, copied = encode_source(source_tokens, self.assets.source_vocabulary, self.model.copies_source)
+        source_ids = torch.tensor([ids], device=device)
+        target_ids = encode_target(target_tokens, self.assets.target_vocabulary, copied, add_eos=True)
         previous = torch.tensor([[BOS_ID] + target_ids[:-1]], device=device)
         output = self.model(source_ids, torch.tensor([len(source_tokens)], device=device), previous, extras=True)
         word, gates, spm = (
@@ -320,11 +325,12 @@ class Generator:
         return AttentionMaps(source_tokens, target_tokens + [EOS], output.attention[0].cpu(), word, gates, spm)
 
     def _finish(
-        self, sentence: str, source_tokens: list[str], hypothesis: Hypothesis, replace_unk: bool, prefix: int,
-        to_text: Callable[[str, str], str] | None = None,
+        self, sentence: str, source_tokens: list[str], copied: list[str], hypothesis: Hypothesis, replace_unk: bool,
+        prefix: int, to_text: Callable[[str, str], str] | None = None,
     ) -> Generation:
+        """``copied``: the source's words outside the vocabulary, which extended ids copy."""
         vocabulary = self.assets.target_vocabulary
-        tokens = [vocabulary.itos[i] for i in hypothesis.tokens]
+        tokens = [token_of(i, vocabulary, copied) for i in hypothesis.tokens]
         if replace_unk:
             # <unk> becomes the source token it attended to most (Luong et al. 2015; WEAN's -unk),
             # never one of the ``prefix`` control tokens

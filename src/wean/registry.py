@@ -79,6 +79,8 @@ def _where(component) -> str:
 ENCODERS = Registry("encoder", "wean.models")
 DECODERS = Registry("decoder", "wean.models")
 OUTPUT_LAYERS = Registry("output layer", "wean.models")
+ENCODER_TRANSFORMS = Registry("encoder transform", "wean.models")  # built where the model config asks
+AUXILIARY_LOSSES = Registry("auxiliary loss", "wean.models")  # built where the model config asks
 TOKENIZERS = Registry("tokenizer", "wean.data.tokenizers")
 METRICS = Registry("metric", "wean.evaluation.evaluate")  # what `wean evaluate --metrics` and benchmarks name
 STRATEGIES = Registry("search strategy", "wean.search")  # generation.strategy, --strategy

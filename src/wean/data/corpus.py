@@ -13,11 +13,12 @@ import random
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
+from typing import Callable, Sequence
 
 import torch
 
 from wean.data.control import Control
+from wean.data.copy_vocabulary import encode_source, encode_target
 from wean.data.tokenizers import Tokenizer
 from wean.data.vocabulary import BOS_ID, PAD_ID, Vocabulary
 from wean.errors import WeanError
@@ -95,10 +96,13 @@ def encode_pairs(
     max_tokens: int = 0,
     control: Control | None = None,
     quiet: bool = False,
+    copies: bool = False,
 ) -> list[Example]:
     """Encode training pairs, dropping empty and over-long ones with one warning each kind
     (``quiet``: none, as in every training process but the first). With ``control``, each source
-    starts with the control tokens that describe its pair (not counted in ``max_tokens``)."""
+    starts with the control tokens that describe its pair (not counted in ``max_tokens``). With
+    ``copies`` (a model that copies), words outside the vocabulary get extended ids
+    (:mod:`wean.data.copy_vocabulary`)."""
     examples, empty, too_long = [], [], []
     for i, (source, target) in enumerate(zip(text.sources, text.targets)):
         source_tokens, target_tokens = tokenizer.encode(source), tokenizer.encode(target)
@@ -108,9 +112,8 @@ def encode_pairs(
             too_long.append(text.line_number(i))
         else:
             prefix = control.oracle_tokens(source, target) if control else []
-            examples.append(
-                Example(i, source_vocab.encode(prefix + source_tokens), target_vocab.encode(target_tokens, add_eos=True))
-            )
+            source_ids, copied = encode_source(prefix + source_tokens, source_vocab, copies)
+            examples.append(Example(i, source_ids, encode_target(target_tokens, target_vocab, copied, add_eos=True)))
     if empty and not quiet:
         warn(f"{text.source_path}: dropped {len(empty)} pair(s) with an empty side, first at line {empty[0]}")
     if too_long and not quiet:
@@ -149,14 +152,10 @@ def pad(sequences: Sequence[Sequence[int]], value: int = PAD_ID) -> torch.Tensor
     return out
 
 
-def collate(examples: Sequence[Example], extend_to_source: bool = False) -> Batch:
-    """Pad a batch. With ``extend_to_source`` (the source-side prediction module), each target is
-    continued with <pad> up to its source length, <pad> being then a class the decoder learns to
-    output (Kiyono et al. 2018, Y'); a target not shorter than its source is left as it is."""
-    targets = []
-    for example in examples:
-        extension = max(0, len(example.source) - len(example.target)) if extend_to_source else 0
-        targets.append(list(example.target) + [PAD_ID] * extension)
+def collate(examples: Sequence[Example], extend_target: Callable[[int, list[int]], list[int]] | None = None) -> Batch:
+    """Pad a batch. ``extend_target(source length, target)``: the target the decoder is trained
+    on, where a loss continues it (SPM's Y', :meth:`wean.models.model.EncoderDecoder.extend_target`)."""
+    targets = [extend_target(len(e.source), e.target) if extend_target else e.target for e in examples]
     return Batch(
         source=pad([e.source for e in examples]),
         source_lengths=torch.tensor([len(e.source) for e in examples]),

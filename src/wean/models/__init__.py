@@ -1,4 +1,7 @@
-"""The model and its parts. Importing this package registers wean's own encoders, decoders and
-output layers (:mod:`wean.registry`)."""
+"""The model and its parts. Importing this package registers wean's own encoders, decoders,
+output layers, encoder transforms and auxiliary losses (:mod:`wean.registry`)."""
 
-from wean.models import conditional_decoder, conv_encoder, decoder, encoder, output_layer, word_attention  # noqa: F401
+from wean.models import (  # noqa: F401
+    conditional_decoder, conv_encoder, coverage_loss, decoder, encoder, output_layer, pointer_generator, selective_gate,
+    spm, word_attention,
+)

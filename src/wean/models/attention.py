@@ -7,6 +7,10 @@ score(s_t, h_j):
 
 The key-side projections do not depend on the decoder step, so :meth:`project_keys` computes them
 once per batch and every step reuses them.
+
+With ``coverage`` (See et al. 2017, equation 11), each projected key also carries the coverage of
+its source token, c_j = the attention it received at the steps before: key_j + w_c c_j, so that
+concat is their v_a · tanh(W_q s_t + W_k h_j + w_c c_j) and general is s_t · (W_a h_j + w_c c_j).
 """
 
 from __future__ import annotations
@@ -16,7 +20,7 @@ from torch import nn
 
 
 class LuongAttention(nn.Module):
-    def __init__(self, query_size: int, key_size: int, score: str = "general"):
+    def __init__(self, query_size: int, key_size: int, score: str = "general", coverage: bool = False):
         super().__init__()
         self.score = score
         if score == "dot":
@@ -30,17 +34,23 @@ class LuongAttention(nn.Module):
             self.energy = nn.Linear(query_size, 1, bias=False)
         else:
             raise ValueError(f"unknown attention score {score!r}")
+        if coverage:
+            self.coverage_projection = nn.Linear(1, query_size, bias=False)  # w_c
 
     def project_keys(self, keys: torch.Tensor) -> torch.Tensor:
         """(batch, source, key) -> what :meth:`forward` compares queries with."""
         return keys if self.score == "dot" else self.key_projection(keys)
 
     def forward(
-        self, queries: torch.Tensor, projected_keys: torch.Tensor, values: torch.Tensor, mask: torch.Tensor
+        self, queries: torch.Tensor, projected_keys: torch.Tensor, values: torch.Tensor, mask: torch.Tensor,
+        coverage: torch.Tensor | None = None,
     ) -> tuple[torch.Tensor, torch.Tensor]:
         """queries (batch, steps, query), projected keys (batch, source, query), values (batch,
-        source, value), mask (batch, source) True on real tokens. Returns the contexts (batch,
-        steps, value) and the weights (batch, steps, source)."""
+        source, value), mask (batch, source) True on real tokens, and with coverage, the coverage
+        (batch, source) of one step. Returns the contexts (batch, steps, value) and the weights
+        (batch, steps, source)."""
+        if coverage is not None:
+            projected_keys = projected_keys + self.coverage_projection(coverage.unsqueeze(-1).to(projected_keys.dtype))
         if self.score == "concat":
             hidden = torch.tanh(self.query_projection(queries).unsqueeze(2) + projected_keys.unsqueeze(1))
             scores = self.energy(hidden).squeeze(-1)

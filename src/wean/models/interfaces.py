@@ -8,13 +8,20 @@ Search, validation, the loss and the Generator use a model only through
     step = model.decode_step(previous, encoded, state)       # StepOutput: one word per row
     output = model(source, lengths, target_input)            # ModelOutput: teacher-forced
 
-and follow beams with ``encoded.repeat(k)`` and ``state.select(index)``. The model is built from
-three parts, each a subclass of a base class here and each picked by one config key:
+and follow beams with ``encoded.repeat(k)`` and ``state.select(index)``. Both the step and the
+teacher-forced pass end in one call, ``model.log_probs``. The model is built from three parts,
+each a subclass of a base class here and each picked by one config key:
 
 * an :class:`Encoder`: source ids → :class:`EncoderOutput`;
 * a :class:`Decoder`: previous words + encoder output + state → :class:`DecoderOutput`, whose
   ``queries`` the output layer reads;
-* an :class:`OutputLayer`: queries → logits over the target vocabulary.
+* an :class:`OutputLayer`: queries and an :class:`OutputContext` (the attention, the source) →
+  normalized log-probabilities over the target vocabulary, extended, for a layer that copies,
+  with one id per source word outside it (:mod:`wean.data.copy_vocabulary`);
+
+and, around them, registered parts that only some models have: encoder transforms (SEASS's
+selective gate) and auxiliary losses (SPM's bag-of-words term, the coverage loss), each an
+:class:`AuxiliaryLoss` that the criterion adds to the cross-entropy.
 
 What only some variants compute (word-attention maps, gates, SPM's source predictions) comes back
 in ``extras``, a dict of tensors with one row per sentence and one column per target step, when
@@ -47,6 +54,9 @@ class EncoderOutput:
     embedded: torch.Tensor  # (batch, source, embedding): the source word embeddings
     final: tuple[torch.Tensor, torch.Tensor] | None = None  # (h, c), each (layers, batch, memory size), if recurrent
     keys: torch.Tensor | None = None  # what attention compares with, where not the states (CNN-a)
+    # (batch, source): the source ids, words outside the vocabulary as extended ids; kept only for
+    # an output layer that reads them (OutputLayer.reads_source)
+    source: torch.Tensor | None = None
 
     @property
     def attention_keys(self) -> torch.Tensor:
@@ -69,7 +79,7 @@ class EncoderOutput:
         return EncoderOutput(
             rows(self.states), rows(self.mask), rows(self.embedded),
             None if self.final is None else tuple(take(state, 1) for state in self.final),
-            rows(self.keys),
+            rows(self.keys), rows(self.source),
         )
 
 
@@ -82,6 +92,7 @@ class DecoderState:
     projected_keys: torch.Tensor  # (batch, source, hidden): computed once per batch
     # tensors a variant computes once per batch from the source (word attention's keys)
     source_side: dict[str, torch.Tensor] = field(default_factory=dict)
+    coverage: torch.Tensor | None = None  # (batch, source): the attention so far, where the attention reads it
 
     def select(self, index: torch.Tensor, same_sources: bool = False) -> "DecoderState":
         """Keep (and reorder) the batch rows in ``index``: how beam search follows its beams.
@@ -95,6 +106,7 @@ class DecoderState:
             None if self.input_feed is None else self.input_feed.index_select(0, index),
             source_rows(self.projected_keys),
             {name: source_rows(tensor) for name, tensor in self.source_side.items()},
+            None if self.coverage is None else self.coverage.index_select(0, index),
         )
 
 
@@ -114,8 +126,17 @@ class StepOutput:
 
 
 @dataclass
+class OutputContext:
+    """What an output layer may read besides the decoder's queries, one row per sentence."""
+
+    attention: torch.Tensor  # (batch, steps, source): the attention over the encoder states
+    encoded: EncoderOutput  # its ``source`` is set for a layer that reads it
+    previous: torch.Tensor  # (batch, steps): the words the decoder read, in the vocabulary
+
+
+@dataclass
 class ModelOutput:
-    logits: torch.Tensor  # (batch, steps, vocabulary)
+    log_probs: torch.Tensor  # (batch, steps, vocabulary [+ extended ids]), float32
     queries: torch.Tensor  # (batch, steps, hidden): the decoder's output, the output layer's input
     attention: torch.Tensor  # (batch, steps, source)
     extras: dict[str, torch.Tensor] = field(default_factory=dict)
@@ -190,14 +211,54 @@ class Decoder(Component):
 
 
 class OutputLayer(Component):
-    """Queries (..., hidden) → logits (..., vocabulary); the loss and search apply the softmax."""
+    """Queries (batch, steps, hidden) and their :class:`OutputContext` → log-probabilities
+    (batch, steps, vocabulary), normalized, in float32: what the loss and search read.
+
+    A layer that scores the vocabulary only implements ``forward(queries)`` → logits, and the
+    softmax is taken here; a layer that reads the context (copies from the source) overrides
+    :meth:`log_probs`, and sets ``reads_source`` so that the model keeps the source ids in the
+    encoder output, and ``copies_source`` so that the data gives source words outside the
+    vocabulary an extended id (:mod:`wean.data.copy_vocabulary`)."""
+
+    reads_source = False
+    copies_source = False
 
     @classmethod
     def build(cls, config, embedding: nn.Embedding, hidden_size: int, vocabulary_size: int) -> "OutputLayer":
         """``config``: its ``model.output_layer`` section; ``embedding``: the target embeddings;
-        ``hidden_size``: the size of the decoder's queries."""
+        ``hidden_size``: the size of the decoder's queries. A layer with ``reads_source`` is also
+        given ``memory_size``, the size of the encoder states the attention averages."""
         raise NotImplementedError
+
+    def log_probs(self, queries: torch.Tensor, context: OutputContext) -> torch.Tensor:
+        return torch.log_softmax(self(queries).float(), dim=-1)
 
     def map_targets(self, targets: torch.Tensor) -> torch.Tensor:
         """The targets the loss compares with: a layer that cannot generate some words maps them."""
         return targets
+
+
+class AuxiliaryLoss(Component):
+    """A training-only term the criterion adds to the cross-entropy (registered in
+    ``wean.registry.AUXILIARY_LOSSES``; ``build`` returns None when the config does not ask for
+    it). Its weights, if any, are saved with the model but cost nothing in search."""
+
+    @classmethod
+    def build(cls, config, source_vocabulary_size: int) -> "AuxiliaryLoss | None":
+        """``config``: the ModelConfig."""
+        raise NotImplementedError
+
+    def extend_target(self, source_length: int, target: list[int]) -> list[int]:
+        """The target the decoder is trained on (``target`` ends with <eos>): a loss may continue
+        it (SPM's Y')."""
+        return target
+
+    def loss(self, output: ModelOutput, source: torch.Tensor, source_lengths: torch.Tensor,
+             target_mask: torch.Tensor) -> torch.Tensor:
+        """The term, summed over the batch (the trainer divides it with the cross-entropy).
+        ``source``: ids in the vocabulary; ``target_mask`` (batch, steps): True on trained steps."""
+        raise NotImplementedError
+
+    def extras(self, output: ModelOutput, source: torch.Tensor) -> dict[str, torch.Tensor]:
+        """What the loss shows of a teacher-forced pass (see the module docstring)."""
+        return {}

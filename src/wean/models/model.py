@@ -1,23 +1,27 @@
 """The encoder-decoder, assembled from configuration.
 
 A model is an encoder (source → states), a decoder (previous words + states → attentional
-states, step by step or all at once) and an output layer (attentional states → logits). Each is
-its own module and each is picked by a config key, so a paper's variant replaces one part.
+states, step by step or all at once) and an output layer (attentional states → log-probabilities).
+Each is its own module and each is picked by a config key, so a paper's variant replaces one part.
+Registered parts that only some models have sit around them: encoder transforms (the selective
+gate), which change the encoder's output, and auxiliary losses (SPM, coverage), which only
+training reads.
 """
 
 from __future__ import annotations
+
+from dataclasses import replace
 
 import torch
 from torch import nn
 
 from wean.config import ModelConfig
-from wean.data.vocabulary import PAD_ID
+from wean.data.vocabulary import PAD_ID, UNK_ID
 from wean.models.interfaces import (
-    Component, Decoder, DecoderState, Encoder, EncoderOutput, ModelOutput, OutputLayer, StepOutput, TrainingCorpus,
+    AuxiliaryLoss, Component, Decoder, DecoderOutput, DecoderState, Encoder, EncoderOutput, ModelOutput, OutputContext,
+    OutputLayer, StepOutput, TrainingCorpus,
 )
-from wean.models.selective_gate import SelectiveGate
-from wean.models.spm import SourcePredictionModule
-from wean.registry import DECODERS, ENCODERS, OUTPUT_LAYERS
+from wean.registry import AUXILIARY_LOSSES, DECODERS, ENCODER_TRANSFORMS, ENCODERS, OUTPUT_LAYERS
 
 
 class EncoderDecoder(nn.Module):
@@ -29,20 +33,36 @@ class EncoderDecoder(nn.Module):
         encoder: Encoder,
         decoder: Decoder,
         output_layer: OutputLayer,
-        selective_gate: nn.Module | None = None,
-        spm: SourcePredictionModule | None = None,
+        vocabulary_size: int,
+        encoder_transforms: dict[str, nn.Module] | None = None,
+        auxiliary_losses: dict[str, AuxiliaryLoss] | None = None,
     ):
         super().__init__()
         self.encoder = encoder
-        self.selective_gate = selective_gate
+        # each part under its registered name: the names are those of its weights
+        self.encoder_transforms = list(encoder_transforms or {})
+        for name, transform in (encoder_transforms or {}).items():
+            self.add_module(name, transform)
         self.decoder = decoder
         self.output_layer = output_layer
-        self.spm = spm  # training only
+        self.auxiliary_losses = list(auxiliary_losses or {})  # training only
+        for name, loss in (auxiliary_losses or {}).items():
+            self.add_module(name, loss)
+        self.vocabulary_size = vocabulary_size  # the target's, which a copying model shares with the source
 
     @property
     def max_source_length(self) -> int | None:
         """Longer sources are refused by the encoder; None: no limit."""
         return self.encoder.max_source_length
+
+    @property
+    def copies_source(self) -> bool:
+        """Whether the source's words outside the vocabulary come as extended ids
+        (:mod:`wean.data.copy_vocabulary`)."""
+        return self.output_layer.copies_source
+
+    def losses(self) -> list[AuxiliaryLoss]:
+        return [getattr(self, name) for name in self.auxiliary_losses]
 
     def prepare(self, corpus: TrainingCorpus) -> None:
         """Before a new run trains: each part learns what it needs from the corpus."""
@@ -50,17 +70,39 @@ class EncoderDecoder(nn.Module):
             if isinstance(part, Component):
                 part.prepare(corpus)
 
+    def in_vocabulary(self, ids: torch.Tensor, always: bool = False) -> torch.Tensor:
+        """``ids`` with every extended id (a copied word outside the vocabulary) as <unk>: what
+        embeddings read. Only a copying model is given extended ids, unless ``always`` (the
+        ensemble that holds one)."""
+        if not (self.copies_source or always):
+            return ids
+        return ids.masked_fill(ids >= self.vocabulary_size, UNK_ID)
+
+    def extend_target(self, source_length: int, target: list[int]) -> list[int]:
+        """The target the decoder is trained on, as the auxiliary losses continue it."""
+        for loss in self.losses():
+            target = loss.extend_target(source_length, target)
+        return target
+
     def encode(self, source: torch.Tensor, lengths: torch.Tensor) -> EncoderOutput:
-        encoded = self.encoder(source, lengths)
-        return self.selective_gate(encoded) if self.selective_gate is not None else encoded
+        encoded = self.encoder(self.in_vocabulary(source), lengths)
+        for name in self.encoder_transforms:
+            encoded = getattr(self, name)(encoded)
+        return replace(encoded, source=source) if self.output_layer.reads_source else encoded
 
     def init_state(self, encoded: EncoderOutput) -> DecoderState:
         return self.decoder.init_state(encoded)
 
+    def log_probs(self, decoded: DecoderOutput, encoded: EncoderOutput, previous: torch.Tensor) -> torch.Tensor:
+        """(batch, steps, vocabulary [+ extended ids]): the output layer's distribution after
+        ``decoded``, which read ``previous`` (batch, steps)."""
+        return self.output_layer.log_probs(decoded.queries, OutputContext(decoded.attention, encoded, previous))
+
     def decode_step(self, previous: torch.Tensor, encoded: EncoderOutput, state: DecoderState) -> StepOutput:
         """One step of search: ``previous`` (batch,) the last word of each row."""
-        output = self.decoder(previous.unsqueeze(1), encoded, state)
-        log_probs = torch.log_softmax(self.output_layer(output.queries.squeeze(1)).float(), dim=-1)
+        previous = self.in_vocabulary(previous).unsqueeze(1)
+        output = self.decoder(previous, encoded, state)
+        log_probs = self.log_probs(output, encoded, previous).squeeze(1)
         return StepOutput(log_probs, output.state, output.attention.squeeze(1))
 
     def loss_targets(self, targets: torch.Tensor) -> torch.Tensor:
@@ -73,12 +115,14 @@ class EncoderDecoder(nn.Module):
         """Teacher-forced: the true previous words ``target_input`` (batch, steps), <bos> first.
         With ``extras``, what the variant computes besides (see :mod:`wean.models.interfaces`)."""
         encoded = self.encode(source, lengths)
+        target_input = self.in_vocabulary(target_input)
         decoded = self.decoder(target_input, encoded, self.init_state(encoded), extras=extras)
-        logits = self.output_layer(decoded.queries)
-        kept = dict(decoded.extras)
-        if extras and self.spm is not None:
-            kept["source_prediction"] = self.spm.alignment(decoded.queries, source)
-        return ModelOutput(logits, decoded.queries, decoded.attention, kept)
+        output = ModelOutput(self.log_probs(decoded, encoded, target_input), decoded.queries, decoded.attention,
+                             dict(decoded.extras))
+        if extras:
+            for loss in self.losses():
+                output.extras.update(loss.extras(output, self.in_vocabulary(source)))
+        return output
 
 
 def build_model(config: ModelConfig, source_vocabulary_size: int, target_vocabulary_size: int) -> EncoderDecoder:
@@ -93,14 +137,19 @@ def build_model(config: ModelConfig, source_vocabulary_size: int, target_vocabul
     decoder = DECODERS.get(config.decoder.type).build(
         config.decoder, target_embedding, encoder.output_size, config.dropout
     )
-    output_layer = OUTPUT_LAYERS.get(config.output_layer.type).build(
-        config.output_layer, target_embedding, config.decoder.hidden_size, target_vocabulary_size
+    output_class = OUTPUT_LAYERS.get(config.output_layer.type)
+    # a layer that reads the context (the attention's values) is told their size
+    memory = {"memory_size": encoder.output_size} if output_class.reads_source else {}
+    output_layer = output_class.build(
+        config.output_layer, target_embedding, config.decoder.hidden_size, target_vocabulary_size, **memory
     )
-    gate = SelectiveGate(encoder.output_size) if config.encoder.selective_gate else None
-    spm = None
-    if config.spm.enabled:
-        spm = SourcePredictionModule(config.decoder.hidden_size, source_vocabulary_size, config.spm.c)
-    model = EncoderDecoder(encoder, decoder, output_layer, gate, spm)
+    transforms = {name: ENCODER_TRANSFORMS.get(name).build(config, encoder.output_size)
+                  for name in ENCODER_TRANSFORMS.names()}
+    losses = {name: AUXILIARY_LOSSES.get(name).build(config, source_vocabulary_size)
+              for name in AUXILIARY_LOSSES.names()}
+    model = EncoderDecoder(encoder, decoder, output_layer, target_vocabulary_size,
+                           {name: part for name, part in transforms.items() if part is not None},
+                           {name: part for name, part in losses.items() if part is not None})
     if config.embeddings.freeze:  # pretrained vectors kept as they are (wean/models/pretrained_embeddings.py)
         source_embedding.weight.requires_grad_(False)
         target_embedding.weight.requires_grad_(False)

@@ -19,12 +19,19 @@ import torch
 from torch import nn
 
 from wean.models.interfaces import EncoderOutput
+from wean.registry import ENCODER_TRANSFORMS
 
 
+@ENCODER_TRANSFORMS.register("selective_gate")
 class SelectiveGate(nn.Module):
     def __init__(self, size: int):
         super().__init__()
         self.gate = nn.Linear(2 * size, size)
+
+    @classmethod
+    def build(cls, config, size: int) -> "SelectiveGate | None":
+        """``config``: the ModelConfig (``encoder.selective_gate``); ``size``: the encoder's state size."""
+        return cls(size) if config.encoder.selective_gate else None
 
     def sentence_vector(self, encoded: EncoderOutput) -> torch.Tensor:
         if encoded.final is not None:

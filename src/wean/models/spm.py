@@ -11,8 +11,7 @@ and the summed predictions must match the source's bag of words x~ (equations 9-
 Decisions the paper leaves open (its code is not public), and how they are taken here:
 
 * Y' (section 4.1): the target is continued with <pad> up to the source length I, <pad> being a
-  real output class trained by the cross-entropy; the decoder runs I steps (``collate`` with
-  ``extend_to_source``). A pair whose target is not shorter than its source (J + 1 >= I, which
+  real output class trained by the cross-entropy; the decoder runs I steps (``extend_target``). A pair whose target is not shorter than its source (J + 1 >= I, which
   headline data should not have) keeps Y' = Y and the decoder runs J + 1 steps.
 * q~ sums the first I steps of each sentence (so it has the mass of x~, I); steps past a
   sentence's own length in a padded batch count for nothing, and source padding is not in x~.
@@ -30,12 +29,28 @@ from __future__ import annotations
 import torch
 from torch import nn
 
+from wean.data.vocabulary import PAD_ID
+from wean.models.interfaces import AuxiliaryLoss, ModelOutput
+from wean.registry import AUXILIARY_LOSSES
 
-class SourcePredictionModule(nn.Module):
+
+@AUXILIARY_LOSSES.register("spm")
+class SourcePredictionModule(AuxiliaryLoss):
     def __init__(self, hidden_size: int, source_vocabulary_size: int, c: float = 10.0):
         super().__init__()
         self.head = nn.Linear(hidden_size, source_vocabulary_size)  # W_q, b_q
         self.c = c
+
+    @classmethod
+    def build(cls, config, source_vocabulary_size: int) -> "SourcePredictionModule | None":
+        if not config.spm.enabled:
+            return None
+        return cls(config.decoder.hidden_size, source_vocabulary_size, config.spm.c)
+
+    def extend_target(self, source_length: int, target: list[int]) -> list[int]:
+        """Y': the target continued with <pad> up to the source length; a target not shorter than
+        its source is left as it is."""
+        return list(target) + [PAD_ID] * max(0, source_length - len(target))
 
     def predicted_bag(self, queries: torch.Tensor, source_lengths: torch.Tensor) -> torch.Tensor:
         """q~: the sum of q_j over the first I steps of each sentence, (batch, source vocabulary)."""
@@ -44,12 +59,19 @@ class SourcePredictionModule(nn.Module):
         counted = (steps < source_lengths.to(queries.device).unsqueeze(1)).to(q.dtype)
         return (q * counted.unsqueeze(-1)).sum(1)
 
-    def loss(self, queries: torch.Tensor, source: torch.Tensor, source_lengths: torch.Tensor) -> torch.Tensor:
+    def loss(self, output: ModelOutput, source: torch.Tensor, source_lengths: torch.Tensor,
+             target_mask: torch.Tensor) -> torch.Tensor:
+        return self.bag_loss(output.queries, source, source_lengths)
+
+    def bag_loss(self, queries: torch.Tensor, source: torch.Tensor, source_lengths: torch.Tensor) -> torch.Tensor:
         """Sum over the batch of ||q~ - x~||^2 / C."""
         real = (torch.arange(source.size(1), device=source.device).unsqueeze(0) < source_lengths.unsqueeze(1))
         bag = torch.zeros(source.size(0), self.head.out_features, device=queries.device)
         bag.scatter_add_(1, source, real.to(bag.dtype))  # x~: counts of each source word
         return ((self.predicted_bag(queries, source_lengths) - bag) ** 2).sum() / self.c
+
+    def extras(self, output: ModelOutput, source: torch.Tensor) -> dict[str, torch.Tensor]:
+        return {"source_prediction": self.alignment(output.queries, source)}
 
     def alignment(self, queries: torch.Tensor, source: torch.Tensor) -> torch.Tensor:
         """For the heat map of the paper's Figure 4: the probability q_j gives each source token,

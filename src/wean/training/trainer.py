@@ -160,10 +160,11 @@ class Trainer:
             config.data.max_tokens,
             self.assets.control,
             quiet=not main,  # one warning, not one per process
+            copies=self.model.copies_source,
         )
         if self.assets.control and not resume and main:
             write_control_counts(self.directory, self.assets, self.train_examples)
-        self.validation = Validation(config, self.assets, valid) if main else None
+        self.validation = Validation(config, self.assets, valid, self.model.copies_source) if main else None
         self.state = TrainingState()
         if resume:
             self._restore()

@@ -20,8 +20,9 @@ from wean.model_dir import Assets
 
 
 class Validation:
-    def __init__(self, config: Config, assets: Assets, valid: ParallelText):
-        """``valid``: the pairs of data.valid, or those held out of the training pairs."""
+    def __init__(self, config: Config, assets: Assets, valid: ParallelText, copies: bool = False):
+        """``valid``: the pairs of data.valid, or those held out of the training pairs;
+        ``copies``: the model copies (:mod:`wean.data.copy_vocabulary`)."""
         self.config = config
         self.valid = valid
         if config.training.max_valid_sentences:
@@ -38,12 +39,13 @@ class Validation:
             )
         self.examples = encode_pairs(  # the loss reads each pair with its own (oracle) control values
             model_text, assets.tokenizer, assets.source_vocabulary, assets.target_vocabulary, control=assets.control,
+            copies=copies,
         )
 
     @torch.no_grad()
     def loss(self, criterion: Criterion, device: torch.device) -> float:
         """Cross-entropy per target token of the validation pairs (Y, never Y': comparable
-        across models with and without SPM)."""
+        across models with and without auxiliary losses)."""
         criterion.model.eval()
         total, tokens = 0.0, 0
         for examples in make_batches(self.examples, self.config.training.batch_size):

@@ -1,0 +1,104 @@
+"""The pointer-generator (See, Liu and Manning, ACL 2017, section 2.2) as an output layer over any
+decoder and any vocabulary layer: at each step a switch p_gen chooses between generating from the
+vocabulary layer's distribution (``vocabulary_layer``: linear or wean) and copying a source token
+with the attention as the distribution over source positions,
+
+    p_gen = sigmoid(w_c . c_t + w_q . q_t + w_x . x_t + b)                      (equation 8)
+    P(w)  = p_gen P_vocab(w) + (1 - p_gen) sum_{i: w_i = w} a_ti               (equation 9)
+
+with c_t the attention's context (the attention-weighted encoder states), q_t the decoder's query
+(its attentional state: wean's decoders have no separate s_t and h*_t) and x_t the embedding of
+the word the decoder read. Source words outside the vocabulary are copied through extended ids
+(:mod:`wean.data.copy_vocabulary`), so the distribution has V + (the batch's most unknown source
+words) entries; plain text gets each copied word's surface form back. The coverage loss of the
+same paper is :mod:`wean.models.coverage_loss` (``model.coverage_loss``).
+
+The mixture is taken in log space (logaddexp of the two weighted terms), so a word the vocabulary
+layer gives exp(-100) keeps a finite log-probability. An entry neither part gives any mass (an
+extended id of another sentence of the batch, a word outside WEAN's candidates that the source
+lacks) is floored at log(1e-38) (TINY) rather than -inf, so that no gradient is NaN; its
+probability, summed over the whole vocabulary, stays below 1e-33.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import torch
+from torch import nn
+from torch.nn import functional as F
+
+from wean.config import OutputLayerConfig
+from wean.data.vocabulary import UNK_ID
+from wean.errors import WeanError
+from wean.models.interfaces import OutputContext, OutputLayer, TrainingCorpus
+from wean.registry import OUTPUT_LAYERS
+
+TINY = 1e-38  # the smallest mass an entry of the mixture is given (float32's smallest normal is 1.18e-38)
+
+
+@dataclass
+class PointerGeneratorConfig(OutputLayerConfig):
+    # linear | wean: the layer whose distribution over the vocabulary copying is mixed with (its
+    # keys above: score, bias, candidates, ... for wean)
+    vocabulary_layer: str = "wean"
+
+
+@OUTPUT_LAYERS.register("pointer_generator", config=PointerGeneratorConfig)
+class PointerGenerator(OutputLayer):
+    reads_source = True
+    copies_source = True
+
+    def __init__(self, vocabulary: OutputLayer, embedding: nn.Embedding, hidden_size: int, memory_size: int,
+                 vocabulary_size: int):
+        super().__init__()
+        self.vocabulary = vocabulary
+        self.embedding = embedding  # the target embeddings (x_t), shared, not owned
+        self.switch = nn.Linear(memory_size + hidden_size + embedding.embedding_dim, 1)  # w_c, w_q, w_x, b
+        self.vocabulary_size = vocabulary_size
+
+    @classmethod
+    def build(cls, config, embedding, hidden_size, vocabulary_size, memory_size):
+        inner = OUTPUT_LAYERS.get(config.vocabulary_layer, "model.output_layer.vocabulary_layer")
+        vocabulary = inner.build(config, embedding, hidden_size, vocabulary_size)
+        return cls(vocabulary, embedding, hidden_size, memory_size, vocabulary_size)
+
+    @classmethod
+    def check_config(cls, config) -> None:
+        layer = config.model.output_layer
+        inner = OUTPUT_LAYERS.get(layer.vocabulary_layer, "model.output_layer.vocabulary_layer")
+        if inner.reads_source:
+            raise WeanError(f"config: model.output_layer.vocabulary_layer is {layer.vocabulary_layer!r}, which "
+                            "reads the source itself; choose a layer over the vocabulary (linear or wean)")
+        if not config.data.tokenizer.shared_vocab:
+            raise WeanError("config: model.output_layer.type pointer_generator copies source tokens as target "
+                            "tokens, which needs one vocabulary: data.tokenizer.shared_vocab: true")
+        inner.check_config(config)
+
+    def prepare(self, corpus: TrainingCorpus) -> None:
+        self.vocabulary.prepare(corpus)
+
+    def generation_probability(self, queries: torch.Tensor, context: OutputContext) -> torch.Tensor:
+        """The switch's logit (batch, steps): p_gen = sigmoid of it."""
+        contexts = torch.bmm(context.attention.to(context.encoded.states.dtype), context.encoded.states)
+        inputs = torch.cat([contexts, queries, self.embedding(context.previous).to(queries.dtype)], dim=-1)
+        return self.switch(inputs).squeeze(-1).float()
+
+    def log_probs(self, queries: torch.Tensor, context: OutputContext) -> torch.Tensor:
+        vocabulary = self.vocabulary.log_probs(queries, context)  # (batch, steps, V)
+        source = context.encoded.source  # (batch, source): extended ids
+        attention = context.attention.float()
+        width = max(self.vocabulary_size, int(source.max()) + 1)
+        copied = attention.new_zeros(*attention.shape[:2], width)
+        copied.scatter_add_(2, source.unsqueeze(1).expand(-1, attention.size(1), -1), attention)
+        switch = self.generation_probability(queries, context).unsqueeze(-1)
+        generated = F.logsigmoid(switch) + F.pad(vocabulary, (0, width - self.vocabulary_size), value=float("-inf"))
+        return torch.logaddexp(generated, F.logsigmoid(-switch) + copied.clamp(min=TINY).log())
+
+    def map_targets(self, targets: torch.Tensor) -> torch.Tensor:
+        """The vocabulary layer's mapping (WEAN's candidates) for words in the vocabulary; copied
+        words outside it keep their extended ids."""
+        extended = targets >= self.vocabulary_size
+        if not bool(extended.any()):
+            return self.vocabulary.map_targets(targets)
+        return torch.where(extended, targets, self.vocabulary.map_targets(targets.masked_fill(extended, UNK_ID)))
