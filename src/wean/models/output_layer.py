@@ -1,7 +1,9 @@
-"""Output layers: from the decoder's attentional state to scores over the target vocabulary.
+"""Output layers over the vocabulary: from the decoder's attentional state to scores of every
+target word.
 
-Every output layer maps queries (..., hidden) to logits (..., vocabulary); the loss and the
-search apply the (log-)softmax. ``model.output_layer.type`` picks one:
+Both layers here map queries (..., hidden) to logits (..., vocabulary); ``OutputLayer.log_probs``
+normalizes them for the loss and the search (the pointer-generator, which also copies from the
+source, is ``pointer_generator.py``). ``model.output_layer.type`` picks one:
 
 ``linear``
     the usual softmax layer, logits = W q + b with its own |V| x H matrix.
