@@ -21,6 +21,7 @@ import dataclasses
 import difflib
 import warnings
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Callable, Mapping, Sequence
 
@@ -41,6 +42,7 @@ from wean.quantize import quantize
 from wean.search import Hypothesis, decode
 from wean.search.rerank import Scorer, rerank as rerank_lists, resolve as resolve_scorers
 from wean.search_options import SearchOptions, check_batch_size
+from wean.source_names import SourceNamesOnly, TokenClasses
 
 
 @dataclass
@@ -246,6 +248,9 @@ class Generator:
             else:
                 source_tokens[i] = prefix + tokens
         device = model_device(self.model)
+        model = self.model
+        if run.options.names_and_numbers == "from_source":
+            model = SourceNamesOnly(model, self.token_classes)
         for chunk in _length_chunks(order, [len(tokens) for tokens in source_tokens], run.batch_size):
             abandoned = None
             if wanted is not None:
@@ -258,7 +263,7 @@ class Generator:
             copied = {i: words for i, (_, words) in zip(chunk, encoded)}
             source = pad([ids for ids, _ in encoded]).to(device)
             lengths = torch.tensor([len(ids) for ids, _ in encoded], device=device)
-            nbest_lists = decode(self.model, source, lengths, run.options, self.banned_ids, abandoned)
+            nbest_lists = decode(model, source, lengths, run.options, self.banned_ids, abandoned)
             kept = [(i, hypotheses) for i, hypotheses in zip(chunk, nbest_lists) if hypotheses]  # None: abandoned
             outputs = [[self._finish(sentences[i], source_tokens[i], copied[i], h, run.replace_unk, len(prefix), to_text)
                         for h in hypotheses] for i, hypotheses in kept]
@@ -267,6 +272,11 @@ class Generator:
             for (i, _), generations in zip(kept, outputs):
                 results[i] = dataclasses.replace(generations[0], alternatives=generations[1:])
         return results
+
+    @cached_property
+    def token_classes(self) -> TokenClasses:
+        """The target tokens that are numbers and names (names_and_numbers: from_source)."""
+        return TokenClasses.of(self.assets.target_vocabulary)
 
     def search_options(self, **given) -> SearchOptions:
         """The search options ``given`` (None: not given) over the model's ``generation`` config,

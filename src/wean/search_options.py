@@ -62,6 +62,9 @@ class SearchOptions:
                                  "the beam a multiple of it; 0: one group per beam", 0, 100)
     diverse_strength: float = option(0.5, "diverse_beam: lambda, the penalty per beam of an earlier group that "
                                      "has just chosen the same token", 0.0, 100.0)
+    names_and_numbers: str = option("any", "from_source: write no number and no capitalised word that the source "
+                                    "lacks, except a common word opening a sentence (wean/source_names.py; every "
+                                    "strategy); any: no constraint", choices=("any", "from_source"))
 
     @classmethod
     def names(cls) -> tuple[str, ...]:

@@ -1,0 +1,88 @@
+"""names_and_numbers: from_source: no number, and no capitalised word, that the source lacks."""
+
+import pytest
+import torch
+
+from wean.config import ModelConfig
+from wean.data.corpus import pad
+from wean.data.vocabulary import Vocabulary
+from wean.ensemble import Ensemble
+from wean.generator import load
+from wean.models.model import build_model
+from wean.search import decode
+from wean.search_options import SearchOptions
+from wean.source_names import SourceNamesOnly, TokenClasses
+
+TOKENS = ["▁the", "▁The", "▁Paris", "▁1962", "▁1963", "▁went", ".", "ich", "▁Z", "7"]
+VOCABULARY = Vocabulary(TOKENS)
+ID = {token: VOCABULARY.stoi[token] for token in TOKENS}
+STRATEGIES = [SearchOptions(strategy="greedy", max_length=6, min_length=5),
+              SearchOptions(strategy="beam", beam=4, nbest=4, max_length=6, min_length=5),
+              SearchOptions(strategy="sampling", nbest=8, seed=3, max_length=6, min_length=5),
+              SearchOptions(strategy="diverse_beam", beam=4, nbest=4, max_length=6, min_length=5)]
+
+
+def test_tokens_are_classed_from_their_text():
+    classes = TokenClasses.of(VOCABULARY)
+
+    def named(mask):
+        return {VOCABULARY.itos[i] for i in mask.nonzero().flatten().tolist()}
+
+    assert named(classes.numbers) == {"▁1962", "▁1963", "7"}
+    assert named(classes.names) == {"▁The", "▁Paris", "▁Z"}  # "ich" does not start a word
+    assert named(classes.common) == {"▁The"}  # "▁the" is a word too
+    assert named(classes.sentence_ends) == {"."}
+    words = TokenClasses.of(Vocabulary(["He", "he", "Bern", "3rd"]))  # a word tokenizer: every token starts a word
+    assert words.names.tolist()[4:] == [True, False, True, False] and words.numbers.tolist()[4:] == [False] * 3 + [True]
+
+
+def biased_model(*favourites: str, seed: int = 0):
+    """A random model that writes ``favourites`` far more than any other token."""
+    torch.manual_seed(seed)
+    config = ModelConfig(embedding_size=8)
+    config.encoder.hidden_size = config.decoder.hidden_size = 8
+    model = build_model(config, len(VOCABULARY), len(VOCABULARY)).eval()
+    with torch.no_grad():
+        for token in favourites:
+            model.output_layer.projection.bias[ID[token]] = 8.0
+    return model
+
+
+def written(model, sources, options):
+    source = pad([[ID[t] for t in sentence] for sentence in sources])
+    lengths = torch.tensor([len(s) for s in sources])
+    return [[[VOCABULARY.itos[i] for i in h.tokens] for h in nbest] for nbest in decode(model, source, lengths, options)]
+
+
+@pytest.mark.parametrize("options", STRATEGIES, ids=lambda o: o.strategy)
+def test_a_number_the_source_lacks_is_never_written(options):
+    model = biased_model("▁1963", "7")
+    sources = [["▁the", "▁1962", "▁went", "."], ["▁1963", "▁went", "."]]
+    free = written(model, sources, options)
+    assert any("▁1963" in output for output in free[0])  # unconstrained, it invents 1963
+    constrained = written(SourceNamesOnly(model, TokenClasses.of(VOCABULARY)), sources, options)
+    assert all("▁1963" not in output and "7" not in output for output in constrained[0])
+    assert any("▁1963" in output for output in constrained[1])  # the second source holds it
+    ensemble = written(SourceNamesOnly(Ensemble([model, model]), TokenClasses.of(VOCABULARY)), sources, options)
+    assert all("▁1963" not in output for output in ensemble[0])
+
+
+@pytest.mark.parametrize("options", STRATEGIES, ids=lambda o: o.strategy)
+def test_a_capitalised_word_only_opens_a_sentence_and_a_name_never(options):
+    constrained = SourceNamesOnly(biased_model("▁The", "▁Paris"), TokenClasses.of(VOCABULARY))
+    for output in written(constrained, [["▁the", "▁went", "."]], options)[0]:
+        assert "▁Paris" not in output
+        for position, token in enumerate(output):
+            if token == "▁The":  # only first, or after a full stop
+                assert position == 0 or output[position - 1] == "."
+    with_paris = written(constrained, [["▁Paris", "▁went", "."]], options)[0]
+    assert any("▁Paris" in output for output in with_paris)
+
+
+def test_the_option_reaches_generate(model_dir):
+    generator = load(model_dir)
+    sources = ["a b c d e", "f g h"]
+    assert ([g.text for g in generator.generate(sources, names_and_numbers="from_source")]
+            == [g.text for g in generator.generate(sources)])  # no number nor name in this vocabulary
+    with pytest.raises(Exception, match="names_and_numbers"):
+        generator.generate(sources, names_and_numbers="never")
