@@ -299,6 +299,40 @@ def test_reranking_reorders_an_n_best_list(model_dir, tmp_path, capsys):
     assert "expected NAME=WEIGHT" in capsys.readouterr().err
 
 
+def test_noisy_channel_scorers_ask_other_models(model_dir, tmp_path, capsys):
+    """channel:DIR scores log P(source | output), lm:DIR log P(output | <lm>), each under DIR's
+    model as forced_scores computes it; with weight 0 the list keeps the search's order."""
+    from wean.forced_scores import forced_log_probs
+
+    generator = load(model_dir)
+    sentences = ["a b c d e f g", "j i h g"]
+    plain = generator.generate(sentences, nbest=4)
+    spec = f"channel:{model_dir}=0,lm:{model_dir}=0"
+    reranked = generator.generate(sentences, nbest=4, rerank=spec)
+    for before, after, source in zip(plain, reranked, sentences):
+        assert [g.text for g in after.nbest] == [g.text for g in before.nbest]  # lambda 0: beam search's order
+        outputs = [g.text for g in after.nbest]
+        channel = [total for total, _ in forced_log_probs(generator, outputs, [source] * len(outputs))]
+        lm = [total for total, _ in forced_log_probs(generator, ["<lm>"] * len(outputs), outputs)]
+        assert [g.rerank_scores[f"channel:{model_dir}"] for g in after.nbest] == pytest.approx(channel)
+        assert [g.rerank_scores[f"lm:{model_dir}"] for g in after.nbest] == pytest.approx(lm)
+    # a large weight puts first the output from which the channel best recovers the source
+    channel_first = generator.generate(sentences, nbest=4, rerank=f"channel:{model_dir}=100")
+    for result in channel_first:
+        assert result.rerank_scores[f"channel:{model_dir}"] == max(g.rerank_scores[f"channel:{model_dir}"]
+                                                                    for g in result.nbest)
+    for bad, message in (("channel=1", "channel needs an argument: channel:DIR=WEIGHT"),
+                         (f"length:{model_dir}=1", "length takes no argument"),
+                         (f"lm:{tmp_path}=1", "not a model directory")):
+        with pytest.raises(WeanError, match=message):
+            generator.generate(sentences, nbest=2, rerank=bad)
+    inputs = tmp_path / "in.txt"
+    inputs.write_text("a b c d e f g\n")
+    assert main(["generate", "--model", str(model_dir), "--input", str(inputs), "--nbest", "3",
+                 "--rerank", f"channel:{tmp_path / 'absent'}=1"]) == 1
+    assert "not a model directory" in capsys.readouterr().err
+
+
 PLUGIN = '''
 from wean.registry import STRATEGIES
 from wean.search.common import Hypothesis

@@ -3,6 +3,7 @@
 # results/controllable), from the repository root after `make install`; every step whose output
 # exists is skipped, every training resumes.
 #   RUNS=DIR   where the three training runs live (default runs/); not part of the results
+#   SEEDS="2"  step 4 for these seeds only, then stop (to run seeds side by side)
 # Settings (coverage weight, checkpoints averaged) are chosen on 400 TurkCorpus tune sentences
 # (tune_score.py), the test sets read once per system after.
 set -euo pipefail
@@ -84,16 +85,25 @@ if ls $OUT/rating/rater-*.csv > /dev/null 2>&1; then
 fi
 
 # 4. The three seeds, retrained with every checkpoint kept (training.keep_best 7 of 7 validations),
-#    their control values tuned as results/controllable's were.
-for seed in 1 2 3; do
+#    with the control values results/controllable tuned for the same seed's first training (the
+#    retrained weights differ from those in floating point from update ~1,000: another machine),
+#    the same for every system of a seed.
+for seed in ${SEEDS:-1 2 3}; do
     run=$RUNS/simplifier-control-seed$seed
     if ! grep -qs "validation at update 2800" "$run/train.log"; then
         resume=$(test -e "$run/checkpoints/latest" && echo --resume || true)
         "$WEAN" train configs/simplifier-control.yaml --set model_dir="$run" --set name=simplifier-control \
             --set training.seed=$seed --set training.max_updates=2800 --set training.keep_best=7 $resume
     fi
-    test -e "$run/control-tuning.json" ||
-        "$WEAN" tune-control --model "$run" --plain-text --sentences 300 --skip 500 --seed 1
+    "$PYTHON" - "$run" results/controllable/control-tuning-seed$seed.json <<'EOF'
+import dataclasses, json, sys
+from pathlib import Path
+from wean.model_dir import load_assets, save_assets
+run, tuning = Path(sys.argv[1]), json.load(open(sys.argv[2]))
+assets = load_assets(run)
+generation = dataclasses.replace(assets.config.generation, control=tuning["chosen"]["control"])
+save_assets(run, dataclasses.replace(assets, config=dataclasses.replace(assets.config, generation=generation)))
+EOF
     # the last checkpoint, and the mean of the last k, as model directories
     for k in 1 2 3 4; do
         test -e "$run-last$k/model.safetensors" || "$WEAN" average "$run" --last $k --out "$run-last$k"
@@ -105,6 +115,8 @@ for seed in 1 2 3; do
     test_system "$run-last$K" -- average-seed$seed
     test_system "$run" -- coverage-seed$seed --coverage-penalty "$FORM" --coverage-weight "$BETA"
 done
+
+[ "${SEEDS:-1 2 3}" = "1 2 3" ] || exit 0
 
 # 5. The ensemble of the three seeds (the first one's control values and search settings).
 test_system $RUNS/simplifier-control-seed1 $RUNS/simplifier-control-seed2 $RUNS/simplifier-control-seed3 -- ensemble

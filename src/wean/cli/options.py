@@ -114,7 +114,9 @@ def add_generation_options(parser: argparse.ArgumentParser) -> None:
     add_search_options(parser)
     parser.add_argument("--rerank", metavar="NAME=WEIGHT,...",
                         help="reorder each n-best list by search score + WEIGHT * scorer (length, log_prob, "
-                        "unchanged, or one --plugins registers), e.g. unchanged=-2; needs --nbest above 1")
+                        "unchanged, channel:DIR (log P(source | output) under DIR's model), lm:DIR (log P(output) "
+                        "under a language model), or one --plugins registers), e.g. unchanged=-2; needs --nbest "
+                        "above 1")
     parser.add_argument("--plugins", nargs="+", default=[], metavar="FILE",
                         help="Python files registering search strategies or reranking scorers of your own")
     parser.add_argument("--no-replace-unk", dest="replace_unk", action="store_false", default=None,

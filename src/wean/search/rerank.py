@@ -15,7 +15,9 @@ outputs of one batch, aligned, and returns one number per output::
 
 so that ``--rerank my_scorer=0.5`` (with ``--plugins FILE``) or
 ``generate(..., rerank=[("my_scorer", 0.5)])`` uses it; ``generate`` also takes the function
-itself in place of a name. Each output's ``rerank_scores`` keeps what each scorer said.
+itself in place of a name. A registered class is a scorer that needs an argument, named as
+``NAME:ARGUMENT``: ``channel:DIR`` and ``lm:DIR`` ask other models (:mod:`wean.search.model_scores`).
+Each output's ``rerank_scores`` keeps what each scorer said.
 """
 
 from __future__ import annotations
@@ -66,7 +68,7 @@ def resolve(rerank: str | Sequence[tuple[str | Scorer, float]]) -> list[tuple[st
         if isinstance(weight, bool) or not isinstance(weight, (int, float)) or not math.isfinite(weight):
             raise WeanError(f"rerank: the weight of {scorer!r} is {weight!r}; it must be a finite number")
         if isinstance(scorer, str):
-            chosen.append((scorer, RERANKERS.get(scorer, "rerank"), float(weight)))
+            chosen.append((scorer, _registered(scorer), float(weight)))
         elif callable(scorer):
             chosen.append((getattr(scorer, "__name__", "scorer"), scorer, float(weight)))
         else:
@@ -74,17 +76,32 @@ def resolve(rerank: str | Sequence[tuple[str | Scorer, float]]) -> list[tuple[st
     return chosen
 
 
+def _registered(name: str) -> Scorer:
+    """The scorer a name asks for: a registered function, or a registered class given the
+    argument after ``:``."""
+    name, colon, argument = name.partition(":")
+    scorer = RERANKERS.get(name.strip(), "rerank")
+    if isinstance(scorer, type):
+        if not argument.strip():
+            raise WeanError(f"rerank: {name} needs an argument: {name}:DIR=WEIGHT")
+        return scorer(argument.strip())
+    if colon:
+        raise WeanError(f"rerank: {name} takes no argument (given {argument!r})")
+    return scorer
+
+
 def parse_rerank(text: str) -> list[tuple[str, float]]:
-    """``length=-0.1,unchanged=-2`` as [("length", -0.1), ("unchanged", -2.0)]."""
+    """``length=-0.1,unchanged=-2,channel:DIR=0.5`` as [("length", -0.1), ("unchanged", -2.0),
+    ("channel:DIR", 0.5)]."""
     chosen = []
     for item in text.split(","):
-        name, sep, weight = item.partition("=")
+        name, sep, weight = item.rpartition("=")
         try:
             value = float(weight)
         except ValueError:
             value = math.nan
         if not sep or not name.strip() or not math.isfinite(value):
-            raise WeanError(f"--rerank {text!r}: expected NAME=WEIGHT,..., e.g. length=-0.1,unchanged=-2")
+            raise WeanError(f"--rerank {text!r}: expected NAME=WEIGHT,..., e.g. length=-0.1,unchanged=-2,channel:DIR=0.5")
         chosen.append((name.strip(), value))
     return chosen
 
@@ -108,3 +125,6 @@ def rerank(sources: Sequence[str], nbest_lists: Sequence[list["Generation"]],
             output.rerank_scores[name] = float(value)
             output.score += weight * value
     return [sorted(outputs, key=lambda output: -output.score) for outputs in nbest_lists]
+
+
+from wean.search import model_scores  # noqa: E402,F401  registers channel and lm

@@ -1,0 +1,67 @@
+"""Reranking scorers that ask another wean model: the two extra terms of noisy-channel reranking
+(Yee et al. 2019), which reorders an n-best list by
+
+    log P(y | x) + lambda_1 log P(x | y) + lambda_2 log P(y) + lambda_3 |y|
+
+``channel:DIR`` is log P(x | y): how well the model in DIR, trained in the other direction (simple
+→ complex for a simplifier), recovers the source from the output; an output that drops or changes
+what the source says scores low. ``lm:DIR`` is log P(y) under a language model of the target side,
+which wean trains as a model whose every source is the one word ``<lm>`` (so that the decoder alone
+learns the target text); an output that is not fluent text scores low. Both are summed over the
+scored text's tokens, </s> included, as ``wean.forced_scores`` computes them; ``length`` is
+lambda_3's term. On the command line: ``--rerank channel:runs/reverse=0.5,lm:runs/lm=0.3,length=0.1``.
+
+Each model is loaded once per process, when it is first needed.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Sequence
+
+from wean.errors import WeanError
+from wean.registry import RERANKERS
+
+if TYPE_CHECKING:
+    from wean.generator import Generation, Generator
+
+LM_SOURCE = "<lm>"  # the source of every pair a language model is trained on
+_loaded: dict[Path, "Generator"] = {}
+
+
+class ModelScore:
+    """A scorer that needs a model directory: ``NAME:DIR`` in a rerank list."""
+
+    def __init__(self, directory: str | Path):
+        self.directory = Path(directory)
+        if not (self.directory / "config.yaml").is_file():
+            raise WeanError(f"rerank: {directory}: not a model directory (no config.yaml)")
+
+    def model(self) -> "Generator":
+        from wean.generator import load
+
+        key = self.directory.resolve()
+        if key not in _loaded:
+            _loaded[key] = load(self.directory)
+        return _loaded[key]
+
+    def log_probs(self, sources: Sequence[str], targets: Sequence[str]) -> list[float]:
+        from wean.forced_scores import forced_log_probs
+
+        return [total for total, _ in forced_log_probs(self.model(), sources, targets)]
+
+
+@RERANKERS.register("channel")
+class ChannelScore(ModelScore):
+    """log P(source | output) under a model trained from outputs to sources."""
+
+    def __call__(self, sources: Sequence[str], outputs: Sequence["Generation"]) -> list[float]:
+        return self.log_probs([output.text for output in outputs], sources)
+
+
+@RERANKERS.register("lm")
+class LanguageModelScore(ModelScore):
+    """log P(output) under a model trained to write the target side from the source ``<lm>``."""
+
+    def __call__(self, sources: Sequence[str], outputs: Sequence["Generation"]) -> list[float]:
+        return self.log_probs([LM_SOURCE] * len(outputs), [output.text for output in outputs])
