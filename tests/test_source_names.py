@@ -13,7 +13,7 @@ from wean.search import decode
 from wean.search_options import SearchOptions
 from wean.source_names import SourceNamesOnly, TokenClasses
 
-TOKENS = ["▁the", "▁The", "▁Paris", "▁1962", "▁1963", "▁went", ".", "ich", "▁Z", "7"]
+TOKENS = ["▁the", "▁The", "▁Paris", "▁1962", "▁1963", "▁went", ".", "ich", "▁Z", "7", "ür", "▁He"]
 VOCABULARY = Vocabulary(TOKENS)
 ID = {token: VOCABULARY.stoi[token] for token in TOKENS}
 STRATEGIES = [SearchOptions(strategy="greedy", max_length=6, min_length=5),
@@ -29,11 +29,15 @@ def test_tokens_are_classed_from_their_text():
         return {VOCABULARY.itos[i] for i in mask.nonzero().flatten().tolist()}
 
     assert named(classes.numbers) == {"▁1962", "▁1963", "7"}
-    assert named(classes.names) == {"▁The", "▁Paris", "▁Z"}  # "ich" does not start a word
-    assert named(classes.common) == {"▁The"}  # "▁the" is a word too
+    assert named(classes.names) == {"▁The", "▁Paris", "▁Z", "▁He"}  # "ich" does not start a word
+    assert named(classes.function_words) == {"▁The", "▁He"}
+    assert named(classes.continuation) == {"ich", "ür", "7"}
     assert named(classes.sentence_ends) == {"."}
-    words = TokenClasses.of(Vocabulary(["He", "he", "Bern", "3rd"]))  # a word tokenizer: every token starts a word
-    assert words.names.tolist()[4:] == [True, False, True, False] and words.numbers.tolist()[4:] == [False] * 3 + [True]
+    assert VOCABULARY.itos[int(classes.lowercase[ID["▁The"]])] == "▁the" and classes.lowercase[ID["▁Paris"]] == -1
+    words = TokenClasses.of(Vocabulary(["He", "he", "Bern", "3rd", "<0xC3>", "<chars_ratio_0.95>"]))
+    assert words.names.tolist()[4:] == [True, False, True, False, False, False]  # every token starts a word
+    assert words.numbers.tolist()[4:] == [False] * 3 + [True, False, False]  # byte pieces and control tokens are no words
+    assert words.function_words.tolist()[4:8] == [True, False, False, False]
 
 
 def biased_model(*favourites: str, seed: int = 0):
@@ -77,6 +81,29 @@ def test_a_capitalised_word_only_opens_a_sentence_and_a_name_never(options):
                 assert position == 0 or output[position - 1] == "."
     with_paris = written(constrained, [["▁Paris", "▁went", "."]], options)[0]
     assert any("▁Paris" in output for output in with_paris)
+
+
+def test_a_name_goes_on_only_as_the_source_spells_it():
+    def pairs(outputs):
+        return {(a, b) for output in outputs for a, b in zip(output, output[1:])}
+
+    source = [["▁Z", "ür", "ich", "▁went", "."]]
+    for options in (SearchOptions(strategy="sampling", nbest=32, seed=1, max_length=6, min_length=5),
+                    SearchOptions(strategy="beam", beam=8, nbest=8, max_length=6, min_length=5)):
+        free = pairs(written(biased_model("▁Z", "ich"), source, options)[0])
+        constrained = pairs(written(SourceNamesOnly(biased_model("▁Z", "ich"), TokenClasses.of(VOCABULARY)),
+                                    source, options)[0])
+        assert ("▁Z", "ich") in free  # unconstrained it writes "Zich", no word of the source
+        assert ("▁Z", "ich") not in constrained and ("▁Z", "7") not in constrained
+
+
+def test_a_capitalised_opening_word_ends_there():
+    constrained = SourceNamesOnly(biased_model("▁He", "ich"), TokenClasses.of(VOCABULARY))
+    options = SearchOptions(strategy="beam", beam=4, nbest=4, max_length=6, min_length=5)
+    for output in written(constrained, [["▁the", "▁went", "."]], options)[0]:
+        for position, token in enumerate(output[:-1]):
+            if token == "▁He":
+                assert output[position + 1] != "ich"  # "Heich": an opening function word may not grow a name
 
 
 def test_the_option_reaches_generate(model_dir):

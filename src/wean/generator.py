@@ -250,6 +250,9 @@ class Generator:
         device = model_device(self.model)
         model = self.model
         if run.options.names_and_numbers == "from_source":
+            if self.assets.source_vocabulary.itos != self.assets.target_vocabulary.itos:
+                raise WeanError("names_and_numbers from_source compares source tokens with output tokens: it needs "
+                                "a model with one vocabulary for both (data.tokenizer.shared_vocab)")
             model = SourceNamesOnly(model, self.token_classes)
         for chunk in _length_chunks(order, [len(tokens) for tokens in source_tokens], run.batch_size):
             abandoned = None

@@ -3,24 +3,27 @@ decoding against the simplifier's most harmful error, a fluent sentence that sta
 name its source never mentions.
 
 Each output token is classed once per vocabulary, from its text (a sentencepiece piece's ``▁``
-marks a word's first piece; every token of a word tokenizer starts a word):
+marks a word's first piece; every token of a word tokenizer starts a word): a *number* holds a
+digit; a *name* is a word's first piece whose first letter is a capital; a *continuation* is a
+later piece of a word that holds a letter or a digit. While searching:
 
-- a *number*: a token holding a digit;
-- a *name*: a word's first piece whose first letter is a capital;
-- a *common word*, among names: one whose lowercase form is also a word of the vocabulary ("The",
-  "He").
+- a number or a name is written only if the source holds that very token, and the word it starts
+  goes on only as one of the source's words that start with the same pieces goes on: "▁Z" "ür"
+  "ich" from a source with "Zürich", never "▁Z" "ür" "ch";
+- a capitalised word opening a sentence (the first step, or after ``.``, ``!``, ``?``) is also
+  allowed if it is a function word ("The", "He", "In": :data:`FUNCTION_WORDS`) or the source holds
+  its lowercase form, and then it must end there;
+- a number piece inside a word is written only if the source holds it.
 
-While searching, a number or a name is written only if the source holds that very token; the
-one exception is a common word capitalised at the start of a sentence (the first step, or after a
-token that ends a sentence: ``.``, ``!``, ``?``), so "The" may open an output whose source has
-"the" only. Copied words outside the vocabulary (extended ids) are source words and always
-allowed. The check is per token, not per word: a number spelled in several pieces may recombine
-its source's pieces ("19" "62" and "19" "26" from a source holding both), and a name's later
-pieces are not checked.
+Tokens in angle brackets (control tokens, sentencepiece's byte pieces ``<0xC3>``) are no words.
+The source ids are read as target ids: the model needs one vocabulary for both
+(``data.tokenizer.shared_vocab``).
+
+Copied words outside the vocabulary (extended ids) are source words and always allowed.
 
 :class:`SourceNamesOnly` wraps a model (or an ensemble) so that every search strategy obeys the
-constraint without knowing of it: the encoding carries each row's banned tokens, and each step's
-log-probabilities lose them.
+constraint without knowing of it: the encoding carries each row's source words, the decoder state
+the word each row is writing, and each step's log-probabilities lose what the rules forbid.
 """
 
 from __future__ import annotations
@@ -36,49 +39,104 @@ from wean.data.vocabulary import BOS_ID, SPECIALS, Vocabulary
 NEG_INF = float("-inf")
 WORD_START = "▁"  # sentencepiece's mark of a word's first piece
 SENTENCE_END = {".", "!", "?", "...", '."', '?"', '!"', ".'", "?'"}
+# closed-class words that may open a sentence capitalised whatever the source says
+FUNCTION_WORDS = frozenset("""
+a an the this that these those there here it its he him his she her they them their we our i you your
+in on at by for from with without as of to into onto after before during when while where if but and or
+nor so yet however although though because since until unless once both each every many most some
+all any no not one such other another many much more also then thus
+""".split())
 
 
 @dataclass
 class TokenClasses:
     """Per vocabulary id (V,): what the constraint needs to know of each token."""
 
+    word_start: torch.Tensor  # starts a word (never a special token)
     numbers: torch.Tensor
     names: torch.Tensor
-    common: torch.Tensor  # names whose lowercase form is a vocabulary word: allowed opening a sentence
+    function_words: torch.Tensor  # names that are capitalised function words
+    continuation: torch.Tensor  # a later piece of a word, with a letter or a digit
     sentence_ends: torch.Tensor
+    lowercase: torch.Tensor  # the id of the token's lowercase form; -1: none in the vocabulary
 
     @classmethod
     def of(cls, vocabulary: Vocabulary) -> "TokenClasses":
         pieces = any(token.startswith(WORD_START) for token in vocabulary.itos)
-        words = set(vocabulary.itos)
-        numbers, names, common, ends = [], [], [], []
+        columns: dict[str, list] = {name: [] for name in ("word_start", "numbers", "names", "function_words",
+                                                           "continuation", "sentence_ends", "lowercase")}
         for token in vocabulary.itos:
-            special = token in SPECIALS
+            # specials, control tokens and byte pieces (<0xC3>) are no words
+            special = token in SPECIALS or (token.startswith("<") and token.endswith(">"))
             text = token[len(WORD_START):] if token.startswith(WORD_START) else token
-            starts_word = not pieces or token.startswith(WORD_START)
-            letters = [c for c in text if c.isalpha()]
-            name = not special and starts_word and bool(letters) and text[0].isupper()
-            numbers.append(not special and any(c.isdigit() for c in text))
-            names.append(name)
-            common.append(name and token.lower() in words)
-            ends.append(not special and text in SENTENCE_END)
-        return cls(*(torch.tensor(values, dtype=torch.bool) for values in (numbers, names, common, ends)))
+            starts = not special and (not pieces or token.startswith(WORD_START))
+            alphanumeric = any(c.isalnum() for c in text)
+            name = starts and bool(text) and text[0].isupper()
+            columns["word_start"].append(starts)
+            columns["numbers"].append(not special and any(c.isdigit() for c in text))
+            columns["names"].append(name)
+            columns["function_words"].append(name and text.lower() in FUNCTION_WORDS)
+            columns["continuation"].append(not special and not starts and alphanumeric)
+            columns["sentence_ends"].append(not special and text in SENTENCE_END)
+            columns["lowercase"].append(vocabulary.stoi.get(token.lower(), -1) if name else -1)
+        return cls(**{name: torch.tensor(values, dtype=torch.long if name == "lowercase" else torch.bool)
+                      for name, values in columns.items()})
+
+
+def source_words(ids: list[int], classes: TokenClasses) -> dict[tuple[int, ...], set[int]]:
+    """For a source's ids: each proper prefix (pieces) of each of its words → the pieces that
+    continue it in the source."""
+    words, current = [], []
+    for index in ids:
+        if 0 <= index < classes.word_start.size(0) and bool(classes.continuation[index]) and current:
+            current.append(index)
+        else:
+            if current:
+                words.append(current)
+            current = [index]
+    if current:
+        words.append(current)
+    following: dict[tuple[int, ...], set[int]] = {}
+    for word in words:
+        for end in range(1, len(word)):
+            following.setdefault(tuple(word[:end]), set()).add(word[end])
+    return following
 
 
 @dataclass
 class ConstrainedEncoding:
-    """The wrapped model's encoding, and each row's banned tokens, selected and repeated together."""
+    """The wrapped model's encoding and each row's constraints, selected and repeated together."""
 
     inner: Any
     banned: torch.Tensor  # (rows, V): numbers and names the source lacks
-    banned_opening: torch.Tensor  # (rows, V): the same without the common words, at a sentence's start
+    banned_opening: torch.Tensor  # (rows, V): those still banned at a sentence's start
+    in_source: torch.Tensor  # (rows, V)
+    following: list[dict[tuple[int, ...], set[int]]]  # per row: source_words
 
     def select(self, index: torch.Tensor) -> "ConstrainedEncoding":
-        return ConstrainedEncoding(self.inner.select(index), self.banned[index], self.banned_opening[index])
+        rows = index.tolist()
+        return ConstrainedEncoding(self.inner.select(index), self.banned[index], self.banned_opening[index],
+                                   self.in_source[index], [self.following[row] for row in rows])
 
     def repeat(self, times: int) -> "ConstrainedEncoding":
-        return ConstrainedEncoding(self.inner.repeat(times), self.banned.repeat_interleave(times, 0),
-                                   self.banned_opening.repeat_interleave(times, 0))
+        return ConstrainedEncoding(
+            self.inner.repeat(times), self.banned.repeat_interleave(times, 0),
+            self.banned_opening.repeat_interleave(times, 0), self.in_source.repeat_interleave(times, 0),
+            [following for following in self.following for _ in range(times)],
+        )
+
+
+@dataclass
+class ConstrainedState:
+    """The wrapped model's state, and the checked word each row is writing: its pieces, () for a
+    word that must end (a capitalised opening word), None for a word not checked."""
+
+    inner: Any
+    words: list[tuple[int, ...] | None]
+
+    def select(self, index: torch.Tensor, same_sources: bool = False) -> "ConstrainedState":
+        return ConstrainedState(self.inner.select(index, same_sources=same_sources),
+                                [self.words[row] for row in index.tolist()])
 
 
 class SourceNamesOnly(nn.Module):
@@ -96,27 +154,63 @@ class SourceNamesOnly(nn.Module):
         return self.model.copies_source
 
     def encode(self, source: torch.Tensor, lengths: torch.Tensor) -> ConstrainedEncoding:
-        classes = self.classes
+        classes, device = self.classes, source.device
         vocabulary = classes.numbers.size(0)
-        in_source = torch.zeros(source.size(0), vocabulary + 1, dtype=torch.bool, device=source.device)
+        in_source = torch.zeros(source.size(0), vocabulary + 1, dtype=torch.bool, device=device)
         in_source.scatter_(1, source.clamp(max=vocabulary), True)  # extended ids: the spare column
         in_source = in_source[:, :vocabulary]
-        checked = (classes.numbers | classes.names).to(source.device)
-        banned = checked & ~in_source
-        opening = banned & ~classes.common.to(source.device)
-        return ConstrainedEncoding(self.model.encode(source, lengths), banned, opening)
+        banned = (classes.numbers | classes.names).to(device) & ~in_source
+        lowercase = classes.lowercase.to(device)
+        lowercase_in_source = (lowercase >= 0) & in_source.gather(1, lowercase.clamp(min=0).expand_as(in_source))
+        opening = banned & ~classes.function_words.to(device) & ~lowercase_in_source
+        following = [source_words(source[row, : int(lengths[row])].tolist(), classes) for row in range(source.size(0))]
+        return ConstrainedEncoding(self.model.encode(source, lengths), banned, opening, in_source, following)
 
-    def init_state(self, encoded: ConstrainedEncoding):
-        return self.model.init_state(encoded.inner)
+    def init_state(self, encoded: ConstrainedEncoding) -> ConstrainedState:
+        return ConstrainedState(self.model.init_state(encoded.inner), [None] * len(encoded.following))
 
-    def decode_step(self, previous: torch.Tensor, encoded: ConstrainedEncoding, state):
-        step = self.model.decode_step(previous, encoded.inner, state)
+    def decode_step(self, previous: torch.Tensor, encoded: ConstrainedEncoding, state: ConstrainedState):
+        classes = self.classes
+        vocabulary = classes.numbers.size(0)
+        words = self._words(previous.tolist(), encoded, state.words)
+        step = self.model.decode_step(previous, encoded.inner, state.inner)
+        device = step.log_probs.device
+        opening = self._opening(previous)
+        banned = torch.where(opening.unsqueeze(1), encoded.banned_opening, encoded.banned).clone()
+        checked = [row for row, word in enumerate(words) if word is not None]
+        if checked:  # a checked word goes on only as a source word does
+            extra = classes.continuation.to(device).expand(len(checked), vocabulary).clone()
+            for i, row in enumerate(checked):
+                allowed = encoded.following[row].get(words[row], ()) if words[row] else ()
+                if allowed:
+                    extra[i, list(allowed)] = False
+            banned[checked] |= extra
+        step.log_probs[:, :vocabulary].masked_fill_(banned, NEG_INF)
+        step.state = ConstrainedState(step.state, words)
+        return step
+
+    def _opening(self, previous: torch.Tensor) -> torch.Tensor:
+        """(rows,) whether the next token opens a sentence: the first step, or after one that ends one."""
         ends = self.classes.sentence_ends.to(previous.device)
         vocabulary = ends.size(0)
-        opening = (previous == BOS_ID) | ((previous < vocabulary) & ends[previous.clamp(max=vocabulary - 1)])
-        banned = torch.where(opening.unsqueeze(1), encoded.banned_opening, encoded.banned)
-        step.log_probs[:, :vocabulary].masked_fill_(banned, NEG_INF)
-        return step
+        return (previous == BOS_ID) | ((previous < vocabulary) & ends[previous.clamp(max=vocabulary - 1)])
+
+    def _words(self, previous: list[int], encoded: ConstrainedEncoding, words: list) -> list:
+        """Each row's checked word after ``previous`` was written."""
+        classes = self.classes
+        vocabulary = classes.numbers.size(0)
+        updated = []
+        for row, token in enumerate(previous):
+            word = words[row]
+            if token >= vocabulary:  # a copied word outside the vocabulary: a source word
+                updated.append(None)
+            elif bool(classes.continuation[token]):
+                updated.append(None if word is None else (word + (token,) if word else ()))
+            elif bool(classes.numbers[token] | classes.names[token]):
+                updated.append((token,) if bool(encoded.in_source[row, token]) else ())
+            else:
+                updated.append(None)
+        return updated
 
     def forward(self, *args, **kwargs):
         return self.model(*args, **kwargs)

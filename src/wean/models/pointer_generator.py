@@ -14,10 +14,14 @@ words) entries; plain text gets each copied word's surface form back. The covera
 same paper is :mod:`wean.models.coverage_loss` (``model.coverage_loss``).
 
 The mixture is taken in log space (logaddexp of the two weighted terms), so a word the vocabulary
-layer gives exp(-100) keeps a finite log-probability. An entry neither part gives any mass (an
-extended id of another sentence of the batch, a word outside WEAN's candidates that the source
-lacks) is floored at log(1e-38) (TINY) rather than -inf, so that no gradient is NaN; its
-probability, summed over the whole vocabulary, stays below 1e-33.
+layer gives exp(-100) keeps a finite log-probability. The copy term is floored at float32's
+smallest normal number (TINY) rather than 0, so that logaddexp never meets two -inf and no gradient
+is NaN; an extended id that the row's own source lacks (another sentence's unknown word) is then
+set to -inf, after the mixture, so that search never writes it.
+
+Label smoothing would spread probability over entries a row can never produce, and WEAN's
+``candidates`` would train a copyable word outside them as <unk>: both are refused with copying
+(as OpenNMT-py's copy loss has no smoothing).
 """
 
 from __future__ import annotations
@@ -34,7 +38,7 @@ from wean.errors import WeanError
 from wean.models.interfaces import OutputContext, OutputLayer, TrainingCorpus
 from wean.registry import OUTPUT_LAYERS
 
-TINY = 1e-38  # the smallest mass an entry of the mixture is given (float32's smallest normal is 1.18e-38)
+TINY = torch.finfo(torch.float32).tiny  # the least copy mass an entry is given: a normal number, never flushed to 0
 
 
 @dataclass
@@ -73,6 +77,12 @@ class PointerGenerator(OutputLayer):
         if not config.data.tokenizer.shared_vocab:
             raise WeanError("config: model.output_layer.type pointer_generator copies source tokens as target "
                             "tokens, which needs one vocabulary: data.tokenizer.shared_vocab: true")
+        if layer.candidates:
+            raise WeanError("config: model.output_layer.candidates would train a copyable word outside them as "
+                            "<unk>; the pointer-generator needs candidates: 0")
+        if config.training.label_smoothing:
+            raise WeanError("config: training.label_smoothing would spread probability over words a sentence "
+                            "cannot copy; the pointer-generator needs label_smoothing: 0")
         inner.check_config(config)
 
     def prepare(self, corpus: TrainingCorpus) -> None:
@@ -93,7 +103,13 @@ class PointerGenerator(OutputLayer):
         copied.scatter_add_(2, source.unsqueeze(1).expand(-1, attention.size(1), -1), attention)
         switch = self.generation_probability(queries, context).unsqueeze(-1)
         generated = F.logsigmoid(switch) + F.pad(vocabulary, (0, width - self.vocabulary_size), value=float("-inf"))
-        return torch.logaddexp(generated, F.logsigmoid(-switch) + copied.clamp(min=TINY).log())
+        mixed = torch.logaddexp(generated, F.logsigmoid(-switch) + copied.clamp(min=TINY).log())
+        if width == self.vocabulary_size:
+            return mixed
+        present = torch.zeros(source.size(0), width, dtype=torch.bool, device=source.device)
+        present.scatter_(1, source, True)
+        present[:, : self.vocabulary_size] = True
+        return mixed.masked_fill(~present.unsqueeze(1), float("-inf"))
 
     def map_targets(self, targets: torch.Tensor) -> torch.Tensor:
         """The vocabulary layer's mapping (WEAN's candidates) for words in the vocabulary; copied
