@@ -13,7 +13,7 @@ from wean.search import decode
 from wean.search_options import SearchOptions
 from wean.source_names import SourceNamesOnly, TokenClasses
 
-TOKENS = ["▁the", "▁The", "▁Paris", "▁1962", "▁1963", "▁went", ".", "ich", "▁Z", "7", "ür", "▁He"]
+TOKENS = ["▁the", "▁The", "▁Paris", "▁1962", "▁1963", "▁went", ".", "ich", "▁Z", "7", "ür", "▁He", "<0xC3>"]
 VOCABULARY = Vocabulary(TOKENS)
 ID = {token: VOCABULARY.stoi[token] for token in TOKENS}
 STRATEGIES = [SearchOptions(strategy="greedy", max_length=6, min_length=5),
@@ -31,7 +31,8 @@ def test_tokens_are_classed_from_their_text():
     assert named(classes.numbers) == {"▁1962", "▁1963", "7"}
     assert named(classes.names) == {"▁The", "▁Paris", "▁Z", "▁He"}  # "ich" does not start a word
     assert named(classes.function_words) == {"▁The", "▁He"}
-    assert named(classes.continuation) == {"ich", "ür", "7"}
+    assert named(classes.continuation) == {"ich", "ür", "7", "<0xC3>"}
+    assert named(classes.byte_pieces) == {"<0xC3>"} and named(classes.punctuation) == {"."}
     assert named(classes.sentence_ends) == {"."}
     assert VOCABULARY.itos[int(classes.lowercase[ID["▁The"]])] == "▁the" and classes.lowercase[ID["▁Paris"]] == -1
     words = TokenClasses.of(Vocabulary(["He", "he", "Bern", "3rd", "<0xC3>", "<chars_ratio_0.95>"]))
@@ -95,6 +96,16 @@ def test_a_name_goes_on_only_as_the_source_spells_it():
                                     source, options)[0])
         assert ("▁Z", "ich") in free  # unconstrained it writes "Zich", no word of the source
         assert ("▁Z", "ich") not in constrained and ("▁Z", "7") not in constrained
+
+
+@pytest.mark.parametrize("options", STRATEGIES, ids=lambda o: o.strategy)
+def test_a_name_ends_only_where_a_source_word_ends_and_no_byte_is_invented(options):
+    constrained = SourceNamesOnly(biased_model("▁Z", "▁went", "<0xC3>"), TokenClasses.of(VOCABULARY))
+    for output in written(constrained, [["▁Z", "ür", "ich", "▁went", "."]], options)[0]:
+        assert "<0xC3>" not in output
+        for position, token in enumerate(output[:-2]):
+            if token == "▁Z":  # "Z" alone is no word of the source: "Zürich" is
+                assert output[position + 1 : position + 3] == ["ür", "ich"], output
 
 
 def test_a_capitalised_opening_word_ends_there():

@@ -10,12 +10,16 @@ later piece of a word that holds a letter or a digit. While searching:
 - a number or a name is written only if the source holds that very token, and the word it starts
   goes on only as one of the source's words that start with the same pieces goes on: "▁Z" "ür"
   "ich" from a source with "Zürich", never "▁Z" "ür" "ch";
+- a checked word ends only where a source word ends: "▁Rot" from "Rotten" must go on as "ten";
 - a capitalised word opening a sentence (the first step, or after ``.``, ``!``, ``?``) is also
   allowed if it is a function word ("The", "He", "In": :data:`FUNCTION_WORDS`) or the source holds
   its lowercase form, and then it must end there;
-- a number piece inside a word is written only if the source holds it.
+- after a piece with neither letter nor digit ("-", "(", a quote), a capitalised piece is a name
+  too, even one that continues a word ("Saint-" "Étienne");
+- a number piece inside a word, and a byte piece (``<0xC3>``, part of a character), is written
+  only if the source holds it.
 
-Tokens in angle brackets (control tokens, sentencepiece's byte pieces ``<0xC3>``) are no words.
+Other tokens in angle brackets (specials, control tokens) are no words.
 The source ids are read as target ids: the model needs one vocabulary for both
 (``data.tokenizer.shared_vocab``).
 
@@ -28,6 +32,7 @@ the word each row is writing, and each step's log-probabilities lose what the ru
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -37,8 +42,10 @@ from torch import nn
 from wean.data.vocabulary import BOS_ID, SPECIALS, Vocabulary
 
 NEG_INF = float("-inf")
+END = -1  # in source_words: a word may end here
 WORD_START = "▁"  # sentencepiece's mark of a word's first piece
 SENTENCE_END = {".", "!", "?", "...", '."', '?"', '!"', ".'", "?'"}
+BYTE_PIECE = re.compile(r"<0x[0-9A-Fa-f]{2}>")
 # closed-class words that may open a sentence capitalised whatever the source says
 FUNCTION_WORDS = frozenset("""
 a an the this that these those there here it its he him his she her they them their we our i you your
@@ -56,27 +63,36 @@ class TokenClasses:
     numbers: torch.Tensor
     names: torch.Tensor
     function_words: torch.Tensor  # names that are capitalised function words
-    continuation: torch.Tensor  # a later piece of a word, with a letter or a digit
+    continuation: torch.Tensor  # a later piece of a word, with a letter or a digit, or a byte piece
+    capitalised: torch.Tensor  # any piece whose first letter is a capital
+    punctuation: torch.Tensor  # a piece with neither letter nor digit ("-", "(", '"')
+    byte_pieces: torch.Tensor  # sentencepiece's byte pieces (<0xC3>): parts of characters
     sentence_ends: torch.Tensor
     lowercase: torch.Tensor  # the id of the token's lowercase form; -1: none in the vocabulary
 
     @classmethod
     def of(cls, vocabulary: Vocabulary) -> "TokenClasses":
         pieces = any(token.startswith(WORD_START) for token in vocabulary.itos)
-        columns: dict[str, list] = {name: [] for name in ("word_start", "numbers", "names", "function_words",
-                                                           "continuation", "sentence_ends", "lowercase")}
+        columns: dict[str, list] = {name: [] for name in (
+            "word_start", "numbers", "names", "function_words", "continuation", "capitalised", "punctuation",
+            "byte_pieces", "sentence_ends", "lowercase")}
         for token in vocabulary.itos:
-            # specials, control tokens and byte pieces (<0xC3>) are no words
+            byte_piece = BYTE_PIECE.fullmatch(token) is not None
+            # specials and control tokens are no words
             special = token in SPECIALS or (token.startswith("<") and token.endswith(">"))
             text = token[len(WORD_START):] if token.startswith(WORD_START) else token
             starts = not special and (not pieces or token.startswith(WORD_START))
             alphanumeric = any(c.isalnum() for c in text)
-            name = starts and bool(text) and text[0].isupper()
+            capitalised = not special and bool(text) and text[0].isupper()
+            name = starts and capitalised
             columns["word_start"].append(starts)
             columns["numbers"].append(not special and any(c.isdigit() for c in text))
             columns["names"].append(name)
             columns["function_words"].append(name and text.lower() in FUNCTION_WORDS)
-            columns["continuation"].append(not special and not starts and alphanumeric)
+            columns["continuation"].append(byte_piece or (not special and not starts and alphanumeric))
+            columns["capitalised"].append(capitalised)
+            columns["punctuation"].append(not special and bool(text) and not alphanumeric)
+            columns["byte_pieces"].append(byte_piece)
             columns["sentence_ends"].append(not special and text in SENTENCE_END)
             columns["lowercase"].append(vocabulary.stoi.get(token.lower(), -1) if name else -1)
         return cls(**{name: torch.tensor(values, dtype=torch.long if name == "lowercase" else torch.bool)
@@ -85,10 +101,12 @@ class TokenClasses:
 
 def source_words(ids: list[int], classes: TokenClasses) -> dict[tuple[int, ...], set[int]]:
     """For a source's ids: each proper prefix (pieces) of each of its words → the pieces that
-    continue it in the source."""
+    continue it in the source, and each whole word → {END}."""
+    vocabulary = classes.word_start.size(0)
     words, current = [], []
     for index in ids:
-        if 0 <= index < classes.word_start.size(0) and bool(classes.continuation[index]) and current:
+        if (0 <= index < vocabulary and bool(classes.continuation[index]) and current
+                and not (current[-1] < vocabulary and bool(classes.punctuation[current[-1]]))):
             current.append(index)
         else:
             if current:
@@ -100,6 +118,7 @@ def source_words(ids: list[int], classes: TokenClasses) -> dict[tuple[int, ...],
     for word in words:
         for end in range(1, len(word)):
             following.setdefault(tuple(word[:end]), set()).add(word[end])
+        following.setdefault(tuple(word), set()).add(END)
     return following
 
 
@@ -110,18 +129,21 @@ class ConstrainedEncoding:
     inner: Any
     banned: torch.Tensor  # (rows, V): numbers and names the source lacks
     banned_opening: torch.Tensor  # (rows, V): those still banned at a sentence's start
+    banned_capitalised: torch.Tensor  # (rows, V): capitalised pieces the source lacks (after punctuation)
     in_source: torch.Tensor  # (rows, V)
     following: list[dict[tuple[int, ...], set[int]]]  # per row: source_words
 
     def select(self, index: torch.Tensor) -> "ConstrainedEncoding":
         rows = index.tolist()
         return ConstrainedEncoding(self.inner.select(index), self.banned[index], self.banned_opening[index],
-                                   self.in_source[index], [self.following[row] for row in rows])
+                                   self.banned_capitalised[index], self.in_source[index],
+                                   [self.following[row] for row in rows])
 
     def repeat(self, times: int) -> "ConstrainedEncoding":
         return ConstrainedEncoding(
             self.inner.repeat(times), self.banned.repeat_interleave(times, 0),
-            self.banned_opening.repeat_interleave(times, 0), self.in_source.repeat_interleave(times, 0),
+            self.banned_opening.repeat_interleave(times, 0), self.banned_capitalised.repeat_interleave(times, 0),
+            self.in_source.repeat_interleave(times, 0),
             [following for following in self.following for _ in range(times)],
         )
 
@@ -133,10 +155,12 @@ class ConstrainedState:
 
     inner: Any
     words: list[tuple[int, ...] | None]
+    last: list[int]  # the token before the one just written (BOS_ID at first)
 
     def select(self, index: torch.Tensor, same_sources: bool = False) -> "ConstrainedState":
+        rows = index.tolist()
         return ConstrainedState(self.inner.select(index, same_sources=same_sources),
-                                [self.words[row] for row in index.tolist()])
+                                [self.words[row] for row in rows], [self.last[row] for row in rows])
 
 
 class SourceNamesOnly(nn.Module):
@@ -159,53 +183,63 @@ class SourceNamesOnly(nn.Module):
         in_source = torch.zeros(source.size(0), vocabulary + 1, dtype=torch.bool, device=device)
         in_source.scatter_(1, source.clamp(max=vocabulary), True)  # extended ids: the spare column
         in_source = in_source[:, :vocabulary]
-        banned = (classes.numbers | classes.names).to(device) & ~in_source
+        banned = (classes.numbers | classes.names | classes.byte_pieces).to(device) & ~in_source
         lowercase = classes.lowercase.to(device)
         lowercase_in_source = (lowercase >= 0) & in_source.gather(1, lowercase.clamp(min=0).expand_as(in_source))
         opening = banned & ~classes.function_words.to(device) & ~lowercase_in_source
+        capitalised = classes.capitalised.to(device) & ~in_source
         following = [source_words(source[row, : int(lengths[row])].tolist(), classes) for row in range(source.size(0))]
-        return ConstrainedEncoding(self.model.encode(source, lengths), banned, opening, in_source, following)
+        return ConstrainedEncoding(self.model.encode(source, lengths), banned, opening, capitalised, in_source,
+                                   following)
 
     def init_state(self, encoded: ConstrainedEncoding) -> ConstrainedState:
-        return ConstrainedState(self.model.init_state(encoded.inner), [None] * len(encoded.following))
+        rows = len(encoded.following)
+        return ConstrainedState(self.model.init_state(encoded.inner), [None] * rows, [BOS_ID] * rows)
 
     def decode_step(self, previous: torch.Tensor, encoded: ConstrainedEncoding, state: ConstrainedState):
         classes = self.classes
         vocabulary = classes.numbers.size(0)
-        words = self._words(previous.tolist(), encoded, state.words)
+        tokens = previous.tolist()
+        words = self._words(tokens, state.last, encoded, state.words)
         step = self.model.decode_step(previous, encoded.inner, state.inner)
         device = step.log_probs.device
-        opening = self._opening(previous)
-        banned = torch.where(opening.unsqueeze(1), encoded.banned_opening, encoded.banned).clone()
+        known = previous.clamp(max=vocabulary - 1)
+        opening = (previous == BOS_ID) | ((previous < vocabulary) & classes.sentence_ends.to(device)[known])
+        banned = torch.where(opening.unsqueeze(1), encoded.banned_opening, encoded.banned)
+        # after "-", "(" or a quote a capitalised piece starts a name, even one that continues a word
+        after_punctuation = (previous < vocabulary) & classes.punctuation.to(device)[known] & ~opening
+        banned = banned | (encoded.banned_capitalised & after_punctuation.unsqueeze(1))
         checked = [row for row, word in enumerate(words) if word is not None]
-        if checked:  # a checked word goes on only as a source word does
+        if checked:  # a checked word goes on only as a source word does, and ends only where one does
             extra = classes.continuation.to(device).expand(len(checked), vocabulary).clone()
             for i, row in enumerate(checked):
-                allowed = encoded.following[row].get(words[row], ()) if words[row] else ()
+                following = encoded.following[row].get(words[row], ()) if words[row] else ()
+                if following and END not in following:
+                    extra[i] = True
+                allowed = [token for token in following if token != END]
                 if allowed:
-                    extra[i, list(allowed)] = False
+                    extra[i, allowed] = False
             banned[checked] |= extra
         step.log_probs[:, :vocabulary].masked_fill_(banned, NEG_INF)
-        step.state = ConstrainedState(step.state, words)
+        step.state = ConstrainedState(step.state, words, tokens)
         return step
 
-    def _opening(self, previous: torch.Tensor) -> torch.Tensor:
-        """(rows,) whether the next token opens a sentence: the first step, or after one that ends one."""
-        ends = self.classes.sentence_ends.to(previous.device)
-        vocabulary = ends.size(0)
-        return (previous == BOS_ID) | ((previous < vocabulary) & ends[previous.clamp(max=vocabulary - 1)])
-
-    def _words(self, previous: list[int], encoded: ConstrainedEncoding, words: list) -> list:
-        """Each row's checked word after ``previous`` was written."""
+    def _words(self, tokens: list[int], last: list[int], encoded: ConstrainedEncoding, words: list) -> list:
+        """Each row's checked word after ``tokens`` were written (``last``: the tokens before)."""
         classes = self.classes
         vocabulary = classes.numbers.size(0)
         updated = []
-        for row, token in enumerate(previous):
+        for row, token in enumerate(tokens):
             word = words[row]
             if token >= vocabulary:  # a copied word outside the vocabulary: a source word
                 updated.append(None)
             elif bool(classes.continuation[token]):
-                updated.append(None if word is None else (word + (token,) if word else ()))
+                if word is not None:
+                    updated.append(word + (token,) if word else ())
+                elif bool(classes.capitalised[token]) and last[row] < vocabulary and bool(classes.punctuation[last[row]]):
+                    updated.append((token,) if bool(encoded.in_source[row, token]) else ())
+                else:
+                    updated.append(None)
             elif bool(classes.numbers[token] | classes.names[token]):
                 updated.append((token,) if bool(encoded.in_source[row, token]) else ())
             else:
