@@ -39,7 +39,7 @@ from typing import Any
 import torch
 from torch import nn
 
-from wean.data.vocabulary import BOS_ID, SPECIALS, Vocabulary
+from wean.data.vocabulary import BOS_ID, EOS_ID, SPECIALS, Vocabulary
 
 NEG_INF = float("-inf")
 END = -1  # in source_words: a word may end here
@@ -214,8 +214,9 @@ class SourceNamesOnly(nn.Module):
             extra = classes.continuation.to(device).expand(len(checked), vocabulary).clone()
             for i, row in enumerate(checked):
                 following = encoded.following[row].get(words[row], ()) if words[row] else ()
-                if following and END not in following:
+                if following and END not in following:  # or the output ends (if n-gram blocking bans the rest)
                     extra[i] = True
+                    extra[i, EOS_ID] = False
                 allowed = [token for token in following if token != END]
                 if allowed:
                     extra[i, allowed] = False

@@ -71,7 +71,11 @@ def word_by_word(
         if options.block_ngram_repeat:
             block_repeated_ngrams(log_probs, written.tokens[row, :step], options.block_ngram_repeat)
         chosen = choose(log_probs, row)
-        written.scores[row] += log_probs.gather(1, chosen.unsqueeze(1)).squeeze(1)
+        picked = log_probs.gather(1, chosen.unsqueeze(1)).squeeze(1)
+        stuck = torch.isinf(picked)  # every token banned (constraints, n-gram blocking): the output ends here
+        if bool(stuck.any()):
+            chosen, picked = chosen.masked_fill(stuck, EOS_ID), picked.masked_fill(stuck, 0.0)
+        written.scores[row] += picked
         written.tokens[row, step] = chosen
         written.attention[row, step] = weights
         writing = chosen != EOS_ID
