@@ -68,12 +68,12 @@ def test_with_p_gen_one_the_layer_is_its_vocabulary_layer(vocabulary_layer):
     batch = batch_with_copies()
     encoded = model.encode(batch.source, batch.source_lengths)
     decoded = model.decoder(model.in_vocabulary(batch.target_input), encoded, model.init_state(encoded))
-    mixed = model.log_probs(decoded, encoded, model.in_vocabulary(batch.target_input))
+    mixed = model.log_probs(decoded.queries, decoded.attention, encoded, model.in_vocabulary(batch.target_input))
     alone = model.output_layer.vocabulary.log_probs(decoded.queries, None)
     assert torch.allclose(mixed[..., :V], alone, atol=1e-6)
     with torch.no_grad():
         model.output_layer.switch.bias.fill_(-60.0)  # p_gen = 0: only copying, as the attention says
-    mixed = model.log_probs(decoded, encoded, model.in_vocabulary(batch.target_input))
+    mixed = model.log_probs(decoded.queries, decoded.attention, encoded, model.in_vocabulary(batch.target_input))
     copied = torch.zeros(2, 3, V + 2).scatter_add_(2, batch.source.unsqueeze(1).expand(-1, 3, -1), decoded.attention)
     assert torch.allclose(mixed.exp(), copied, atol=1e-6)
 

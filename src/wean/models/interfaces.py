@@ -127,11 +127,12 @@ class StepOutput:
 
 @dataclass
 class OutputContext:
-    """What an output layer may read besides the decoder's queries, one row per sentence."""
+    """What an output layer may read besides the decoder's queries, one row per sentence; without
+    the steps dimension in search, which scores one step at a time."""
 
-    attention: torch.Tensor  # (batch, steps, source): the attention over the encoder states
+    attention: torch.Tensor  # (batch, [steps,] source): the attention over the encoder states
     encoded: EncoderOutput  # its ``source`` is set for a layer that reads it
-    previous: torch.Tensor  # (batch, steps): the words the decoder read, in the vocabulary
+    previous: torch.Tensor  # (batch, [steps]): the words the decoder read, in the vocabulary
 
 
 @dataclass
@@ -211,8 +212,9 @@ class Decoder(Component):
 
 
 class OutputLayer(Component):
-    """Queries (batch, steps, hidden) and their :class:`OutputContext` → log-probabilities
-    (batch, steps, vocabulary), normalized, in float32: what the loss and search read.
+    """Queries (batch, [steps,] hidden) and their :class:`OutputContext` → log-probabilities
+    (batch, [steps,] vocabulary), normalized, in float32: what the loss and search read (search
+    gives one step, without the steps dimension).
 
     A layer that scores the vocabulary only implements ``forward(queries)`` → logits, and the
     softmax is taken here; a layer that reads the context (copies from the source) overrides

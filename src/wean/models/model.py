@@ -18,7 +18,7 @@ from torch import nn
 from wean.config import ModelConfig
 from wean.data.vocabulary import PAD_ID, UNK_ID
 from wean.models.interfaces import (
-    AuxiliaryLoss, Component, Decoder, DecoderOutput, DecoderState, Encoder, EncoderOutput, ModelOutput, OutputContext,
+    AuxiliaryLoss, Component, Decoder, DecoderState, Encoder, EncoderOutput, ModelOutput, OutputContext,
     OutputLayer, StepOutput, TrainingCorpus,
 )
 from wean.registry import AUXILIARY_LOSSES, DECODERS, ENCODER_TRANSFORMS, ENCODERS, OUTPUT_LAYERS
@@ -93,17 +93,19 @@ class EncoderDecoder(nn.Module):
     def init_state(self, encoded: EncoderOutput) -> DecoderState:
         return self.decoder.init_state(encoded)
 
-    def log_probs(self, decoded: DecoderOutput, encoded: EncoderOutput, previous: torch.Tensor) -> torch.Tensor:
-        """(batch, steps, vocabulary [+ extended ids]): the output layer's distribution after
-        ``decoded``, which read ``previous`` (batch, steps)."""
-        return self.output_layer.log_probs(decoded.queries, OutputContext(decoded.attention, encoded, previous))
+    def log_probs(self, queries: torch.Tensor, attention: torch.Tensor, encoded: EncoderOutput,
+                  previous: torch.Tensor) -> torch.Tensor:
+        """(batch, [steps,] vocabulary [+ extended ids]): the output layer's distribution after the
+        decoder's ``queries`` and ``attention``, which read ``previous`` (batch, [steps])."""
+        return self.output_layer.log_probs(queries, OutputContext(attention, encoded, previous))
 
     def decode_step(self, previous: torch.Tensor, encoded: EncoderOutput, state: DecoderState) -> StepOutput:
         """One step of search: ``previous`` (batch,) the last word of each row."""
-        previous = self.in_vocabulary(previous).unsqueeze(1)
-        output = self.decoder(previous, encoded, state)
-        log_probs = self.log_probs(output, encoded, previous).squeeze(1)
-        return StepOutput(log_probs, output.state, output.attention.squeeze(1))
+        previous = self.in_vocabulary(previous)
+        output = self.decoder(previous.unsqueeze(1), encoded, state)
+        # (batch, hidden), not (batch, 1, hidden): a linear layer's product on 2-D input folds its bias in
+        queries, attention = output.queries.squeeze(1), output.attention.squeeze(1)
+        return StepOutput(self.log_probs(queries, attention, encoded, previous), output.state, attention)
 
     def loss_targets(self, targets: torch.Tensor) -> torch.Tensor:
         """The targets the loss compares with: the output layer may not generate every word."""
@@ -117,8 +119,8 @@ class EncoderDecoder(nn.Module):
         encoded = self.encode(source, lengths)
         target_input = self.in_vocabulary(target_input)
         decoded = self.decoder(target_input, encoded, self.init_state(encoded), extras=extras)
-        output = ModelOutput(self.log_probs(decoded, encoded, target_input), decoded.queries, decoded.attention,
-                             dict(decoded.extras))
+        log_probs = self.log_probs(decoded.queries, decoded.attention, encoded, target_input)
+        output = ModelOutput(log_probs, decoded.queries, decoded.attention, dict(decoded.extras))
         if extras:
             for loss in self.losses():
                 output.extras.update(loss.extras(output, self.in_vocabulary(source)))
