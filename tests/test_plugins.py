@@ -144,3 +144,30 @@ def test_the_documented_copying_output_layer_is_a_working_plugin(tmp_path):
     output = generator.generate(["a b zzz c d"], beam=2)[0]  # zzz: outside the vocabulary
     assert output.tokens and all(token in generator.assets.target_vocabulary.stoi or token == "zzz"
                                  for token in output.tokens)
+
+
+def test_a_model_directory_runs_no_plugin_code_unless_trusted(model_dir, tmp_path, capsys):
+    """A model directory is data: a plug-in its config names is refused in one line, not run,
+    unless the user passes trust_plugins / --trust-plugins or imports that very file with --plugins."""
+    import shutil
+
+    from wean.cli import main
+
+    planted = tmp_path / "planted.py"
+    marker = tmp_path / "it-ran"
+    planted.write_text(f"from pathlib import Path\nPath({str(marker)!r}).write_text('ran')\n")
+    copy = tmp_path / "model"
+    shutil.copytree(model_dir, copy)
+    config = yaml.safe_load((copy / "config.yaml").read_text())
+    config["plugins"] = [str(planted)]
+    (copy / "config.yaml").write_text(yaml.safe_dump(config))
+    with pytest.raises(WeanError, match=r"config.yaml: names plug-in code \(.*planted.py\), which loading a model "
+                                         r"directory does not run unless asked: pass --trust-plugins"):
+        load(copy)
+    inputs = tmp_path / "in.txt"
+    inputs.write_text("a b c\n")
+    assert main(["generate", "--model", str(copy), "--input", str(inputs)]) == 1
+    assert "--trust-plugins" in capsys.readouterr().err and not marker.exists()
+    assert main(["generate", "--model", str(copy), "--input", str(inputs), "--trust-plugins"]) == 0
+    assert marker.read_text() == "ran"  # asked for: imported
+    load(copy)  # the file is imported now (as --plugins FILE would have done): accepted

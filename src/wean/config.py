@@ -440,9 +440,21 @@ def _merged(base: dict, values: dict) -> dict:
     return merged
 
 
-def load_config(path: str | Path, overrides: list[str] | None = None) -> Config:
+def load_config(path: str | Path, overrides: list[str] | None = None, trust_plugins: bool = True) -> Config:
+    """The config of a YAML file. Without ``trust_plugins`` (a model directory's config: data, not
+    code), a plug-in file it names is imported only if the user has imported it already
+    (``--plugins``); any other is refused in one line."""
     path = Path(path)
     values = _read_yaml(path)
+    if not trust_plugins and isinstance(values, dict) and values.get("plugins"):
+        from wean.registry import plugin_loaded
+
+        untrusted = [raw for raw in _coerce(values["plugins"], list[str], "plugins") if not plugin_loaded(raw)]
+        if untrusted:
+            raise WeanError(
+                f"{path}: names plug-in code ({', '.join(untrusted)}), which loading a model directory does not run "
+                "unless asked: pass --trust-plugins (wean.load(..., trust_plugins=True)), or --plugins FILE to "
+                "import a file you have read")
     try:
         return config_from_dict(apply_overrides(values, overrides or []))
     except WeanError as error:

@@ -109,11 +109,13 @@ class Generator:
     @classmethod
     def from_directory(
         cls, directory: str | Path | Sequence[str | Path], weights: str | Path | None = None, device: str = "auto",
-        quantization: str = "none",
+        quantization: str = "none", trust_plugins: bool = False,
     ) -> "Generator":
         """``quantization``: none, or int8 (CPU only; see :mod:`wean.quantize`). Several
         directories: their models as one ensemble (:mod:`wean.ensemble`), with the first one's
-        tokenizer, configuration and generation defaults."""
+        tokenizer, configuration and generation defaults. ``trust_plugins``: import the plug-in
+        files a directory's config names (their code runs); without it, only those already
+        imported (:func:`wean.registry.load_plugins`) are accepted."""
         directories = [Path(directory)] if isinstance(directory, (str, Path)) else [Path(d) for d in directory]
         if not directories:
             raise WeanError("no model directory given")
@@ -122,7 +124,7 @@ class Generator:
         resolved = resolve_device(device)
         models, every_assets = [], []
         for path in directories:
-            assets = load_assets(path)
+            assets = load_assets(path, trust_plugins)
             model = build_model(assets.config.model, len(assets.source_vocabulary), len(assets.target_vocabulary))
             load_weights(model, Path(weights) if weights else path / WEIGHTS)
             models.append(quantize(model.eval(), quantization, resolved).to(resolved))
@@ -424,13 +426,15 @@ def _length_chunks(order: list[int], lengths: list[int], batch_size: int) -> lis
 
 
 def load(directory: str | Path | Sequence[str | Path] | None = None, device: str = "auto",
-         quantization: str = "none") -> Generator:
+         quantization: str = "none", trust_plugins: bool = False) -> Generator:
     """A trained model, ready to ``generate``; without a directory, the simplifier shipped with
     wean (:data:`wean.pretrained.SIMPLIFIER`); several directories, an ensemble of their models
     (same vocabularies). ``device``: auto (the GPU if there is one) | cpu | cuda.
-    ``quantization``: none | int8 (int8 weights for the LSTM and linear layers, on the CPU)."""
+    ``quantization``: none | int8 (int8 weights for the LSTM and linear layers, on the CPU).
+    A model directory is data: plug-in code its config names runs only with ``trust_plugins``
+    (or once the caller has imported those files with :func:`wean.registry.load_plugins`)."""
     if directory is None:
         from wean.pretrained import pretrained_simplifier
 
         directory = pretrained_simplifier()
-    return Generator.from_directory(directory, device=device, quantization=quantization)
+    return Generator.from_directory(directory, device=device, quantization=quantization, trust_plugins=trust_plugins)

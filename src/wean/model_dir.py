@@ -65,13 +65,15 @@ def save_assets(directory: Path, assets: Assets) -> None:
         assets.target_vocabulary.save(directory / "vocab.tgt.json")
 
 
-def load_assets(directory: Path) -> Assets:
+def load_assets(directory: Path, trust_plugins: bool = False) -> Assets:
+    """A model directory's configuration, tokenizer and vocabularies. A plug-in file its config
+    names is imported only with ``trust_plugins`` or if the user has imported it already."""
     if not directory.is_dir():
         raise WeanError(f"{directory}: model directory not found")
     config_path = directory / "config.yaml"
     if not config_path.is_file():
         raise WeanError(f"{config_path}: not found; is {directory} a wean model directory?")
-    config = load_config(config_path)  # its errors name the file (and the line of bad YAML)
+    config = load_config(config_path, trust_plugins=trust_plugins)  # its errors name the file (and the line of bad YAML)
     tokenizer = load_tokenizer(directory)
     if config.data.tokenizer.shared_vocab:
         source = target = Vocabulary.load(directory / "vocab.json")

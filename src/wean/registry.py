@@ -89,6 +89,12 @@ RERANKERS = Registry("reranking scorer", "wean.search.rerank")  # --rerank NAME=
 _loaded_plugins: dict[Path, str] = {}
 
 
+def plugin_loaded(raw: str) -> bool:
+    """Whether the file ``raw`` names has been imported as a plug-in (by the user's --plugins, or
+    by a config they gave)."""
+    return Path(raw).expanduser().resolve() in _loaded_plugins
+
+
 def load_plugins(paths: list[str], option: str = "config: plugins") -> None:
     """Import each user file (once), so that the components it registers can be chosen by name;
     ``option`` names where the paths came from in error messages."""

@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from wean.cli import options
+
 
 def add(subparsers) -> None:
     parser = subparsers.add_parser("attention", help="attention maps of one sentence pair as PNGs",
@@ -15,6 +17,7 @@ def add(subparsers) -> None:
     parser.add_argument("--source", required=True, help="the input sentence")
     parser.add_argument("--target", help="the output to explain (default: the model's greedy output)")
     parser.add_argument("--out-dir", type=Path, required=True, help="folder for the PNGs")
+    options.add_device_option(parser)
     parser.set_defaults(run=run)
 
 
@@ -22,7 +25,7 @@ def run(args: argparse.Namespace) -> int:
     from wean.generator import load
     from wean.plotting import plot_attention_maps
 
-    maps = load(args.model).attention_maps(args.source, args.target)
+    maps = load(args.model, args.device, trust_plugins=args.trust_plugins).attention_maps(args.source, args.target)
     for path in plot_attention_maps(maps, args.out_dir):
         print(f"wrote {path}")
     return 0

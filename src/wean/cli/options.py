@@ -142,8 +142,12 @@ def control_values(args: argparse.Namespace) -> dict[str, float] | None:
 
 
 def add_device_option(parser: argparse.ArgumentParser) -> None:
+    """--device, and --trust-plugins: every command that loads a model directory has both."""
     parser.add_argument("--device", choices=DEVICES, default="auto",
                         help="where the model runs; auto: the GPU if PyTorch sees one (default)")
+    parser.add_argument("--trust-plugins", action="store_true",
+                        help="import the plug-in files a model directory's config names (its code runs); "
+                        "without it such a model loads only if --plugins names those files")
 
 
 def add_quantize_option(parser: argparse.ArgumentParser) -> None:
@@ -194,7 +198,7 @@ def load_generator(args: argparse.Namespace):
 
     from wean.generator import UntrainedControlWarning
 
-    generator = load(args.model, args.device, getattr(args, "quantize", "none"))
+    generator = load(args.model, args.device, getattr(args, "quantize", "none"), trust_plugins=args.trust_plugins)
     generator.search_options(**search_arguments(args))  # against the model's defaults: --nbest 8 with its beam 5
     control = control_values(args)
     generator.control_prefix(control)

@@ -56,7 +56,7 @@ def run(args: argparse.Namespace) -> int:
             raise WeanError("--rating-sheet cannot be served with --token-file: the rating page sends no token; "
                             "serve the sheet from a server of its own")
         load_sheet(args.rating_sheet)  # before the model loads: a wrong folder fails at once
-    serve(load(args.model, args.device, args.quantize), args.host, args.port, limits, access, args.rating_sheet)
+    serve(load(args.model, args.device, args.quantize, trust_plugins=args.trust_plugins), args.host, args.port, limits, access, args.rating_sheet)
     return 0
 
 

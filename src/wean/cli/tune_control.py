@@ -61,7 +61,7 @@ def run(args: argparse.Namespace) -> int:
     selectable_key(args.objective, "--objective")
     tunable_key(args.objective, "--objective")
     values = tune_control(
-        load(args.model, args.device), args.model, args.benchmark, args.sentences, args.skip, args.seed,
+        load(args.model, args.device, trust_plugins=args.trust_plugins), args.model, args.benchmark, args.sentences, args.skip, args.seed,
         requirements, args.objective, args.rounds, args.plain_text, args.data_root, beam=args.beam,
     )
     print(f"{args.model}: generation.control set to " + ",".join(f"{k}={v:.2f}" for k, v in values.items()))

@@ -127,12 +127,12 @@ class StepOutput:
 
 @dataclass
 class OutputContext:
-    """What an output layer may read besides the decoder's queries, one row per sentence; without
-    the steps dimension in search, which scores one step at a time."""
+    """What an output layer may read besides the decoder's queries, one row per sentence and
+    target step (one step in search)."""
 
-    attention: torch.Tensor  # (batch, [steps,] source): the attention over the encoder states
+    attention: torch.Tensor  # (batch, steps, source): the attention over the encoder states
     encoded: EncoderOutput  # its ``source`` is set for a layer that reads it
-    previous: torch.Tensor  # (batch, [steps]): the words the decoder read, in the vocabulary
+    previous: torch.Tensor  # (batch, steps): the words the decoder read, in the vocabulary
 
 
 @dataclass
@@ -212,9 +212,10 @@ class Decoder(Component):
 
 
 class OutputLayer(Component):
-    """Queries (batch, [steps,] hidden) and their :class:`OutputContext` → log-probabilities
-    (batch, [steps,] vocabulary), normalized, in float32: what the loss and search read (search
-    gives one step, without the steps dimension).
+    """Queries (batch, steps, hidden) and their :class:`OutputContext` → log-probabilities
+    (batch, steps, vocabulary), normalized, in float32: what the loss and search read. (A layer
+    that does not read the context is given search's one step as (batch, hidden), which makes a
+    linear product cheaper; ``forward`` maps any leading dimensions.)
 
     A layer that scores the vocabulary only implements ``forward(queries)`` → logits, and the
     softmax is taken here; a layer that reads the context (copies from the source) overrides

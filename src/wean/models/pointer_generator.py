@@ -95,9 +95,6 @@ class PointerGenerator(OutputLayer):
         return self.switch(inputs).squeeze(-1).float()
 
     def log_probs(self, queries: torch.Tensor, context: OutputContext) -> torch.Tensor:
-        if queries.dim() == 2:  # one search step: as a target of one step
-            step = OutputContext(context.attention.unsqueeze(1), context.encoded, context.previous.unsqueeze(1))
-            return self.log_probs(queries.unsqueeze(1), step).squeeze(1)
         vocabulary = self.vocabulary.log_probs(queries, context)  # (batch, steps, V)
         source = context.encoded.source  # (batch, source): extended ids
         attention = context.attention.float()
