@@ -3,6 +3,7 @@ trained, saved and loaded back, without an edit to wean."""
 
 from __future__ import annotations
 
+import json
 import textwrap
 from pathlib import Path
 
@@ -171,3 +172,22 @@ def test_a_model_directory_runs_no_plugin_code_unless_trusted(model_dir, tmp_pat
     assert main(["generate", "--model", str(copy), "--input", str(inputs), "--trust-plugins"]) == 0
     assert marker.read_text() == "ran"  # asked for: imported
     load(copy)  # the file is imported now (as --plugins FILE would have done): accepted
+
+
+def test_a_plugin_changed_since_training_is_refused(tmp_path, plugin):
+    """The model directory records each plug-in file's sha256; a changed file is one line."""
+    import shutil
+
+    config = config_from_dict(plugin_config(tmp_path, plugin, temperature=0.5))
+    config.training.max_updates = 1
+    Trainer(config).train()
+    own = tmp_path / "own_components.py"
+    shutil.copy(plugin, own)
+    saved = yaml.safe_load((tmp_path / "model" / "config.yaml").read_text())
+    saved["plugins"] = [str(own)]
+    (tmp_path / "model" / "config.yaml").write_text(yaml.safe_dump(saved))
+    digests = json.loads((tmp_path / "model" / "plugins.json").read_text())
+    (tmp_path / "model" / "plugins.json").write_text(json.dumps({str(own): digests[str(plugin)]}))
+    own.write_text(own.read_text() + "\n# changed\n")
+    with pytest.raises(WeanError, match="own_components.py: this plug-in file changed since .* was written"):
+        load(tmp_path / "model", trust_plugins=True)

@@ -3,6 +3,7 @@ the vocabularies. Everything :func:`wean.load` needs to turn text into outputs."
 
 from __future__ import annotations
 
+import hashlib
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
@@ -54,9 +55,37 @@ def read_control_counts(directory: Path) -> dict[str, int] | None:
     return counts
 
 
+PLUGIN_DIGESTS = "plugins.json"  # the sha256 of each plug-in file the config names, when it was saved
+
+
+def file_digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def check_plugin_digests(directory: Path, plugins: list[str]) -> None:
+    """A plug-in file that changed since the model directory was written is refused in one line:
+    the code that built the weights is not the code that would now load them."""
+    path = directory / PLUGIN_DIGESTS
+    if not plugins or not path.exists():
+        return
+    recorded = read_json(path)
+    if not isinstance(recorded, dict):
+        raise WeanError(f"{path}: not a JSON object of plug-in files and their sha256")
+    for raw in plugins:
+        file = Path(raw).expanduser()
+        if raw in recorded and file.is_file() and file_digest(file) != recorded[raw]:
+            raise WeanError(f"{raw}: this plug-in file changed since {directory} was written (sha256 "
+                            f"{recorded[raw][:12]}... then, {file_digest(file)[:12]}... now); restore it, or "
+                            f"delete {path} to accept the new code")
+
+
 def save_assets(directory: Path, assets: Assets) -> None:
     directory.mkdir(parents=True, exist_ok=True)
     atomic_write_text(directory / "config.yaml", yaml.safe_dump(assets.config.to_dict(), sort_keys=False))
+    digests = {raw: file_digest(Path(raw).expanduser()) for raw in assets.config.plugins
+               if Path(raw).expanduser().is_file()}
+    if digests:
+        atomic_write_json(directory / PLUGIN_DIGESTS, digests)
     assets.tokenizer.save(directory)
     if assets.config.data.tokenizer.shared_vocab:
         assets.source_vocabulary.save(directory / "vocab.json")
@@ -73,6 +102,9 @@ def load_assets(directory: Path, trust_plugins: bool = False) -> Assets:
     config_path = directory / "config.yaml"
     if not config_path.is_file():
         raise WeanError(f"{config_path}: not found; is {directory} a wean model directory?")
+    plugins = yaml.safe_load(config_path.read_text(encoding="utf-8")) if (directory / PLUGIN_DIGESTS).exists() else {}
+    if isinstance(plugins, dict) and isinstance(plugins.get("plugins"), list):
+        check_plugin_digests(directory, [str(raw) for raw in plugins["plugins"]])  # before any is imported
     config = load_config(config_path, trust_plugins=trust_plugins)  # its errors name the file (and the line of bad YAML)
     tokenizer = load_tokenizer(directory)
     if config.data.tokenizer.shared_vocab:
