@@ -134,6 +134,22 @@ def test_simplify_reads_arguments_or_stdin(model_dir, monkeypatch, capsys):
     assert capsys.readouterr().out.splitlines() == from_arguments and len(from_arguments) == 2
 
 
+def test_simplify_reads_a_file_with_input_and_hints_at_a_file_name_given_as_text(model_dir, tmp_path, capsys):
+    texts = tmp_path / "texts.txt"
+    texts.write_text("a b c d\ne f g\n")
+    out = tmp_path / "out.txt"
+    assert main(["simplify", "--model", str(model_dir), "--input", str(texts), "--output", str(out)]) == 0
+    assert len(out.read_text().splitlines()) == 2
+    assert main(["simplify", "--model", str(model_dir), str(texts)]) == 1
+    assert f"is a file: to simplify its lines, use --input {texts}" in capsys.readouterr().err
+    assert main(["simplify", "--model", str(model_dir), "--input", str(texts), "a b"]) == 1
+    assert "not both" in capsys.readouterr().err
+    from wean.generator import load
+
+    with pytest.raises(WeanError, match=r"takes a list of texts; to generate for one, pass \[text\]"):
+        load(model_dir).generate("a b c")
+
+
 @pytest.mark.parametrize("options, message", [
     ({"max_length": 0}, "max_length is 0"),
     ({"max_length": -1}, "max_length is -1"),

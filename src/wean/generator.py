@@ -170,6 +170,8 @@ class Generator:
         place is None. ``rerank``: (scorer, weight) pairs that reorder each sentence's n-best list
         (:mod:`wean.search.rerank`); a scorer is a registered name or a function (or all of them
         as one string, ``"length=-0.1,unchanged=-2"``)."""
+        if isinstance(sentences, str):  # its characters would be taken for texts
+            raise WeanError("generate() takes a list of texts; to generate for one, pass [text]")
         sentences = [without_lone_surrogates(sentence) for sentence in sentences]
         prefix = self.control_prefix(control)
         untrained = self._untrained(prefix)

@@ -49,7 +49,7 @@ def run(args: argparse.Namespace) -> int:
         if sys.stdin.isatty():  # not a silent wait: say what is expected
             print("reading one input per line from stdin; end with Ctrl-D", file=sys.stderr)
         sources = read_stdin()
-    where = args.input or "stdin"
+    where = args.input or ("argument" if getattr(args, "text", None) else "stdin")
     for number, line in enumerate(sources, start=1):
         if not line:
             print(f"warning: {where}:{number}: empty input, empty output", file=sys.stderr)

@@ -12,7 +12,19 @@ def add(subparsers) -> None:
     parser = subparsers.add_parser("simplify", help="simplify plain English with the shipped model (or --model)",
                                    description="Simplify the sentences given as arguments, or one per line "
                                    "of stdin. Plain untokenized text goes in and comes out.")
-    parser.add_argument("text", nargs="*", help="sentences to simplify (default: read stdin)")
+    parser.add_argument("text", nargs="*", help="sentences to simplify (default: --input, else stdin)")
     parser.add_argument("--model", type=Path, help="model directory (default: the pretrained simplifier)")
+    parser.add_argument("--input", type=Path, help="a file of texts to simplify, one per line")
+    parser.add_argument("--output", type=Path, help="output file (default: stdout)")
     options.add_generation_options(parser)
-    parser.set_defaults(run=run_generate, input=None, output=None, plain_text=True, detokenize="none")
+    parser.set_defaults(run=run, plain_text=True, detokenize="none")
+
+
+def run(args) -> int:
+    from wean.errors import WeanError
+
+    if args.text and args.input is not None:
+        raise WeanError("simplify: give sentences as arguments or --input FILE, not both")
+    if len(args.text) == 1 and Path(args.text[0]).is_file():  # a file name would be simplified as a sentence
+        raise WeanError(f"simplify: {args.text[0]!r} is a file: to simplify its lines, use --input {args.text[0]}")
+    return run_generate(args)
