@@ -212,3 +212,30 @@ def test_reading_a_terminal_says_what_it_waits_for(model_dir, monkeypatch, capsy
     assert main(["generate", "--model", str(model_dir)]) == 0
     out, err = capsys.readouterr()
     assert "end with Ctrl-D" in err and len(out.splitlines()) == 1
+
+
+def test_train_and_export_refuse_a_directory_that_holds_something(model_dir, tmp_path, capsys):
+    """No silent overwrite: a new run or an export into a non-empty directory is one line, unless
+    --overwrite, which removes the old model's files (and only those)."""
+    import shutil
+
+    import yaml
+
+    taken = tmp_path / "taken"
+    shutil.copytree(model_dir, taken)
+    shutil.rmtree(taken / "checkpoints", ignore_errors=True)  # a shipped-like directory: no run to resume
+    (taken / "NOTES.md").write_text("mine")
+    assert main(["export", str(model_dir), str(taken)]) == 1
+    assert f"{taken}: not empty" in capsys.readouterr().err and (taken / "NOTES.md").exists()
+    config = yaml.safe_load((model_dir / "config.yaml").read_text())
+    config["model_dir"], config["training"]["max_updates"] = str(taken), 1
+    config_file = tmp_path / "config.yaml"
+    config_file.write_text(yaml.safe_dump(config))
+    before = (taken / "model.safetensors").read_bytes()
+    assert main(["train", str(config_file)]) == 1
+    assert "--overwrite" in capsys.readouterr().err and (taken / "model.safetensors").read_bytes() == before
+    (taken / "control-tuning.json").write_text("{}")  # the old model's: must not survive
+    assert main(["train", str(config_file), "--overwrite"]) == 0
+    assert not (taken / "control-tuning.json").exists() and (taken / "NOTES.md").read_text() == "mine"
+    assert main(["export", str(model_dir), str(taken), "--overwrite"]) == 0
+    assert not (taken / "checkpoints").exists() and (taken / "model.safetensors").exists()

@@ -4,6 +4,7 @@ the vocabularies. Everything :func:`wean.load` needs to turn text into outputs."
 from __future__ import annotations
 
 import hashlib
+import shutil
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
@@ -77,6 +78,36 @@ def check_plugin_digests(directory: Path, plugins: list[str]) -> None:
             raise WeanError(f"{raw}: this plug-in file changed since {directory} was written (sha256 "
                             f"{recorded[raw][:12]}... then, {file_digest(file)[:12]}... now); restore it, or "
                             f"delete {path} to accept the new code")
+
+
+# what wean writes into a model directory (training, export, tune-control); --overwrite removes these
+MODEL_FILES = frozenset({
+    "config.yaml", "vocab.json", "vocab.src.json", "vocab.tgt.json", "sentencepiece.model", "tokenizer.json",
+    "model.safetensors", "best.json", "train.log", "validations.json", "checkpoints", "tensorboard",
+    CONTROL_COUNTS, PLUGIN_DIGESTS, "control-tuning.json",
+})
+
+
+def claim_directory(directory: Path, overwrite: bool, remove: bool = True) -> None:
+    """Before a new model is written into ``directory``: one that holds anything is refused in one
+    line unless ``overwrite``, which removes what a model directory holds (and nothing else), so
+    that no file of the old model is left beside the new one; ``remove`` False only checks (the
+    training processes but the first)."""
+    if not directory.exists():
+        return
+    if not directory.is_dir():
+        raise WeanError(f"{directory}: not a directory")
+    entries = sorted(path.name for path in directory.iterdir())
+    if not entries:
+        return
+    if not overwrite:
+        shown = ", ".join(entries[:4]) + (", ..." if len(entries) > 4 else "")
+        raise WeanError(f"{directory}: not empty ({shown}); choose another directory, or pass --overwrite to "
+                        "replace the model there")
+    for name in entries if remove else ():
+        if name in MODEL_FILES:
+            path = directory / name
+            shutil.rmtree(path) if path.is_dir() and not path.is_symlink() else path.unlink()
 
 
 def save_assets(directory: Path, assets: Assets) -> None:

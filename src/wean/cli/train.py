@@ -16,6 +16,8 @@ def add(subparsers) -> None:
     parser.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
                         help="override a config key, e.g. --set training.max_epochs=3 (repeatable)")
     parser.add_argument("--resume", action="store_true", help="continue the run in model_dir exactly")
+    parser.add_argument("--overwrite", action="store_true",
+                        help="model_dir holds something: replace the model there (its model files are removed)")
     parser.set_defaults(run=run)
 
 
@@ -24,7 +26,7 @@ def run(args: argparse.Namespace) -> int:
     from wean.training import Trainer
 
     config = load_config(args.config, args.overrides)
-    trainer = Trainer(config, resume=args.resume)
+    trainer = Trainer(config, resume=args.resume, overwrite=args.overwrite)
     state = trainer.train()
     best = state.best[0] if state.best else None
     if best and trainer.distributed.main:

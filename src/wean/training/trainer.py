@@ -38,7 +38,7 @@ from wean.data.corpus import encode_pairs, hold_out, make_batches, read_parallel
 from wean.data.vocabulary import SPECIALS
 from wean.device import resolve_device
 from wean.errors import WeanError
-from wean.model_dir import Assets, load_assets, save_assets, write_control_counts
+from wean.model_dir import Assets, claim_directory, load_assets, save_assets, write_control_counts
 from wean.models.interfaces import TrainingCorpus
 from wean.models.model import build_model
 from wean.training.checkpoints import RunCheckpoints
@@ -64,7 +64,9 @@ class TrainingState:
 
 
 class Trainer:
-    def __init__(self, config: Config, resume: bool = False, log=None):
+    def __init__(self, config: Config, resume: bool = False, log=None, overwrite: bool = False):
+        """``overwrite``: a new run into a model_dir that holds something replaces the model there
+        (:func:`wean.model_dir.claim_directory`); without it, such a directory is refused."""
         if not config.model_dir:
             raise WeanError("config: model_dir is empty; say where the model goes (--set model_dir=DIR)")
         if not config.data.train:
@@ -84,11 +86,14 @@ class Trainer:
         self.checkpoints = RunCheckpoints(self.directory)
         if resume and not self.checkpoints.exist():
             raise WeanError(f"{self.directory}: nothing to resume (no checkpoints/latest)")
-        if not resume and self.checkpoints.exist():
+        if not resume and self.checkpoints.exist() and not overwrite:
             raise WeanError(
-                f"{self.directory}: already holds a training run; pass --resume to continue it "
-                "or choose another model_dir"
+                f"{self.directory}: already holds a training run; pass --resume to continue it, --overwrite to "
+                "replace it, or choose another model_dir"
             )
+        if not resume:
+            claim_directory(self.directory, overwrite, remove=main)
+            self.distributed.barrier()  # no process writes before every one has checked the directory
         torch.manual_seed(config.training.seed)
         train = read_parallel(config.data.train)
         self.notes: list[str] = []  # said in the log when training starts
