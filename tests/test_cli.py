@@ -275,3 +275,11 @@ def test_serve_refuses_a_limit_that_is_not_positive(capsys, option, value):
     assert main(["serve", option, value]) == 1
     err = capsys.readouterr().err
     assert f"{option} must be positive" in err and err.count("\n") == 1
+
+
+def test_an_unknown_option_is_reported_with_its_commands_usage(capsys):
+    with pytest.raises(SystemExit) as exit_:
+        main(["simplify", "--bogus"])
+    assert exit_.value.code == 2
+    error = capsys.readouterr().err
+    assert error.startswith("usage: wean simplify") and "wean simplify: error: unrecognized arguments: --bogus" in error

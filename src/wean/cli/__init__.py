@@ -33,7 +33,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args, unknown = parser.parse_known_args(argv)
+    if unknown:  # said with the command's usage, not the top level's
+        commands = next(action for action in parser._actions if isinstance(action, argparse._SubParsersAction))
+        commands.choices[args.command].error(f"unrecognized arguments: {' '.join(unknown)}")
     try:
         status = args.run(args)
         sys.stdout.flush()  # a closed pipe shows up here, inside the handler below, not at exit
