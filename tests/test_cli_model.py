@@ -239,3 +239,9 @@ def test_train_and_export_refuse_a_directory_that_holds_something(model_dir, tmp
     assert not (taken / "control-tuning.json").exists() and (taken / "NOTES.md").read_text() == "mine"
     assert main(["export", str(model_dir), str(taken), "--overwrite"]) == 0
     assert not (taken / "checkpoints").exists() and (taken / "model.safetensors").exists()
+    other = tmp_path / "not-a-model"
+    other.mkdir()
+    (other / "config.yaml").mkdir()  # a folder named like a model file
+    assert main(["export", str(model_dir), str(other), "--overwrite"]) == 1
+    assert "--overwrite replaces a wean model directory, and this is none" in capsys.readouterr().err
+    assert (other / "config.yaml").is_dir()

@@ -124,3 +124,19 @@ def test_the_option_reaches_generate(model_dir):
             == [g.text for g in generator.generate(sources)])  # no number nor name in this vocabulary
     with pytest.raises(Exception, match="names_and_numbers"):
         generator.generate(sources, names_and_numbers="never")
+
+
+def test_a_function_word_opening_a_sentence_may_end_though_a_source_name_starts_with_it():
+    """Sentencepiece spells "Heich" (like "Inverness": ▁In ver ness) as ▁He + ich; an output may
+    still open with the word "He", while "He" inside a sentence is the source's name."""
+    constrained = SourceNamesOnly(biased_model("▁He", "▁went"), TokenClasses.of(VOCABULARY))
+    options = SearchOptions(strategy="beam", beam=8, nbest=8, max_length=6, min_length=5)
+    outputs = written(constrained, [["▁He", "ich", "▁went", "."]], options)[0]
+    assert any(output[:2] == ["▁He", "▁went"] for output in outputs)
+    for output in outputs:
+        for position, token in enumerate(output[1:-1], start=1):
+            if token == "▁He" and output[position - 1] != ".":
+                assert output[position + 1] == "ich", output
+    ascii_bytes = TokenClasses.of(Vocabulary(["<0x28>", "<0xC3>", "▁"]))
+    assert ascii_bytes.punctuation.tolist()[4:] == [True, False, True]  # "(" as a byte piece, the bare word mark
+    assert ascii_bytes.byte_pieces.tolist()[4:] == [False, True, False]  # only non-ASCII bytes are checked

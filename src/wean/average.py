@@ -58,12 +58,12 @@ def choose_checkpoints(run: Path, last: int | None = None, names: Sequence[str] 
     return chosen
 
 
-def average_checkpoints(run: Path, checkpoints: Sequence[Path], target: Path) -> None:
+def average_checkpoints(run: Path, checkpoints: Sequence[Path], target: Path, trust_plugins: bool = False) -> None:
     """Write ``target``: ``run``'s model directory with the mean of ``checkpoints``' weights."""
     target = Path(target)
     if (target / WEIGHTS).exists():
         raise WeanError(f"{target}: holds a model already; choose a new directory")
-    assets = load_assets(run)
+    assets = load_assets(run, trust_plugins)
     model = build_model(assets.config.model, len(assets.source_vocabulary), len(assets.target_vocabulary))
     sums: dict[str, torch.Tensor] = {}
     for path in checkpoints:

@@ -13,7 +13,7 @@ import math
 import typing
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import yaml
 
@@ -440,21 +440,26 @@ def _merged(base: dict, values: dict) -> dict:
     return merged
 
 
-def load_config(path: str | Path, overrides: list[str] | None = None, trust_plugins: bool = True) -> Config:
+def load_config(path: str | Path, overrides: list[str] | None = None, trust_plugins: bool = True,
+                check_plugins: Callable[[list[str]], None] | None = None) -> Config:
     """The config of a YAML file. Without ``trust_plugins`` (a model directory's config: data, not
     code), a plug-in file it names is imported only if the user has imported it already
-    (``--plugins``); any other is refused in one line."""
+    (``--plugins``); any other is refused in one line. ``check_plugins(paths)``, called once they
+    are allowed and before any is imported, may refuse them too."""
     path = Path(path)
     values = _read_yaml(path)
-    if not trust_plugins and isinstance(values, dict) and values.get("plugins"):
+    plugins = _coerce(values["plugins"], list[str], "plugins") if isinstance(values, dict) and values.get("plugins") else []
+    if not trust_plugins and plugins:
         from wean.registry import plugin_loaded
 
-        untrusted = [raw for raw in _coerce(values["plugins"], list[str], "plugins") if not plugin_loaded(raw)]
+        untrusted = [raw for raw in plugins if not plugin_loaded(raw)]
         if untrusted:
             raise WeanError(
                 f"{path}: names plug-in code ({', '.join(untrusted)}), which loading a model directory does not run "
-                "unless asked: pass --trust-plugins (wean.load(..., trust_plugins=True)), or --plugins FILE to "
-                "import a file you have read")
+                "unless asked: pass --trust-plugins (wean.load(..., trust_plugins=True)), or import a file you have "
+                "read with --plugins FILE")
+    if plugins and check_plugins is not None:
+        check_plugins(plugins)
     try:
         return config_from_dict(apply_overrides(values, overrides or []))
     except WeanError as error:

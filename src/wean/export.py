@@ -10,15 +10,15 @@ from pathlib import Path
 from wean.checkpoint import WEIGHTS, atomic_write_text, load_weights, save_weights
 from wean.config import apply_overrides, config_from_dict
 from wean.errors import WeanError
-from wean.model_dir import CONTROL_COUNTS, claim_directory, load_assets, save_assets
+from wean.model_dir import CONTROL_COUNTS, check_directory, clear_model_files, load_assets, save_assets
 from wean.models.model import build_model
 
 
 def export_model(source: Path, target: Path, fp16: bool = False, overrides: list[str] | None = None,
-                 overwrite: bool = False) -> int:
+                 overwrite: bool = False, trust_plugins: bool = False) -> int:
     """Write ``target`` from the model directory ``source``; returns the weights' size in bytes.
     A ``target`` that holds anything is refused unless ``overwrite`` (which removes its model files)."""
-    assets = load_assets(source)
+    assets = load_assets(source, trust_plugins)
     overrides = overrides or []
     for override in overrides:
         if not override.startswith("generation."):
@@ -29,7 +29,9 @@ def export_model(source: Path, target: Path, fp16: bool = False, overrides: list
     load_weights(model, source / WEIGHTS)
     if target.resolve() == source.resolve():
         raise WeanError(f"{target}: export needs a new directory, not the model's own")
-    claim_directory(target, overwrite)
+    check_directory(target, overwrite)
+    if overwrite and target.exists():
+        clear_model_files(target, keep=source)
     write_model_directory(source, target, dataclasses.replace(assets, config=config), model.half() if fp16 else model)
     return (target / WEIGHTS).stat().st_size
 

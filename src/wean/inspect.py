@@ -69,12 +69,13 @@ def output_layer_table(config, target_size: int) -> str:
 
 
 def inspect_target(
-    target: Path, overrides: list[str], source_size: int | None, target_size: int | None, compare: bool = False
+    target: Path, overrides: list[str], source_size: int | None, target_size: int | None, compare: bool = False,
+    trust_plugins: bool = False,
 ) -> str:
     if target.is_dir():
         from wean.model_dir import load_assets
 
-        assets = load_assets(target)
+        assets = load_assets(target, trust_plugins)
         config = assets.config
         source_size, target_size = len(assets.source_vocabulary), len(assets.target_vocabulary)
     else:

@@ -63,6 +63,13 @@ def file_digest(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
+def _is_file(path: Path) -> bool:
+    try:
+        return path.is_file()
+    except (OSError, ValueError):  # a NUL or an over-long name: no file
+        return False
+
+
 def check_plugin_digests(directory: Path, plugins: list[str]) -> None:
     """A plug-in file that changed since the model directory was written is refused in one line:
     the code that built the weights is not the code that would now load them."""
@@ -70,16 +77,17 @@ def check_plugin_digests(directory: Path, plugins: list[str]) -> None:
     if not plugins or not path.exists():
         return
     recorded = read_json(path)
-    if not isinstance(recorded, dict):
+    if not isinstance(recorded, dict) or not all(isinstance(value, str) for value in recorded.values()):
         raise WeanError(f"{path}: not a JSON object of plug-in files and their sha256")
     for raw in plugins:
         file = Path(raw).expanduser()
-        if raw in recorded and file.is_file() and file_digest(file) != recorded[raw]:
+        if raw in recorded and _is_file(file) and file_digest(file) != recorded[raw]:
             raise WeanError(f"{raw}: this plug-in file changed since {directory} was written (sha256 "
                             f"{recorded[raw][:12]}... then, {file_digest(file)[:12]}... now); restore it, or "
                             f"delete {path} to accept the new code")
 
 
+MODEL_FOLDERS = frozenset({"checkpoints", "tensorboard"})
 # what wean writes into a model directory (training, export, tune-control); --overwrite removes these
 MODEL_FILES = frozenset({
     "config.yaml", "vocab.json", "vocab.src.json", "vocab.tgt.json", "sentencepiece.model", "tokenizer.json",
@@ -88,11 +96,10 @@ MODEL_FILES = frozenset({
 })
 
 
-def claim_directory(directory: Path, overwrite: bool, remove: bool = True) -> None:
+def check_directory(directory: Path, overwrite: bool) -> None:
     """Before a new model is written into ``directory``: one that holds anything is refused in one
-    line unless ``overwrite``, which removes what a model directory holds (and nothing else), so
-    that no file of the old model is left beside the new one; ``remove`` False only checks (the
-    training processes but the first)."""
+    line unless ``overwrite``, and even then unless it is a wean model directory (whose model
+    files :func:`clear_model_files` removes, so that none of the old model is left beside the new)."""
     if not directory.exists():
         return
     if not directory.is_dir():
@@ -104,10 +111,29 @@ def claim_directory(directory: Path, overwrite: bool, remove: bool = True) -> No
         shown = ", ".join(entries[:4]) + (", ..." if len(entries) > 4 else "")
         raise WeanError(f"{directory}: not empty ({shown}); choose another directory, or pass --overwrite to "
                         "replace the model there")
-    for name in entries if remove else ():
-        if name in MODEL_FILES:
+    looks_like_a_model = (directory / "config.yaml").is_file() and any(
+        (directory / name).exists() for name in ("model.safetensors", "tokenizer.json", "checkpoints/latest"))
+    if not looks_like_a_model:
+        raise WeanError(f"{directory}: --overwrite replaces a wean model directory, and this is none; choose an "
+                        "empty directory")
+
+
+def clear_model_files(directory: Path, keep: Path | None = None) -> None:
+    """Remove what a model directory holds (MODEL_FILES: the files, and the checkpoints/ and
+    tensorboard/ folders), nothing else; refused where ``keep`` lies inside what would go."""
+    for name in MODEL_FILES:
+        path = directory / name
+        if keep is not None and (keep.resolve() == path.resolve() or path.resolve() in keep.resolve().parents):
+            raise WeanError(f"{keep}: inside {path}, which --overwrite would remove")
+    try:
+        for name in sorted(MODEL_FILES):
             path = directory / name
-            shutil.rmtree(path) if path.is_dir() and not path.is_symlink() else path.unlink()
+            if path.is_symlink() or path.is_file():
+                path.unlink()
+            elif path.is_dir() and name in MODEL_FOLDERS:
+                shutil.rmtree(path)
+    except OSError as error:
+        raise WeanError(f"{directory}: cannot remove the old model's files: {error.strerror or error}") from None
 
 
 def save_assets(directory: Path, assets: Assets) -> None:
@@ -133,10 +159,9 @@ def load_assets(directory: Path, trust_plugins: bool = False) -> Assets:
     config_path = directory / "config.yaml"
     if not config_path.is_file():
         raise WeanError(f"{config_path}: not found; is {directory} a wean model directory?")
-    plugins = yaml.safe_load(config_path.read_text(encoding="utf-8")) if (directory / PLUGIN_DIGESTS).exists() else {}
-    if isinstance(plugins, dict) and isinstance(plugins.get("plugins"), list):
-        check_plugin_digests(directory, [str(raw) for raw in plugins["plugins"]])  # before any is imported
-    config = load_config(config_path, trust_plugins=trust_plugins)  # its errors name the file (and the line of bad YAML)
+    # its errors name the file (and the line of bad YAML); the digests are checked before any plug-in is imported
+    config = load_config(config_path, trust_plugins=trust_plugins,
+                         check_plugins=lambda plugins: check_plugin_digests(directory, plugins))
     tokenizer = load_tokenizer(directory)
     if config.data.tokenizer.shared_vocab:
         source = target = Vocabulary.load(directory / "vocab.json")

@@ -43,6 +43,7 @@ from wean.data.vocabulary import BOS_ID, EOS_ID, SPECIALS, Vocabulary
 
 NEG_INF = float("-inf")
 END = -1  # in source_words: a word may end here
+MAY_END = -2  # first in a checked word that may end at any piece: a common word opening a sentence
 WORD_START = "▁"  # sentencepiece's mark of a word's first piece
 SENTENCE_END = {".", "!", "?", "...", '."', '?"', '!"', ".'", "?'"}
 BYTE_PIECE = re.compile(r"<0x[0-9A-Fa-f]{2}>")
@@ -66,9 +67,10 @@ class TokenClasses:
     continuation: torch.Tensor  # a later piece of a word, with a letter or a digit, or a byte piece
     capitalised: torch.Tensor  # any piece whose first letter is a capital
     punctuation: torch.Tensor  # a piece with neither letter nor digit ("-", "(", '"')
-    byte_pieces: torch.Tensor  # sentencepiece's byte pieces (<0xC3>): parts of characters
+    byte_pieces: torch.Tensor  # sentencepiece's byte pieces of non-ASCII characters (<0xC3>)
     sentence_ends: torch.Tensor
     lowercase: torch.Tensor  # the id of the token's lowercase form; -1: none in the vocabulary
+    i_ids: frozenset = frozenset()  # the pronoun "I": may stand alone anywhere
 
     @classmethod
     def of(cls, vocabulary: Vocabulary) -> "TokenClasses":
@@ -77,8 +79,10 @@ class TokenClasses:
             "word_start", "numbers", "names", "function_words", "continuation", "capitalised", "punctuation",
             "byte_pieces", "sentence_ends", "lowercase")}
         for token in vocabulary.itos:
-            byte_piece = BYTE_PIECE.fullmatch(token) is not None
-            # specials and control tokens are no words
+            byte = int(token[3:5], 16) if BYTE_PIECE.fullmatch(token) else None
+            if byte is not None and byte < 0x80:  # an ASCII byte piece is the character it encodes
+                token, byte = chr(byte), None
+            # specials, control tokens and the other byte pieces are no words
             special = token in SPECIALS or (token.startswith("<") and token.endswith(">"))
             text = token[len(WORD_START):] if token.startswith(WORD_START) else token
             starts = not special and (not pieces or token.startswith(WORD_START))
@@ -89,14 +93,15 @@ class TokenClasses:
             columns["numbers"].append(not special and any(c.isdigit() for c in text))
             columns["names"].append(name)
             columns["function_words"].append(name and text.lower() in FUNCTION_WORDS)
-            columns["continuation"].append(byte_piece or (not special and not starts and alphanumeric))
+            columns["continuation"].append(byte is not None or (not special and not starts and alphanumeric))
             columns["capitalised"].append(capitalised)
-            columns["punctuation"].append(not special and bool(text) and not alphanumeric)
-            columns["byte_pieces"].append(byte_piece)
+            columns["punctuation"].append(not special and not alphanumeric)  # the bare "▁" too
+            columns["byte_pieces"].append(byte is not None)
             columns["sentence_ends"].append(not special and text in SENTENCE_END)
             columns["lowercase"].append(vocabulary.stoi.get(token.lower(), -1) if name else -1)
+        i_ids = frozenset(index for index, token in enumerate(vocabulary.itos) if token in ("I", WORD_START + "I"))
         return cls(**{name: torch.tensor(values, dtype=torch.long if name == "lowercase" else torch.bool)
-                      for name, values in columns.items()})
+                      for name, values in columns.items()}, i_ids=i_ids)
 
 
 def source_words(ids: list[int], classes: TokenClasses) -> dict[tuple[int, ...], set[int]]:
@@ -131,19 +136,20 @@ class ConstrainedEncoding:
     banned_opening: torch.Tensor  # (rows, V): those still banned at a sentence's start
     banned_capitalised: torch.Tensor  # (rows, V): capitalised pieces the source lacks (after punctuation)
     in_source: torch.Tensor  # (rows, V)
+    lowercase_in_source: torch.Tensor  # (rows, V): names whose lowercase form the source holds
     following: list[dict[tuple[int, ...], set[int]]]  # per row: source_words
 
     def select(self, index: torch.Tensor) -> "ConstrainedEncoding":
         rows = index.tolist()
         return ConstrainedEncoding(self.inner.select(index), self.banned[index], self.banned_opening[index],
                                    self.banned_capitalised[index], self.in_source[index],
-                                   [self.following[row] for row in rows])
+                                   self.lowercase_in_source[index], [self.following[row] for row in rows])
 
     def repeat(self, times: int) -> "ConstrainedEncoding":
         return ConstrainedEncoding(
             self.inner.repeat(times), self.banned.repeat_interleave(times, 0),
             self.banned_opening.repeat_interleave(times, 0), self.banned_capitalised.repeat_interleave(times, 0),
-            self.in_source.repeat_interleave(times, 0),
+            self.in_source.repeat_interleave(times, 0), self.lowercase_in_source.repeat_interleave(times, 0),
             [following for following in self.following for _ in range(times)],
         )
 
@@ -190,7 +196,7 @@ class SourceNamesOnly(nn.Module):
         capitalised = classes.capitalised.to(device) & ~in_source
         following = [source_words(source[row, : int(lengths[row])].tolist(), classes) for row in range(source.size(0))]
         return ConstrainedEncoding(self.model.encode(source, lengths), banned, opening, capitalised, in_source,
-                                   following)
+                                   lowercase_in_source, following)
 
     def init_state(self, encoded: ConstrainedEncoding) -> ConstrainedState:
         rows = len(encoded.following)
@@ -213,8 +219,11 @@ class SourceNamesOnly(nn.Module):
         if checked:  # a checked word goes on only as a source word does, and ends only where one does
             extra = classes.continuation.to(device).expand(len(checked), vocabulary).clone()
             for i, row in enumerate(checked):
-                following = encoded.following[row].get(words[row], ()) if words[row] else ()
-                if following and END not in following:  # or the output ends (if n-gram blocking bans the rest)
+                word = words[row]
+                may_end = bool(word) and word[0] == MAY_END
+                pieces = word[1:] if may_end else word
+                following = encoded.following[row].get(pieces, ()) if pieces else ()
+                if following and END not in following and not may_end:  # or the output ends (n-gram blocking)
                     extra[i] = True
                     extra[i, EOS_ID] = False
                 allowed = [token for token in following if token != END]
@@ -236,13 +245,20 @@ class SourceNamesOnly(nn.Module):
                 updated.append(None)
             elif bool(classes.continuation[token]):
                 if word is not None:
-                    updated.append(word + (token,) if word else ())
+                    updated.append(word + (token,) if word else ())  # (MAY_END, ...) words go on as source words
                 elif bool(classes.capitalised[token]) and last[row] < vocabulary and bool(classes.punctuation[last[row]]):
                     updated.append((token,) if bool(encoded.in_source[row, token]) else ())
                 else:
                     updated.append(None)
             elif bool(classes.numbers[token] | classes.names[token]):
-                updated.append((token,) if bool(encoded.in_source[row, token]) else ())
+                opening = last[row] == BOS_ID or (last[row] < vocabulary and bool(classes.sentence_ends[last[row]]))
+                common = bool(classes.function_words[token]) or bool(encoded.lowercase_in_source[row, token])
+                if not bool(encoded.in_source[row, token]):
+                    updated.append(())
+                elif common and (opening or token in classes.i_ids):  # "In" opening a sentence, not only "Inverness"
+                    updated.append((MAY_END, token))
+                else:
+                    updated.append((token,))
             else:
                 updated.append(None)
         return updated

@@ -18,6 +18,8 @@ def add(subparsers) -> None:
     chosen.add_argument("--checkpoints", nargs="+", metavar="NAME",
                         help="checkpoints by name (step-00001200) or as checkpoint directories")
     parser.add_argument("--out", type=Path, required=True, help="new model directory")
+    parser.add_argument("--trust-plugins", action="store_true",
+                        help="import the plug-in files the model directory's config names (their code runs)")
     parser.set_defaults(run=run)
 
 
@@ -25,6 +27,6 @@ def run(args: argparse.Namespace) -> int:
     from wean.average import average_checkpoints, choose_checkpoints
 
     checkpoints = choose_checkpoints(args.run_dir, args.last, args.checkpoints or ())
-    average_checkpoints(args.run_dir, checkpoints, args.out)
+    average_checkpoints(args.run_dir, checkpoints, args.out, args.trust_plugins)
     print(f"{args.out}: the mean of {len(checkpoints)} checkpoints ({', '.join(path.name for path in checkpoints)})")
     return 0

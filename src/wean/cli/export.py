@@ -13,6 +13,8 @@ def add(subparsers) -> None:
     parser.add_argument("--fp16", action="store_true", help="store the weights in half precision (half the size)")
     parser.add_argument("--set", dest="overrides", action="append", default=[], metavar="generation.KEY=VALUE",
                         help="change a generation setting, e.g. generation.plain_text=true")
+    parser.add_argument("--trust-plugins", action="store_true",
+                        help="import the plug-in files the model directory's config names (their code runs)")
     parser.add_argument("--overwrite", action="store_true",
                         help="out holds something: replace the model there (its model files are removed)")
     parser.set_defaults(run=run)
@@ -21,6 +23,6 @@ def add(subparsers) -> None:
 def run(args: argparse.Namespace) -> int:
     from wean.export import export_model
 
-    size = export_model(args.model, args.out, args.fp16, args.overrides, args.overwrite)
+    size = export_model(args.model, args.out, args.fp16, args.overrides, args.overwrite, args.trust_plugins)
     print(f"{args.out}: weights {size / 2**20:.1f} MiB")
     return 0

@@ -17,6 +17,8 @@ def add(subparsers) -> None:
     parser.add_argument("--compare-output-layers", action="store_true",
                         help="also count the output-layer parameters of the linear layer and of each WEAN "
                         "score function at these sizes (the WEAN paper's Table 5)")
+    parser.add_argument("--trust-plugins", action="store_true",
+                        help="import the plug-in files the model directory's config names (their code runs)")
     parser.set_defaults(run=run)
 
 
@@ -24,5 +26,5 @@ def run(args: argparse.Namespace) -> int:
     from wean.inspect import inspect_target
 
     print(inspect_target(args.target, args.overrides, args.source_vocabulary, args.target_vocabulary,
-                         args.compare_output_layers))
+                         args.compare_output_layers, args.trust_plugins))
     return 0

@@ -38,7 +38,7 @@ from wean.data.corpus import encode_pairs, hold_out, make_batches, read_parallel
 from wean.data.vocabulary import SPECIALS
 from wean.device import resolve_device
 from wean.errors import WeanError
-from wean.model_dir import Assets, claim_directory, load_assets, save_assets, write_control_counts
+from wean.model_dir import Assets, check_directory, clear_model_files, load_assets, save_assets, write_control_counts
 from wean.models.interfaces import TrainingCorpus
 from wean.models.model import build_model
 from wean.training.checkpoints import RunCheckpoints
@@ -66,7 +66,7 @@ class TrainingState:
 class Trainer:
     def __init__(self, config: Config, resume: bool = False, log=None, overwrite: bool = False):
         """``overwrite``: a new run into a model_dir that holds something replaces the model there
-        (:func:`wean.model_dir.claim_directory`); without it, such a directory is refused."""
+        (:func:`wean.model_dir.check_directory`); without it, such a directory is refused."""
         if not config.model_dir:
             raise WeanError("config: model_dir is empty; say where the model goes (--set model_dir=DIR)")
         if not config.data.train:
@@ -91,9 +91,9 @@ class Trainer:
                 f"{self.directory}: already holds a training run; pass --resume to continue it, --overwrite to "
                 "replace it, or choose another model_dir"
             )
-        if not resume:
-            claim_directory(self.directory, overwrite, remove=main)
-            self.distributed.barrier()  # no process writes before every one has checked the directory
+        if not resume:  # checked now; the old model's files go only when the new one is first written
+            check_directory(self.directory, overwrite)
+            self.distributed.barrier()  # every process has checked before the first writes
         torch.manual_seed(config.training.seed)
         train = read_parallel(config.data.train)
         self.notes: list[str] = []  # said in the log when training starts
@@ -132,6 +132,8 @@ class Trainer:
         else:
             if main:  # the others read what rank 0 learned: one tokenizer, one vocabulary
                 self.assets = build_assets(config, train)
+                if overwrite:
+                    clear_model_files(self.directory)
                 save_assets(self.directory, self.assets)
             self.distributed.barrier()
             if not main:
