@@ -16,7 +16,6 @@ from wean.ensemble import Ensemble
 from wean.errors import WeanError
 from wean.generator import load
 from wean.models.coverage_loss import coverage_loss
-from wean.models.interfaces import OutputContext
 from wean.models.model import build_model
 from wean.search import decode
 from wean.search_options import SearchOptions
