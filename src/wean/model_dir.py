@@ -17,6 +17,7 @@ from wean.data.control import Control
 from wean.data.tokenizers import Tokenizer, load_tokenizer
 from wean.data.vocabulary import Vocabulary
 from wean.errors import WeanError
+from wean.textio import is_file
 
 
 @dataclass
@@ -63,13 +64,6 @@ def file_digest(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def _is_file(path: Path) -> bool:
-    try:
-        return path.is_file()
-    except (OSError, ValueError):  # a NUL or an over-long name: no file
-        return False
-
-
 def check_plugin_digests(directory: Path, plugins: list[str]) -> None:
     """A plug-in file that changed since the model directory was written is refused in one line:
     the code that built the weights is not the code that would now load them."""
@@ -81,7 +75,7 @@ def check_plugin_digests(directory: Path, plugins: list[str]) -> None:
         raise WeanError(f"{path}: not a JSON object of plug-in files and their sha256")
     for raw in plugins:
         file = Path(raw).expanduser()
-        if raw in recorded and _is_file(file) and file_digest(file) != recorded[raw]:
+        if raw in recorded and is_file(file) and file_digest(file) != recorded[raw]:
             raise WeanError(f"{raw}: this plug-in file changed since {directory} was written (sha256 "
                             f"{recorded[raw][:12]}... then, {file_digest(file)[:12]}... now); restore it, or "
                             f"delete {path} to accept the new code")

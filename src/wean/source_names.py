@@ -60,7 +60,6 @@ all any no not one such other another many much more also then thus
 class TokenClasses:
     """Per vocabulary id (V,): what the constraint needs to know of each token."""
 
-    word_start: torch.Tensor  # starts a word (never a special token)
     numbers: torch.Tensor
     names: torch.Tensor
     function_words: torch.Tensor  # names that are capitalised function words
@@ -76,7 +75,7 @@ class TokenClasses:
     def of(cls, vocabulary: Vocabulary) -> "TokenClasses":
         pieces = any(token.startswith(WORD_START) for token in vocabulary.itos)
         columns: dict[str, list] = {name: [] for name in (
-            "word_start", "numbers", "names", "function_words", "continuation", "capitalised", "punctuation",
+            "numbers", "names", "function_words", "continuation", "capitalised", "punctuation",
             "byte_pieces", "sentence_ends", "lowercase")}
         for token in vocabulary.itos:
             byte = int(token[3:5], 16) if BYTE_PIECE.fullmatch(token) else None
@@ -89,7 +88,6 @@ class TokenClasses:
             alphanumeric = any(c.isalnum() for c in text)
             capitalised = not special and bool(text) and text[0].isupper()
             name = starts and capitalised
-            columns["word_start"].append(starts)
             columns["numbers"].append(not special and any(c.isdigit() for c in text))
             columns["names"].append(name)
             columns["function_words"].append(name and text.lower() in FUNCTION_WORDS)
@@ -107,7 +105,7 @@ class TokenClasses:
 def source_words(ids: list[int], classes: TokenClasses) -> dict[tuple[int, ...], set[int]]:
     """For a source's ids: each proper prefix (pieces) of each of its words → the pieces that
     continue it in the source, and each whole word → {END}."""
-    vocabulary = classes.word_start.size(0)
+    vocabulary = classes.numbers.size(0)
     words, current = [], []
     for index in ids:
         if (0 <= index < vocabulary and bool(classes.continuation[index]) and current

@@ -13,6 +13,14 @@ from typing import Any, Sequence
 from wean.errors import WeanError
 
 
+def is_file(path: str | Path) -> bool:
+    """Whether ``path`` names a file; a text that cannot be a path (a NUL, over-long) names none."""
+    try:
+        return Path(path).is_file()
+    except (OSError, ValueError):
+        return False
+
+
 def read_lines(path: str | Path, *, strip: bool = True) -> list[str]:
     """Return the lines of a UTF-8 text file, without line ends.
 

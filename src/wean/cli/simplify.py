@@ -22,16 +22,10 @@ def add(subparsers) -> None:
 
 def run(args) -> int:
     from wean.errors import WeanError
+    from wean.textio import is_file
 
     if args.text and args.input is not None:
         raise WeanError("simplify: give sentences as arguments or --input FILE, not both")
-    if len(args.text) == 1 and _is_file(args.text[0]):  # a file name would be simplified as a sentence
+    if len(args.text) == 1 and is_file(args.text[0]):  # a file name would be simplified as a sentence
         raise WeanError(f"simplify: {args.text[0]!r} is a file: to simplify its lines, use --input {args.text[0]}")
     return run_generate(args)
-
-
-def _is_file(text: str) -> bool:
-    try:
-        return Path(text).is_file()
-    except (OSError, ValueError):  # too long for a file name, or a NUL: a sentence
-        return False
