@@ -58,23 +58,17 @@ class Ensemble(nn.Module):
 
     @property
     def copies_source(self) -> bool:
-        """Whether a model copies: then every model reads the source's extended ids (the others as <unk>)."""
+        """Whether a model copies: then every model is given the source's extended ids (and reads them as <unk>)."""
         return any(model.copies_source for model in self.models)
 
     def encode(self, source: torch.Tensor, lengths: torch.Tensor) -> EnsembleEncoding:
-        return EnsembleEncoding([model.encode(self._ids_for(model, source), lengths) for model in self.models])
-
-    def _ids_for(self, model: nn.Module, ids: torch.Tensor) -> torch.Tensor:
-        """``ids`` as ``model`` reads them: a model that does not copy is never given extended ids."""
-        if model.copies_source or not self.copies_source:
-            return ids
-        return model.in_vocabulary(ids, always=True)
+        return EnsembleEncoding([model.encode(source, lengths) for model in self.models])
 
     def init_state(self, encoded: EnsembleEncoding) -> EnsembleState:
         return EnsembleState([model.init_state(part) for model, part in zip(self.models, encoded.parts)])
 
     def decode_step(self, previous: torch.Tensor, encoded: EnsembleEncoding, state: EnsembleState) -> StepOutput:
-        steps = [model.decode_step(self._ids_for(model, previous), part, part_state)
+        steps = [model.decode_step(previous, part, part_state)
                  for model, part, part_state in zip(self.models, encoded.parts, state.parts)]
         # a model that does not copy gives the extended ids of a copying one's source words no
         # probability, and so vetoes them

@@ -70,12 +70,9 @@ class EncoderDecoder(nn.Module):
             if isinstance(part, Component):
                 part.prepare(corpus)
 
-    def in_vocabulary(self, ids: torch.Tensor, always: bool = False) -> torch.Tensor:
+    def in_vocabulary(self, ids: torch.Tensor) -> torch.Tensor:
         """``ids`` with every extended id (a copied word outside the vocabulary) as <unk>: what
-        embeddings read. Only a copying model is given extended ids, unless ``always`` (the
-        ensemble that holds one)."""
-        if not (self.copies_source or always):
-            return ids
+        embeddings read. Any model may be given extended ids (an ensemble with a copying model)."""
         return ids.masked_fill(ids >= self.vocabulary_size, UNK_ID)
 
     def extend_target(self, source_length: int, target: list[int]) -> list[int]:
