@@ -48,7 +48,7 @@ def test_bad_input_gives_one_clear_line(model_dir, tmp_path, capsys, case):
         (broken / "model.safetensors").write_bytes(b"\x00garbage")
     argv, message = {
         "missing_model": (["generate", "--model", str(tmp_path / "none")], "model directory not found"),
-        "corrupt_weights": (["generate", "--model", str(broken)], "corrupt or incompatible weights"),
+        "corrupt_weights": (["generate", "--model", str(broken)], "corrupt or incompatible tensors"),
         "bad_beam": (["generate", "--model", str(model_dir), "--beam", "0"], "--beam is 0; it must be an integer from 1"),
         "missing_config": (["train", str(tmp_path / "no.yaml")], "no.yaml: config file not found"),
         "bad_key": (["train", "configs/demo.yaml", "--set", "training.epochs=3"],

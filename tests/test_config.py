@@ -149,3 +149,74 @@ def _get(values: dict, key: str):
     for part in key.split("."):
         values = values.get(part, {}) if isinstance(values, dict) else None
     return values
+
+
+BILLION_LAUGHS = 'a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]\n' + "".join(
+    f"{level}: &{level} [{', '.join([f'*{previous}'] * 9)}]\n" for previous, level in zip("abcdefgh", "bcdefghi"))
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        (BILLION_LAUGHS, "more than 100,000 values once its aliases are expanded"),
+        ("a: " + "[" * 200 + "]" * 200 + "\n", "nested deeper than 50 levels"),
+        ("a: &x\n  b: *x\n", "an alias refers to a value that contains it"),
+    ],
+)
+def test_yaml_that_would_eat_the_machine_is_refused_before_it_is_expanded(tmp_path, text, message):
+    """A 2 KB alias bomb expands to 387 million strings; it is refused from its parsed graph,
+    not after expansion (which took 1.17 GB and wrote a 226 MB error message)."""
+    import resource
+
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    with pytest.raises(WeanError, match=message) as error:
+        load_config(config_file(tmp_path, text))
+    assert len(str(error.value)) < 300
+    assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before < 100_000  # KiB: under 100 MB more
+    flow = "{" + ", ".join(line for line in text.splitlines() if line.strip()) + "}"
+    if "&x" not in text:  # the same through --set, in YAML's one-line form
+        with pytest.raises(WeanError, match=message):
+            load_config(config_file(tmp_path, "name: x\n"), [f"model={flow}"])
+
+
+def test_a_config_file_over_a_mebibyte_is_refused(tmp_path):
+    path = config_file(tmp_path, "name: x\n" + "# padding\n" * 120_000)
+    with pytest.raises(WeanError, match="bytes; a config file is at most 1,048,576"):
+        load_config(path)
+
+
+def test_sizes_are_bounded_before_anything_is_built(tmp_path, monkeypatch):
+    """A million layers is refused by the config, at once; a model larger than the machine's
+    memory by counting its parameters on the meta device, before any is allocated."""
+    with pytest.raises(WeanError, match="model.encoder.layers is 1,000,000; wean builds at most 64"):
+        load_config(config_file(tmp_path, "model:\n  encoder: {layers: 1000000}\n"))
+    import wean.models.model as model_module
+
+    config = load_config(config_file(tmp_path, "model: {embedding_size: 64}\n"))
+    small_memory = {"SC_PAGE_SIZE": 4096, "SC_PHYS_PAGES": 256}  # 1 MiB
+    monkeypatch.setattr(model_module.os, "sysconf", lambda name: small_memory[name])
+    with pytest.raises(WeanError, match=r"the model has [\d,]+ parameters \(.* GiB in float32\), more than this machine's"):
+        build_model(config.model, 5000, 5000)
+
+
+def test_no_value_of_any_key_ends_in_a_traceback():
+    """Every setting given each kind of wrong value: a config error naming it, or a model built."""
+    import dataclasses
+
+    from wean.config import Config, apply_overrides, config_from_dict
+
+    def keys(section, prefix=""):
+        for field_ in dataclasses.fields(section):
+            value = getattr(section, field_.name)
+            if dataclasses.is_dataclass(value):
+                yield from keys(value, f"{prefix}{field_.name}.")
+            else:
+                yield prefix + field_.name
+
+    for key in keys(Config()):
+        for value in ("~", "-1", "1000000000000", "x", "[1]", ".nan"):
+            try:
+                config = config_from_dict(apply_overrides(Config().to_dict(), [f"{key}={value}"]))
+                build_model(config.model, 10, 10)
+            except WeanError:
+                pass

@@ -132,6 +132,9 @@ def test_byte_fallback_gives_every_character_back(tmp_path):
     pieces = tokenizer.encode("a Zürich")
     assert "<0xC3>" in pieces and "<0xBC>" in pieces  # ü, spelt in bytes
     assert tokenizer.decode([p for p in pieces if p != "<0xBC>"]) == "a Zrich"
+    # the replacement character a text holds is a character like any other: kept
+    assert tokenizer.decode(tokenizer.encode("a \ufffd b")) == "a \ufffd b"
+    assert tokenizer.decode(["▁a", "<0xEF>", "<0xBF>", "<0xBD>", "<0xE2>", "▁the"]) == "a\ufffd the"
 
 
 def test_a_tiny_model_obeys_its_length_token(control_model):

@@ -71,3 +71,111 @@ def test_the_cli_says_it_in_one_line_with_exit_1(tmp_path, capsys):
     assert main(["simplify", "--model", str(broken), "A sentence."]) == 1
     err = capsys.readouterr().err
     assert "config.yaml:4: not valid YAML" in err and err.count("\n") == 1 and "Traceback" not in err
+
+
+def rewrite_weights(directory: Path, change, keep_digest: bool = False) -> None:
+    """The shipped weights changed by ``change(tensors)`` and written again: with a fresh digest
+    (as a faulty training would write them), or with the old metadata kept (a tool that edited
+    the tensors and copied the rest)."""
+    from safetensors import safe_open
+    from safetensors.torch import save
+
+    from wean.checkpoint import _write_tensors
+
+    path = directory / "model.safetensors"
+    with safe_open(str(path), "pt") as weights:
+        tensors = {name: weights.get_tensor(name) for name in weights.keys()}
+        metadata = weights.metadata()
+    change(tensors)
+    if keep_digest:
+        path.write_bytes(save(tensors, metadata=metadata))
+    else:
+        _write_tensors(path, tensors, {k: v for k, v in metadata.items() if k != "wean.sha256"})
+
+
+def flip_a_byte(directory: Path) -> None:
+    path = directory / "model.safetensors"
+    data = bytearray(path.read_bytes())
+    data[-1000] ^= 0x10
+    path.write_bytes(bytes(data))
+
+
+def first_square(tensors):
+    return next(name for name, tensor in tensors.items() if tensor.dim() == 2 and tensor.size(0) == tensor.size(1))
+
+
+def other_sentencepiece(directory: Path) -> None:
+    from wean.data.tokenizers import SentencePieceTokenizer
+
+    texts = [f"zebra number {i} quietly yodels over xylophones" for i in range(200)]
+    (directory / "sentencepiece.model").write_bytes(SentencePieceTokenizer.train("bpe", texts, 60, False).model_proto)
+
+
+WEIGHT_CASES = {
+    "a flipped byte": (flip_a_byte, "model.safetensors", "damaged"),
+    "a transposed tensor, old digest kept": (
+        lambda d: rewrite_weights(d, lambda t: t.update({first_square(t): t[first_square(t)].t().contiguous()}),
+                                  keep_digest=True), "model.safetensors", "damaged"),
+    "NaN": (lambda d: rewrite_weights(d, lambda t: t["encoder.embedding.weight"].view(-1)[7].fill_(float("nan"))),
+            "model.safetensors", "NaN or infinite"),
+    "infinity": (lambda d: rewrite_weights(d, lambda t: t["decoder.rnn.weight_hh_l0"].view(-1)[0].fill_(float("inf"))),
+                 "model.safetensors", "NaN or infinite"),
+    "all zero": (lambda d: rewrite_weights(d, lambda t: [tensor.zero_() for tensor in t.values()]),
+                 "model.safetensors", "all zero"),
+    "float64": (lambda d: rewrite_weights(d, lambda t: t.update({name: v.double() for name, v in t.items()})),
+                "model.safetensors", "wrong type"),
+    "an int tensor": (lambda d: rewrite_weights(d, lambda t: t.update(
+        {"encoder.embedding.weight": t["encoder.embedding.weight"].long()})), "model.safetensors", "wrong type"),
+    "tokenizer of another type": (lambda d: (d / "tokenizer.json").write_text('{"type": "unigram", "lowercase": false}'),
+                                  "tokenizer.json", "config.yaml says data.tokenizer.type bpe"),
+    "tokenizer lowercasing": (lambda d: (d / "tokenizer.json").write_text('{"type": "bpe", "lowercase": true}'),
+                              "tokenizer.json", "lowercase false"),
+    "another sentencepiece model": (other_sentencepiece, "sentencepiece.model", "not the tokenizer of this vocabulary"),
+    "an empty config": (lambda d: (d / "config.yaml").write_text(""), "config.yaml", "empty"),
+}
+
+
+@pytest.mark.parametrize("case", list(WEIGHT_CASES))
+def test_damaged_weights_and_mismatched_tokenizers_are_refused_by_name(tmp_path, case):
+    broken = tmp_path / "model"
+    shutil.copytree(SIMPLIFIER, broken)
+    make, name, message = WEIGHT_CASES[case]
+    make(broken)
+    with pytest.raises(WeanError) as error:
+        load(broken)
+    text = str(error.value)
+    assert str(broken / name) in text and message in text and "\n" not in text, text
+    if name == "model.safetensors":
+        assert main(["verify", str(broken)]) == 1
+
+
+def test_weights_without_a_digest_load_with_a_warning_and_fail_verify(tmp_path, capsys):
+    """Weights another tool rewrote without wean's digest (a transposed tensor, say) cannot be
+    checked: loaded, as an earlier wean's files must be, but never silently."""
+    from wean.checkpoint import UnverifiedWeightsWarning
+
+    edited = tmp_path / "model"
+    shutil.copytree(SIMPLIFIER, edited)
+
+    def transpose_and_drop_the_digest(tensors):
+        square = first_square(tensors)
+        tensors[square] = tensors[square].t().contiguous()
+
+    from safetensors import safe_open
+    from safetensors.torch import save
+
+    with safe_open(str(edited / "model.safetensors"), "pt") as weights:
+        tensors = {name: weights.get_tensor(name) for name in weights.keys()}
+        aliases = {k: v for k, v in weights.metadata().items() if k != "wean.sha256"}
+    transpose_and_drop_the_digest(tensors)
+    (edited / "model.safetensors").write_bytes(save(tensors, metadata=aliases))
+    with pytest.warns(UnverifiedWeightsWarning, match="no sha256"):
+        load(edited)
+    assert main(["verify", str(edited)]) == 1
+    assert "cannot be detected" in capsys.readouterr().err
+
+
+def test_verify_reports_a_whole_directory(capsys):
+    assert main(["verify", str(SIMPLIFIER)]) == 0
+    out = capsys.readouterr().out
+    assert "sha256 matches" in out and "tokenizer and vocabularies agree" in out

@@ -68,6 +68,35 @@ def test_an_over_long_sentence_comes_back_unchanged_with_a_warning(copier, tmp_p
                                     "this model was trained on (data.max_tokens 20), was left unchanged")
 
 
+LINE_TROUBLE = ["\r", "\u2028", "\u2029", "\x85", "\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\t", "\x1b[31m", "\x00", "\ufffd"]
+
+
+@pytest.mark.parametrize("nbest", [1, 2])
+def test_n_lines_in_are_n_lines_out_whatever_the_characters(tmp_path, nbest):
+    """Inside outputs the model writes and over-long inputs it gives back unchanged, every
+    character a reader takes for a line end, tabs and control characters: each output is one line
+    to str.splitlines(), to open() and to wc -l, as text and as n-best JSON."""
+    import json
+
+    from wean.pretrained import SIMPLIFIER
+
+    long = " ".join(["word"] * 90)  # beyond the shipped model's 80 tokens: given back as it is
+    lines = [f"The {mark} committee met {mark} in 1998." for mark in LINE_TROUBLE]
+    lines += [f"{long} {mark} {long}" for mark in LINE_TROUBLE]
+    (tmp_path / "in.txt").write_bytes(("\n".join(lines) + "\n").encode("utf-8"))
+    out = tmp_path / "out.txt"
+    assert main(["simplify", "--model", str(SIMPLIFIER), "--input", str(tmp_path / "in.txt"), "--output", str(out),
+                 "--beam", str(nbest), "--nbest", str(nbest)]) == 0
+    data = out.read_bytes()
+    text = data.decode("utf-8")
+    assert len(text.splitlines()) == len(lines) and data.count(b"\n") == len(lines)
+    with open(out, encoding="utf-8") as file:  # universal newlines: \r is a line end too
+        assert len(file.readlines()) == len(lines)
+    assert "\ufffd" in text.splitlines()[-1] or "\\ufffd" in text.splitlines()[-1]  # kept, not dropped
+    if nbest > 1:
+        assert [json.loads(line)["source"] for line in text.splitlines()][:2] == lines[:2]
+
+
 def test_with_byte_fallback_unk_is_never_written(tmp_path):
     data = write_corpus(tmp_path / "data", train=300, valid=10, reverse=False)
     config = tiny_config(data, tmp_path / "model", max_updates=4, validate_every=4)

@@ -229,3 +229,66 @@ def test_a_budget_that_ends_between_validations_still_writes_the_model(tmp_path)
     state = Trainer(tiny_config(data, tmp_path / "model", max_updates=7, batch_size=16)).train()  # epoch: 19
     assert state.validations == [] and "holds the last weights" in (tmp_path / "model" / "train.log").read_text()
     load(tmp_path / "model").generate(["a b c"])
+
+
+def saved_trainer_state(model_dir):
+    from wean.checkpoint import read_tensors, unflatten_state
+    from wean.textio import read_json
+
+    checkpoint = model_dir / "checkpoints" / (model_dir / "checkpoints" / "latest").read_text().strip()
+    return unflatten_state(read_json(checkpoint / "training.json"),
+                           read_tensors(checkpoint / "training.safetensors")[0])["trainer"]
+
+
+def test_a_kill_anywhere_in_the_final_save_resumes_to_a_finished_run_without_leftovers(tmp_path, monkeypatch):
+    """kill -9 at each rename and each fsync of the last save (the checkpoint and ``latest``): the
+    resumed run removes what the kill left, ends marked finished with a model to load, and has the
+    losses of the run never killed."""
+    import os
+
+    from wean.training.trainer import Trainer as TrainerClass
+
+    data = write_corpus(tmp_path / "data", train=100, valid=10)
+    settings = dict(max_updates=3, validate_every=2, batch_size=16)  # the kills come after the checkpoint of 2
+    whole = Trainer(tiny_config(data, tmp_path / "whole", **settings)).train()
+    assert saved_trainer_state(tmp_path / "whole")["finished"]
+
+    calls = []
+    real_replace, real_fsync, real_finish = os.replace, os.fsync, TrainerClass._finish
+    state = {"finishing": False, "kill_at": None}
+
+    def counted(real):
+        def call(*args):
+            if state["finishing"]:
+                calls.append(real.__name__)
+                if len(calls) == state["kill_at"]:
+                    raise KeyboardInterrupt("kill -9")
+            return real(*args)
+        return call
+
+    def finish(self):
+        state["finishing"] = True
+        try:
+            real_finish(self)
+        finally:
+            state["finishing"] = False
+
+    monkeypatch.setattr(os, "replace", counted(real_replace))
+    monkeypatch.setattr(os, "fsync", counted(real_fsync))
+    monkeypatch.setattr(TrainerClass, "_finish", finish)
+    Trainer(tiny_config(data, tmp_path / "counted", **settings)).train()
+    points = len(calls)
+    assert calls.count("replace") >= 4 and calls.count("fsync") >= calls.count("replace")  # each file synced
+    for kill_at in range(1, points + 1):
+        calls.clear()
+        state["kill_at"] = kill_at
+        run = tmp_path / f"killed-{kill_at}"
+        with pytest.raises(KeyboardInterrupt):
+            Trainer(tiny_config(data, run, **settings)).train()
+        state["kill_at"] = None
+        resumed = Trainer(tiny_config(data, run, **settings), resume=True).train()
+        assert resumed.losses == whole.losses, kill_at
+        assert saved_trainer_state(run)["finished"], kill_at
+        leftovers = [path.name for path in run.rglob("*") if path.name.endswith((".tmp", ".old"))]
+        assert not leftovers, (kill_at, leftovers)
+        load(run)

@@ -18,8 +18,8 @@ from pathlib import Path
 
 from safetensors.torch import load_file
 
-from wean.checkpoint import atomic_write_json, flatten_state, unflatten_state
-from wean.textio import read_json
+from wean.checkpoint import flatten_state, unflatten_state
+from wean.textio import atomic_write_json, read_json
 
 
 def main() -> None:

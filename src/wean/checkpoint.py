@@ -1,6 +1,10 @@
 """Saving and loading models and training state: safetensors for tensors, JSON for the rest,
-every file written to a temporary name first and renamed into place, so an interrupted write
-never leaves a half-written checkpoint where a good one was.
+every file written to a temporary name, synced to disk and renamed into place, so an interrupted
+write (a kill, a power loss) never leaves a half-written checkpoint where a good one was.
+
+Every safetensors file wean writes carries in its metadata the sha256 of its tensors (their
+names, dtypes, shapes and bytes): checked when it is read, so flipped bytes or an edited tensor
+are refused in one line. It lives inside the file it covers, so no kill can leave the two apart.
 
 A model directory holds ``config.yaml``, ``tokenizer.json`` (+ ``sentencepiece.model``), the
 vocabularies, ``model.safetensors`` (the selected weights, what :func:`wean.load` reads) and
@@ -9,31 +13,23 @@ vocabularies, ``model.safetensors`` (the selected weights, what :func:`wean.load
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shutil
+import warnings
 from pathlib import Path
 from typing import Any
 
 import torch
-from safetensors import SafetensorError, safe_open
-from safetensors.torch import load_file, save
+from safetensors import SafetensorError
+from safetensors.torch import load, save
 
 from wean.errors import WeanError
-from wean.textio import read_json
+from wean.textio import atomic_write_bytes, atomic_write_json, read_json, sync_directory
 
 WEIGHTS = "model.safetensors"
-
-
-def atomic_write_text(path: Path, text: str) -> None:
-    # the process id in the name: two processes writing one file never share a temporary
-    temporary = path.with_name(f"{path.name}.{os.getpid()}.tmp")
-    temporary.write_text(text, encoding="utf-8")
-    os.replace(temporary, path)
-
-
-def atomic_write_json(path: Path, value: Any) -> None:
-    atomic_write_text(path, json.dumps(value, indent=1, ensure_ascii=False) + "\n")
+DIGEST = "wean.sha256"  # the metadata key of a safetensors file's digest
 
 
 def save_weights(model: torch.nn.Module, path: Path) -> None:
@@ -51,31 +47,86 @@ def save_weights(model: torch.nn.Module, path: Path) -> None:
     _write_tensors(path, tensors, aliases or None)
 
 
+def _tensors_digest(data: bytes | memoryview) -> str:
+    """sha256 of a safetensors file's tensor entries (names, dtypes, shapes, offsets) and bytes:
+    all of it but the metadata, which holds the digest."""
+    size = int.from_bytes(data[:8], "little")
+    header = json.loads(bytes(data[8 : 8 + size]))
+    header.pop("__metadata__", None)
+    digest = hashlib.sha256(json.dumps(header, sort_keys=True).encode())
+    digest.update(data[8 + size :])
+    return digest.hexdigest()
+
+
 def _write_tensors(path: Path, tensors: dict[str, torch.Tensor], metadata: dict | None = None) -> None:
     """safetensors bytes written by Python, so that the file's mode follows the umask like every
     other file of a model directory (safetensors' own writer makes it 0600: a shared model
-    directory was unreadable to others); atomically, through a temporary name."""
-    temporary = path.with_name(path.name + ".tmp")
-    temporary.write_bytes(save(tensors, metadata=metadata))
-    os.replace(temporary, path)
+    directory was unreadable to others); with their digest; atomically."""
+    unsigned = save(tensors, metadata=metadata)
+    atomic_write_bytes(path, save(tensors, metadata={**(metadata or {}), DIGEST: _tensors_digest(unsigned)}))
 
 
-def load_weights(model: torch.nn.Module, path: Path) -> None:
+class UnverifiedWeightsWarning(UserWarning):
+    """A safetensors file without wean's digest: written by an earlier wean or another tool."""
+
+
+def read_tensors(path: Path, require_digest: bool = False) -> tuple[dict[str, torch.Tensor], dict[str, str]]:
+    """A safetensors file's tensors and metadata (without the digest), its digest checked; a file
+    without one (an earlier wean's, another tool's) is read with a warning, or refused with
+    ``require_digest``."""
+    try:
+        data = path.read_bytes()
+        tensors = load(data)
+        size = int.from_bytes(data[:8], "little")
+        metadata = dict(json.loads(data[8 : 8 + size]).get("__metadata__") or {})
+    except FileNotFoundError:
+        raise WeanError(f"{path}: not found") from None
+    except (SafetensorError, OSError, RuntimeError, ValueError) as error:
+        reason = getattr(error, "strerror", None) or str(error).splitlines()[0]
+        raise WeanError(f"{path}: corrupt or incompatible tensors ({reason})") from None
+    recorded = metadata.pop(DIGEST, None)
+    if recorded is None:
+        unsigned = (f"{path}: no sha256 of its tensors (written by an earlier wean or another tool), so damage to it "
+                    "cannot be detected; `wean export` writes a copy that has one")
+        if require_digest:
+            raise WeanError(unsigned)
+        warnings.warn(unsigned, UnverifiedWeightsWarning, stacklevel=3)
+    elif recorded != _tensors_digest(memoryview(data)):
+        raise WeanError(f"{path}: damaged: its tensors do not match the sha256 written with them "
+                        "(flipped bytes, or an edited file)")
+    return tensors, metadata
+
+
+def _refused(names: list[str]) -> str:
+    return ", ".join(sorted(names))[:200]
+
+
+def load_weights(model: torch.nn.Module, path: Path, require_digest: bool = False) -> None:
+    """``path``'s weights into ``model``, refused in one line unless every tensor is there with
+    the architecture's shape and dtype (float16 for float32: an fp16 export, cast back), finite,
+    and no weight matrix all zero; and unless the digest matches (see :func:`read_tensors`)."""
     if not path.exists():
         raise WeanError(f"{path}: weights not found")
-    try:
-        with safe_open(str(path), "pt") as weights:
-            tensors = {name: weights.get_tensor(name) for name in weights.keys()}
-            aliases = weights.metadata() or {}
-    except (SafetensorError, OSError, RuntimeError) as error:
-        raise WeanError(f"{path}: corrupt or incompatible weights ({str(error).splitlines()[0]})") from None
+    tensors, aliases = read_tensors(path, require_digest)
     tensors.update({name: tensors[kept] for name, kept in aliases.items() if kept in tensors})
     expected = model.state_dict()
     missing, unexpected = expected.keys() - tensors.keys(), tensors.keys() - expected.keys()
     misshapen = [name for name in expected.keys() & tensors.keys() if expected[name].shape != tensors[name].shape]
     if missing or unexpected or misshapen:
-        names = ", ".join(sorted(missing) + sorted(unexpected) + sorted(misshapen))[:200]
-        raise WeanError(f"{path}: weights do not fit this model's configuration ({names})")
+        raise WeanError(f"{path}: weights do not fit this model's configuration "
+                        f"({_refused(list(missing) + list(unexpected) + misshapen)})")
+    wrong_type = [f"{name} is {tensors[name].dtype}, not {tensor.dtype}" for name, tensor in expected.items()
+                  if tensors[name].dtype != tensor.dtype
+                  and not (tensor.dtype == torch.float32 and tensors[name].dtype == torch.float16)]
+    if wrong_type:
+        raise WeanError(f"{path}: weights of the wrong type ({_refused(wrong_type)})")
+    not_finite = [name for name, tensor in tensors.items() if tensor.is_floating_point() and not tensor.isfinite().all()]
+    if not_finite:
+        raise WeanError(f"{path}: weights with NaN or infinite values ({_refused(not_finite)})")
+    parameters = dict(model.named_parameters(remove_duplicate=False))
+    zero = [name for name in parameters if tensors[name].dim() >= 2 and not tensors[name].any()]
+    if zero:
+        raise WeanError(f"{path}: weight matrices that are all zero ({_refused(zero)}); no trained model has them")
     model.load_state_dict(tensors)
 
 
@@ -129,7 +180,32 @@ def save_checkpoint(directory: Path, model: torch.nn.Module, state: dict) -> Non
         shutil.rmtree(aside, ignore_errors=True)
         os.replace(directory, aside)
     os.replace(temporary, directory)
+    sync_directory(directory.parent)
     shutil.rmtree(aside, ignore_errors=True)
+
+
+def remove_leftovers(folder: Path) -> list[str]:
+    """What a kill inside a save leaves in ``folder``: temporaries (``*.tmp``) are removed; a
+    checkpoint set aside (``*.old``) is renamed back where its copy is missing, else removed.
+    Returns the names removed or restored."""
+    done = []
+    if not folder.is_dir():
+        return done
+    for path in sorted(folder.iterdir()):
+        if path.name.endswith(".tmp"):
+            if path.is_dir() and not path.is_symlink():
+                shutil.rmtree(path)
+            else:
+                path.unlink()
+            done.append(path.name)
+        elif path.name.endswith(".old") and path.is_dir() and not path.is_symlink():
+            original = path.with_name(path.name[: -len(".old")])
+            if original.exists():
+                shutil.rmtree(path)
+            else:
+                os.replace(path, original)
+            done.append(path.name)
+    return done
 
 
 def load_checkpoint(directory: Path, model: torch.nn.Module) -> dict:
@@ -137,8 +213,5 @@ def load_checkpoint(directory: Path, model: torch.nn.Module) -> dict:
         os.replace(_set_aside(directory), directory)
     load_weights(model, directory / WEIGHTS)
     skeleton = read_json(directory / "training.json")
-    try:
-        tensors = load_file(str(directory / "training.safetensors"))
-    except (SafetensorError, OSError) as error:
-        raise WeanError(f"{directory / 'training.safetensors'}: corrupt training state ({error})") from None
+    tensors, _ = read_tensors(directory / "training.safetensors")
     return unflatten_state(skeleton, tensors)

@@ -292,6 +292,10 @@ AT_LEAST_ONE = {"valid_holdout", "vocab_size", "min_frequency", "max_tokens", "h
                 "embedding_size", "batch_size", "max_epochs", "keep_best", "log_every"}
 BELOW_ONE = {"dropout", "label_smoothing"}
 ABOVE_ZERO = {"bucket", "c", "distributed_timeout"}
+# upper bounds far above any model a machine of today trains, checked before anything is built:
+# a model of a million layers took minutes to construct before its memory could be counted
+AT_MOST = {"layers": 64, "attention_layers": 64, "hidden_size": 1 << 16, "embedding_size": 1 << 16,
+           "kernel_width": 1 << 10, "max_positions": 1 << 20, "vocab_size": 1 << 24}
 AT_LEAST_ZERO = {"learning_rate", "coverage_loss", "attention_layers", "candidates", "init_range", "concat_init_range", "seed", "clip_grad_norm", "batch_tokens",
                  "max_updates", "validate_every", "lr_patience", "min_learning_rate", "early_stopping_patience",
                  "max_valid_sentences"}
@@ -315,6 +319,8 @@ def _check_numbers(section: Any, where: str) -> None:
                                    (ABOVE_ZERO, value > 0, "above 0"), (AT_LEAST_ZERO, value >= 0, "at least 0")):
             if name in names and not holds:
                 raise WeanError(f"config: {path} is {value}; it must be {rule}")
+        if name in AT_MOST and value > AT_MOST[name]:
+            raise WeanError(f"config: {path} is {value:,}; wean builds at most {AT_MOST[name]:,}")
 
 
 def _from_dict(cls, values: Any, where: str):
@@ -401,8 +407,56 @@ def apply_overrides(values: dict, overrides: list[str]) -> dict:
             node = node.setdefault(part, {})
             if not isinstance(node, dict):
                 raise WeanError(f"--set {override!r}: {part} is not a section")
-        node[leaf] = yaml.safe_load(raw)
+        node[leaf] = parse_yaml(raw, f"--set {key.strip()}")
     return values
+
+
+# a config is a few KB; these refuse what only an attack or a mistake writes (an alias bomb
+# expands 2 KB of YAML into gigabytes of values) before it is expanded
+MAX_CONFIG_BYTES = 1 << 20
+MAX_CONFIG_VALUES = 100_000  # scalars, lists and mappings, each alias counted as what it expands to
+MAX_CONFIG_DEPTH = 50
+
+
+def parse_yaml(text: str, where: str) -> Any:
+    """YAML (safe: no Python objects) within MAX_CONFIG_VALUES and MAX_CONFIG_DEPTH, counted on
+    the parsed graph before any alias is expanded; ``where`` names the text in errors."""
+    loader = yaml.SafeLoader(text)
+    try:
+        try:
+            node = loader.get_single_node()
+        except RecursionError:
+            raise WeanError(f"{where}: nested deeper than {MAX_CONFIG_DEPTH} levels") from None
+        if node is None:
+            return None
+        _check_expanded_size(node, where)
+        return loader.construct_document(node)
+    finally:
+        loader.dispose()
+
+
+def _check_expanded_size(root: yaml.Node, where: str) -> None:
+    sizes: dict[int, int] = {}  # per node, shared by its aliases: linear in the text's size
+    open_nodes: set[int] = set()
+
+    def size(node: yaml.Node, depth: int) -> int:
+        if depth > MAX_CONFIG_DEPTH:
+            raise WeanError(f"{where}: nested deeper than {MAX_CONFIG_DEPTH} levels")
+        if id(node) in sizes:
+            return sizes[id(node)]
+        if id(node) in open_nodes:
+            raise WeanError(f"{where}: an alias refers to a value that contains it")
+        open_nodes.add(id(node))
+        children = node.value if isinstance(node, yaml.SequenceNode) else (
+            [item for pair in node.value for item in pair] if isinstance(node, yaml.MappingNode) else [])
+        total = 1 + sum(size(child, depth + 1) for child in children)
+        open_nodes.discard(id(node))
+        if total > MAX_CONFIG_VALUES:
+            raise WeanError(f"{where}: more than {MAX_CONFIG_VALUES:,} values once its aliases are expanded")
+        sizes[id(node)] = total
+        return total
+
+    size(root, 1)
 
 
 def _read_yaml(path: Path, seen: tuple[Path, ...] = ()) -> dict:
@@ -410,7 +464,9 @@ def _read_yaml(path: Path, seen: tuple[Path, ...] = ()) -> dict:
     preset names its base and only the keys that differ. Mappings merge key by key; any other
     value (a list included) replaces the base's."""
     try:
-        values = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+        if path.stat().st_size > MAX_CONFIG_BYTES:
+            raise WeanError(f"{path}: {path.stat().st_size:,} bytes; a config file is at most {MAX_CONFIG_BYTES:,}")
+        values = parse_yaml(path.read_text(encoding="utf-8"), str(path)) or {}
     except FileNotFoundError:
         raise WeanError(f"{path}: config file not found") from None
     except UnicodeDecodeError:

@@ -7,11 +7,12 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
-from wean.checkpoint import WEIGHTS, atomic_write_text, load_weights, save_weights
+from wean.checkpoint import WEIGHTS, load_weights, save_weights
 from wean.config import apply_overrides, config_from_dict
 from wean.errors import WeanError
 from wean.model_dir import CONTROL_COUNTS, check_directory, clear_model_files, load_assets, save_assets
 from wean.models.model import build_model
+from wean.textio import atomic_write_text
 
 
 def export_model(source: Path, target: Path, fp16: bool = False, overrides: list[str] | None = None,

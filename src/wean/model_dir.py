@@ -11,13 +11,13 @@ from pathlib import Path
 
 import yaml
 
-from wean.checkpoint import atomic_write_json, atomic_write_text, read_json
+from wean.checkpoint import remove_leftovers
 from wean.config import Config, load_config
 from wean.data.control import Control
-from wean.data.tokenizers import Tokenizer, load_tokenizer
+from wean.data.tokenizers import SentencePieceTokenizer, Tokenizer, load_tokenizer
 from wean.data.vocabulary import Vocabulary
 from wean.errors import WeanError
-from wean.textio import is_file
+from wean.textio import atomic_write_json, atomic_write_text, is_file, read_json
 
 
 @dataclass
@@ -130,6 +130,19 @@ def clear_model_files(directory: Path, keep: Path | None = None) -> None:
         raise WeanError(f"{directory}: cannot remove the old model's files: {error.strerror or error}") from None
 
 
+def remove_leftovers_of_a_kill(directory: Path) -> list[str]:
+    """The temporaries a kill during a save leaves beside a model directory's files and in its
+    checkpoints/ (see :func:`wean.checkpoint.remove_leftovers`); the names removed or restored."""
+    done = []
+    for path in sorted(directory.glob("*.tmp")):
+        stem = path.name[: -len(".tmp")]  # NAME or NAME.PID
+        owner = stem.rsplit(".", 1)[0] if stem.rsplit(".", 1)[-1].isdigit() else stem
+        if owner in MODEL_FILES and path.is_file():
+            path.unlink()
+            done.append(path.name)
+    return done + [f"checkpoints/{name}" for name in remove_leftovers(directory / "checkpoints")]
+
+
 def save_assets(directory: Path, assets: Assets) -> None:
     directory.mkdir(parents=True, exist_ok=True)
     atomic_write_text(directory / "config.yaml", yaml.safe_dump(assets.config.to_dict(), sort_keys=False))
@@ -153,6 +166,9 @@ def load_assets(directory: Path, trust_plugins: bool = False) -> Assets:
     config_path = directory / "config.yaml"
     if not config_path.is_file():
         raise WeanError(f"{config_path}: not found; is {directory} a wean model directory?")
+    if not config_path.read_text(encoding="utf-8", errors="replace").strip():
+        # defaults would build another architecture, and the weights would be blamed
+        raise WeanError(f"{config_path}: empty; a model directory's config names its architecture")
     # its errors name the file (and the line of bad YAML); the digests are checked before any plug-in is imported
     config = load_config(config_path, trust_plugins=trust_plugins,
                          check_plugins=lambda plugins: check_plugin_digests(directory, plugins))
@@ -161,4 +177,22 @@ def load_assets(directory: Path, trust_plugins: bool = False) -> Assets:
         source = target = Vocabulary.load(directory / "vocab.json")
     else:
         source, target = Vocabulary.load(directory / "vocab.src.json"), Vocabulary.load(directory / "vocab.tgt.json")
+    check_tokenizer(directory, config, tokenizer, target)
     return Assets(config, tokenizer, source, target)
+
+
+def check_tokenizer(directory: Path, config: Config, tokenizer: Tokenizer, vocabulary: Vocabulary) -> None:
+    """The tokenizer files against config.yaml and the vocabulary: another tokenizer's files
+    would turn every input into other tokens, and every output into garbage, without an error."""
+    settings = config.data.tokenizer
+    if tokenizer.kind != settings.type or tokenizer.lowercase != settings.lowercase:
+        raise WeanError(f"{directory / 'tokenizer.json'}: a {tokenizer.kind} tokenizer (lowercase "
+                        f"{str(tokenizer.lowercase).lower()}), but config.yaml says data.tokenizer.type {settings.type}, "
+                        f"lowercase {str(settings.lowercase).lower()}")
+    if isinstance(tokenizer, SentencePieceTokenizer):
+        # every vocabulary entry is a piece of the model, but wean's specials and control tokens
+        stray = [token for token in vocabulary.itos
+                 if not (token.startswith("<") and token.endswith(">")) and not tokenizer.has_piece(token)]
+        if stray:
+            raise WeanError(f"{directory / tokenizer.MODEL_FILE}: not the tokenizer of this vocabulary "
+                            f"({len(stray):,} of its entries are no piece of it, e.g. {stray[0]!r})")

@@ -9,12 +9,11 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Sequence
 
-from wean.checkpoint import atomic_write_json, atomic_write_text
 from wean.data.ptb import detokenize
 from wean.evaluation import EvaluationSettings, data_root, evaluate_files, get_benchmark
 from wean.evaluation.evaluate import metric_list
 from wean.generator import Generator
-from wean.textio import read_json, read_lines
+from wean.textio import atomic_write_json, atomic_write_text, one_line, read_json, read_lines
 
 
 def score_on_benchmarks(
@@ -43,7 +42,7 @@ def score_on_benchmarks(
         # a benchmark line is one sentence: never split, as the references were written
         as_plain_text = benchmark.plain_text if plain_text is None else plain_text
         generations = generator.generate(read_lines(source), plain_text=as_plain_text, split_sentences=False, **search)
-        outputs = [detokenize(g.text, detokenizer) for g in generations]
+        outputs = [one_line(detokenize(g.text, detokenizer)) for g in generations]
         hypothesis = out_dir / f"{system}.{name}.txt"
         atomic_write_text(hypothesis, "".join(line + "\n" for line in outputs))
         settings = EvaluationSettings(metric_list(metrics, benchmark.metrics), "default", benchmark.lowercase,

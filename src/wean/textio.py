@@ -1,16 +1,73 @@
-"""Reading aligned plain-text files: one segment per line, UTF-8.
+"""Reading aligned plain-text files: one segment per line, UTF-8; and writing files whole.
 
 Every reader in wean goes through :func:`read_lines` (text) or :func:`read_json` so that a bad
-file fails in one way: a :class:`~wean.errors.WeanError` naming the file (and the line).
+file fails in one way: a :class:`~wean.errors.WeanError` naming the file (and the line). Every
+file of a model directory is written through :func:`atomic_write_bytes`: to a temporary name,
+synced to disk, renamed into place, so a kill or a power loss leaves the old file or the new.
 """
 
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any, Sequence
 
 from wean.errors import WeanError
+
+
+def sync_directory(directory: Path) -> None:
+    """A rename is durable only once its directory is synced; some file systems cannot, and
+    there the rename is as durable as they make it."""
+    try:
+        descriptor = os.open(directory, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(descriptor)
+    except OSError:
+        pass
+    finally:
+        os.close(descriptor)
+
+
+def atomic_write_bytes(path: Path, data: bytes) -> None:
+    # the process id in the name: two processes writing one file never share a temporary
+    temporary = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+    with open(temporary, "wb") as file:
+        file.write(data)
+        file.flush()
+        os.fsync(file.fileno())
+    os.replace(temporary, path)
+    sync_directory(path.parent)
+
+
+def atomic_write_text(path: Path, text: str) -> None:
+    atomic_write_bytes(path, text.encode("utf-8"))
+
+
+def atomic_write_json(path: Path, value: Any) -> None:
+    atomic_write_text(path, json.dumps(value, indent=1, ensure_ascii=False) + "\n")
+
+
+# what str.splitlines() and file readers take for a line end, and the tab (a column separator)
+LINE_BREAKING = dict.fromkeys(map(ord, "\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029\t"), " ")
+OTHER_CONTROLS = dict.fromkeys([*range(0x20), 0x7F, *range(0x80, 0xA0)], None)
+
+
+def one_line(text: str) -> str:
+    """``text`` as one line of an output file, whatever it holds: every character some reader
+    takes for a line end (``\r``, U+2028, U+0085, ...) and the tab become a space; other control
+    characters (escape sequences, NUL) are left out. Outputs are written through it, so n lines in
+    are n lines out for ``str.splitlines()``, ``open()`` and ``wc -l`` alike."""
+    return text.translate(LINE_BREAKING).translate(OTHER_CONTROLS)
+
+
+def one_line_json(value: Any) -> str:
+    """``value`` as one line of JSON: json.dumps escapes the C0 controls, and here also the
+    three line ends it leaves raw (U+0085, U+2028, U+2029)."""
+    text = json.dumps(value, ensure_ascii=False)
+    return text.replace("\x85", "\\u0085").replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
 
 
 def is_file(path: str | Path) -> bool:

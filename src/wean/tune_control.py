@@ -22,13 +22,12 @@ import re
 from pathlib import Path
 from typing import Callable, Sequence
 
-from wean.checkpoint import atomic_write_json
 from wean.errors import WeanError
 from wean.evaluation import METRICS, EvaluationSettings, data_root, evaluate, get_benchmark, score_key
 from wean.evaluation.evaluate import selectable_key
 from wean.generator import Generator
 from wean.model_dir import read_control_counts, save_assets
-from wean.textio import read_lines
+from wean.textio import atomic_write_json, read_lines
 
 # steps of 0.1: each setting decodes every tuning sentence, and the outputs change little
 # between neighbouring buckets of 0.05

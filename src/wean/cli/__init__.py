@@ -7,12 +7,15 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import warnings
 
 from wean.errors import WeanError
 
+_python_format = warnings.formatwarning
+
 # in the order `wean --help` lists them
 COMMANDS = ("train", "simplify", "serve", "generate", "evaluate", "compare", "test", "tune_control", "inspect",
-            "plot", "attention", "prepare", "odd_gen", "export", "average", "rate")
+            "plot", "attention", "prepare", "odd_gen", "export", "average", "verify", "rate")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -38,6 +41,10 @@ def main(argv: list[str] | None = None) -> int:
     if unknown:  # said with the command's usage, not the top level's
         commands = next(action for action in parser._actions if isinstance(action, argparse._SubParsersAction))
         commands.choices[args.command].error(f"unrecognized arguments: {' '.join(unknown)}")
+    # wean's warnings as one line each, like its errors, without the source line Python adds
+    warnings.formatwarning = lambda message, category, *rest: (
+        f"wean {args.command}: warning: {message}\n" if category.__module__.startswith("wean")
+        else _python_format(message, category, *rest))
     try:
         status = args.run(args)
         sys.stdout.flush()  # a closed pipe shows up here, inside the handler below, not at exit

@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 from pathlib import Path
 
 from wean.cli import options
 from wean.errors import WeanError
-from wean.textio import read_lines
+from wean.textio import one_line, one_line_json, read_lines
 
 
 def add(subparsers) -> None:
@@ -76,7 +75,7 @@ def run(args: argparse.Namespace) -> int:
                     if as_json:
                         out.write(nbest_line(generation, args.detokenize) + "\n")
                         continue
-                    text = detokenize(generation.text, args.detokenize)
+                    text = one_line(detokenize(generation.text, args.detokenize))
                     out.write((f"{generation.score:.4f}\t{text}" if args.scores else text) + "\n")
                 out.flush()
                 written += len(generations)
@@ -104,7 +103,7 @@ def nbest_line(generation, detokenizer: str) -> str:
         if hypothesis.rerank_scores:
             entry["rerank_scores"] = {name: round(value, 6) for name, value in hypothesis.rerank_scores.items()}
         nbest.append(entry)
-    return json.dumps({"source": generation.source, "nbest": nbest}, ensure_ascii=False)
+    return one_line_json({"source": generation.source, "nbest": nbest})
 
 
 def read_stdin() -> list[str]:

@@ -25,9 +25,8 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
-from wean.checkpoint import atomic_write_text
 from wean.errors import WeanError
-from wean.textio import check_same_length, read_lines
+from wean.textio import atomic_write_text, check_same_length, read_lines
 
 GIGAWORD_VALIDATION = ("valid10k", "valid4k", "validsmall")
 

@@ -26,7 +26,7 @@ from typing import Iterable
 from wean.config import TokenizerConfig
 from wean.errors import WeanError
 from wean.registry import TOKENIZERS
-from wean.textio import read_json
+from wean.textio import atomic_write_bytes, atomic_write_text, read_json
 
 SPACE = "▁"
 # sentencepiece (and the char tokenizer) write a space as U+2581: one in the input would come back
@@ -80,7 +80,7 @@ class Tokenizer:
         raise NotImplementedError
 
     def save(self, directory: Path) -> None:
-        (directory / "tokenizer.json").write_text(json.dumps({"type": self.kind, "lowercase": self.lowercase}) + "\n")
+        atomic_write_text(directory / "tokenizer.json", json.dumps({"type": self.kind, "lowercase": self.lowercase}) + "\n")
 
 
 @TOKENIZERS.register("word")
@@ -140,6 +140,9 @@ class SentencePieceTokenizer(Tokenizer):
     def byte_fallback(self) -> bool:
         return self.processor.piece_to_id("<0x41>") != self.processor.unk_id()
 
+    def has_piece(self, piece: str) -> bool:
+        return self.processor.piece_to_id(piece) != self.processor.unk_id()
+
     def pieces(self) -> list[str]:
         """Every piece of the model but its <unk>: with byte fallback, the vocabulary that covers
         any text."""
@@ -178,14 +181,40 @@ class SentencePieceTokenizer(Tokenizer):
         return self.processor.encode(self._prepare(text), out_type=str)
 
     def decode(self, tokens: list[str]) -> str:
-        text = self.processor.decode_pieces(tokens)
-        # byte pieces that do not make a whole UTF-8 character (a model may write one alone)
-        # decode to U+FFFD: leave them out rather than print a character nobody wrote
-        return self._restore(text.replace("\ufffd", "") if self.byte_fallback else text)
+        tokens = _whole_characters(tokens) if self.byte_fallback else tokens
+        return self._restore(self.processor.decode_pieces(tokens))
 
     def save(self, directory: Path) -> None:
         super().save(directory)
-        (directory / self.MODEL_FILE).write_bytes(self.model_proto)
+        atomic_write_bytes(directory / self.MODEL_FILE, self.model_proto)
+
+
+BYTE_PIECE = re.compile(r"<0x([0-9A-F]{2})>")
+
+
+def _whole_characters(tokens: list[str]) -> list[str]:
+    """Byte pieces that do not make whole UTF-8 characters (a model may write one alone) left
+    out: sentencepiece would print U+FFFD, a character nobody wrote. A U+FFFD the text holds (its
+    three bytes, whole) is kept."""
+    kept: list[str] = []
+    run: list[int] = []
+
+    def close_run() -> None:
+        text = bytes(run).decode("utf-8", errors="ignore")
+        kept.extend(f"<0x{byte:02X}>" for byte in text.encode("utf-8"))
+        run.clear()
+
+    for token in tokens:
+        byte = BYTE_PIECE.fullmatch(token)
+        if byte:
+            run.append(int(byte.group(1), 16))
+            continue
+        if run:
+            close_run()
+        kept.append(token)
+    if run:
+        close_run()
+    return kept
 
 
 def build_tokenizer(config: TokenizerConfig, training_texts: list[str]) -> Tokenizer:

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Iterable, Sequence
 
 from wean.errors import WeanError
-from wean.textio import read_json
+from wean.textio import atomic_write_text, read_json
 
 PAD, UNK, BOS, EOS = "<pad>", "<unk>", "<bos>", "<eos>"
 SPECIALS = (PAD, UNK, BOS, EOS)
@@ -54,7 +54,7 @@ class Vocabulary:
         return tokens
 
     def save(self, path: Path) -> None:
-        path.write_text(json.dumps(self.itos, ensure_ascii=False, indent=0) + "\n", encoding="utf-8")
+        atomic_write_text(path, json.dumps(self.itos, ensure_ascii=False, indent=0) + "\n")
 
     @classmethod
     def load(cls, path: Path) -> "Vocabulary":

@@ -10,6 +10,7 @@ training reads.
 
 from __future__ import annotations
 
+import os
 from dataclasses import replace
 
 import torch
@@ -17,6 +18,7 @@ from torch import nn
 
 from wean.config import ModelConfig
 from wean.data.vocabulary import PAD_ID, UNK_ID
+from wean.errors import WeanError
 from wean.models.interfaces import (
     AuxiliaryLoss, Component, Decoder, DecoderState, Encoder, EncoderOutput, ModelOutput, OutputContext,
     OutputLayer, StepOutput, TrainingCorpus,
@@ -128,6 +130,18 @@ class EncoderDecoder(nn.Module):
 
 
 def build_model(config: ModelConfig, source_vocabulary_size: int, target_vocabulary_size: int) -> EncoderDecoder:
+    """The model of ``config``; one that could not fit in this machine's memory is refused in one
+    line before any of it is allocated (built first on PyTorch's meta device, which holds shapes only)."""
+    with torch.device("meta"):
+        parameters = sum(p.numel() for p in _build(config, source_vocabulary_size, target_vocabulary_size).parameters())
+    memory = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    if parameters * 4 > memory:
+        raise WeanError(f"config: the model has {parameters:,} parameters ({parameters * 4 / 2**30:,.1f} GiB in float32), "
+                        f"more than this machine's {memory / 2**30:,.1f} GiB of memory")
+    return _build(config, source_vocabulary_size, target_vocabulary_size)
+
+
+def _build(config: ModelConfig, source_vocabulary_size: int, target_vocabulary_size: int) -> EncoderDecoder:
     source_embedding = nn.Embedding(source_vocabulary_size, config.embedding_size, padding_idx=PAD_ID)
     if config.share_embeddings:
         if source_vocabulary_size != target_vocabulary_size:

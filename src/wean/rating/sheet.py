@@ -28,9 +28,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
-from wean.checkpoint import atomic_write_json, atomic_write_text
 from wean.errors import WeanError
-from wean.textio import check_same_length, read_json
+from wean.textio import atomic_write_json, atomic_write_text, check_same_length, read_json
 
 SCALES = ("adequacy", "fluency", "simplicity")
 PROTOCOL = """\

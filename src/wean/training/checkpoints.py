@@ -9,6 +9,7 @@ from pathlib import Path
 import torch
 
 from wean.checkpoint import load_checkpoint, save_checkpoint
+from wean.textio import atomic_write_text
 
 
 class RunCheckpoints:
@@ -24,9 +25,7 @@ class RunCheckpoints:
 
     def save(self, name: str, model: torch.nn.Module, state: dict) -> None:
         save_checkpoint(self.folder / name, model, state)
-        temporary = self.folder / "latest.tmp"
-        temporary.write_text(name + "\n")
-        temporary.replace(self.latest_file)
+        atomic_write_text(self.latest_file, name + "\n")
 
     def load_latest(self, model: torch.nn.Module) -> tuple[str, dict]:
         """The latest checkpoint's name and state; its weights are loaded into ``model``."""

@@ -30,7 +30,7 @@ import torch
 from torch import nn
 from torch.nn.parallel import DistributedDataParallel
 
-from wean.checkpoint import WEIGHTS, atomic_write_json, save_weights
+from wean.checkpoint import WEIGHTS, save_weights
 from wean.config import Config
 from wean.criterion import Criterion
 from wean.data.assets import build_assets
@@ -38,9 +38,12 @@ from wean.data.corpus import encode_pairs, hold_out, make_batches, read_parallel
 from wean.data.vocabulary import SPECIALS
 from wean.device import resolve_device
 from wean.errors import WeanError
-from wean.model_dir import Assets, check_directory, clear_model_files, load_assets, save_assets, write_control_counts
+from wean.model_dir import (
+    Assets, check_directory, clear_model_files, load_assets, remove_leftovers_of_a_kill, save_assets, write_control_counts,
+)
 from wean.models.interfaces import TrainingCorpus
 from wean.models.model import build_model
+from wean.textio import atomic_write_json
 from wean.training.checkpoints import RunCheckpoints
 from wean.training.distributed import join, leave
 from wean.training.optimizers import build_optimizer
@@ -112,6 +115,10 @@ class Trainer:
             self.notes.append(f"data.fix_text: {repaired.pairs:,} of {len(train.sources):,} training pairs "
                               f"repaired ({repaired.sources:,} sources, {repaired.targets:,} targets)")
         if resume:
+            if main:
+                leftovers = remove_leftovers_of_a_kill(self.directory)
+                if leftovers:
+                    self.notes.append(f"removed what a kill during a save left: {', '.join(leftovers)}")
             assets = load_assets(self.directory)
             for section in ("data", "model"):
                 if _weights_depend_on(assets.config, section) != _weights_depend_on(config, section):
@@ -289,11 +296,15 @@ class Trainer:
             self.log(note)
         stop = False
         try:
-            if settings.max_updates and self.state.updates >= settings.max_updates:  # a resumed run at its budget
+            # a resumed run with nothing left to train is finished again: a kill inside its last
+            # save may have left the final checkpoint unmarked or model.safetensors unwritten
+            if settings.max_updates and self.state.updates >= settings.max_updates:
                 self.log(f"update {self.state.updates} already reaches training.max_updates={settings.max_updates}")
+                self._finish()
                 return self.state
-            if self._out_of_patience():  # a resumed run that stopped early
+            if self._out_of_patience():
                 self.log(f"the run stopped early at update {self.state.updates}: nothing left to train")
+                self._finish()
                 return self.state
             # the loss and tokens/s window spans epochs and skips the time spent validating
             window_loss, window_tokens, window_start = 0.0, 0, time.perf_counter()
@@ -338,25 +349,13 @@ class Trainer:
                         window_start += time.perf_counter() - validation_start
                     if limit:
                         stop = True
-                    if due or limit or stop:
+                    if (due or limit) and not stop:  # the run's last checkpoint is _finish's
                         self._save(f"step-{self.state.updates:08d}")
                         self._prune()
                     if stop or end_of_epoch:
                         break
                 progress.close()
-            self.state.finished = True
-            self._save(f"step-{self.state.updates:08d}")
-            self._prune()
-            if main and not (self.directory / WEIGHTS).exists():
-                # no validation ran (max_updates below validate_every or an epoch): a run that exits 0
-                # leaves a model to use all the same. Not validated here, so that a longer resumed
-                # run stays identical to one never stopped
-                save_weights(self.model, self.directory / WEIGHTS)
-                self.log(f"no validation ran before update {self.state.updates}: model.safetensors holds "
-                         "the last weights, not selected ones")
-            # every process done before any leaves: one leaving while another still talks to it
-            # aborted at exit now and then ("terminate called without an active exception")
-            self.distributed.barrier()
+            self._finish()
         finally:
             if self.writer:
                 self.writer.close()
@@ -365,6 +364,22 @@ class Trainer:
             if self.distributed.enabled:
                 leave()
         return self.state
+
+    def _finish(self) -> None:
+        """The run's last checkpoint, marked finished, and a model to use."""
+        self.state.finished = True
+        self._save(f"step-{self.state.updates:08d}")
+        self._prune()
+        if self.distributed.main and not (self.directory / WEIGHTS).exists():
+            # no validation ran (max_updates below validate_every or an epoch): a run that exits 0
+            # leaves a model to use all the same. Not validated here, so that a longer resumed
+            # run stays identical to one never stopped
+            save_weights(self.model, self.directory / WEIGHTS)
+            self.log(f"no validation ran before update {self.state.updates}: model.safetensors holds "
+                     "the last weights, not selected ones")
+        # every process done before any leaves: one leaving while another still talks to it
+        # aborted at exit now and then ("terminate called without an active exception")
+        self.distributed.barrier()
 
     def _scalar(self, name: str, value: float) -> None:
         if self.writer:
