@@ -17,7 +17,7 @@ import uvicorn
 
 from synthetic import tiny_config, write_corpus
 from wean.generator import load
-from wean.server.app import create_app
+from wean.server.app import create_app, uvicorn_config
 from wean.search_options import SearchOptions
 from wean.server.limits import Limits
 from wean.training import Trainer
@@ -36,9 +36,8 @@ def generator(tmp_path_factory):
 class Server:
     """uvicorn on a free loopback port, in a thread, for the length of a test module."""
 
-    def __init__(self, app):
-        self.server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning",
-                                                    access_log=False))
+    def __init__(self, app, limits=None):
+        self.server = uvicorn.Server(uvicorn_config(app, "127.0.0.1", 0, limits or Limits(), log_level="warning"))
         self.thread = threading.Thread(target=self.server.run, daemon=True)
 
     def __enter__(self):
@@ -62,7 +61,7 @@ LIMITS = Limits(max_texts=4, max_chars=60, max_tokens=15, max_beam=4, max_output
 
 @pytest.fixture(scope="module")
 def server(generator):
-    with Server(create_app(generator, LIMITS)) as running:
+    with Server(create_app(generator, LIMITS), LIMITS) as running:
         yield running
 
 
@@ -552,3 +551,106 @@ def test_the_rating_page_saves_each_rating_as_it_is_given_and_resumes(rating_ser
     page.click("#next")
     assert "item 2 of 4" in page.text_content("#progress")
     page.close()
+
+
+GUARDED = dataclasses.replace(LIMITS, header_timeout_s=1.0, body_timeout_s=1.0, max_connections=20)
+
+
+@pytest.fixture(scope="module")
+def guarded_server(generator):
+    with Server(create_app(generator, GUARDED), GUARDED) as running:
+        yield running
+
+
+def connect(server):
+    import socket
+
+    host, port = server.url.removeprefix("http://").split(":")
+    connection = socket.create_connection((host, int(port)), timeout=30)
+    return connection
+
+
+def answer(connection) -> tuple[int, dict]:
+    """The status and JSON body of the one response on ``connection``, read to its close."""
+    data = b""
+    while chunk := connection.recv(65536):
+        data += chunk
+    head, _, body = data.partition(b"\r\n\r\n")
+    return int(head.split()[1]), json.loads(body)
+
+
+def test_clients_that_never_finish_their_headers_are_answered_408_and_let_go(guarded_server):
+    silent, slow = connect(guarded_server), connect(guarded_server)
+    slow.sendall(b"POST /v1/generate HTTP/1.1\r\nHost: 127.0.0.1\r\n")  # and never the rest
+    started = time.monotonic()
+    for connection in (silent, slow):
+        status, body = answer(connection)
+        assert status == 408 and "headers not received within 1 s" in body["error"]
+    assert time.monotonic() - started < 10
+
+
+def test_a_body_that_stops_arriving_gets_a_408(guarded_server):
+    stalled = connect(guarded_server)
+    stalled.sendall(b"POST /v1/generate HTTP/1.1\r\nHost: 127.0.0.1\r\ncontent-type: application/json\r\n"
+                    b"content-length: 100\r\n\r\n{\"texts\": [")
+    status, body = answer(stalled)
+    assert status == 408 and "request body stalled" in body["error"]
+
+
+def test_past_the_connection_cap_slow_clients_give_way_and_normal_requests_are_served(guarded_server):
+    """1,100 such clients once took every file descriptor; here the cap is 20: 40 slow clients
+    get 503s (or 408s when their time is up) while requests keep being answered."""
+    slow = []
+    for _ in range(40):
+        connection = connect(guarded_server)
+        connection.sendall(b"GET /health HTTP/1.1\r\n")
+        slow.append(connection)
+    for _ in range(3):
+        assert httpx.get(f"{guarded_server.url}/health", timeout=30).status_code == 200
+    statuses = [answer(connection)[0] for connection in slow]
+    assert set(statuses) <= {503, 408} and statuses.count(503) >= 20
+
+
+def test_errors_of_the_http_layer_are_json(guarded_server):
+    broken = connect(guarded_server)
+    broken.sendall(b"NOT HTTP AT ALL\r\n\r\n")
+    status, body = answer(broken)
+    assert status == 400 and body["error"].startswith("not a valid HTTP request")
+
+
+@pytest.mark.parametrize("declared", [True, False])
+def test_a_client_still_sending_an_oversized_body_gets_the_413(guarded_server, declared):
+    """Answered before its body is read, a client that sends it all before reading used to get a
+    connection reset; the rest of the body is now read and dropped, and the 413 reaches it."""
+    body = json.dumps({"texts": ["a" * 1000] * 4000}).encode()  # 4 MB, the limit 2,000 bytes
+    connection = connect(guarded_server)
+    if declared:
+        connection.sendall(b"POST /v1/generate HTTP/1.1\r\nHost: 127.0.0.1\r\ncontent-type: application/json\r\n"
+                           + f"content-length: {len(body)}\r\n\r\n".encode() + body)
+    else:
+        chunks = b"".join(f"{len(body[i:i + 65536]):x}\r\n".encode() + body[i:i + 65536] + b"\r\n"
+                          for i in range(0, len(body), 65536))
+        connection.sendall(b"POST /v1/generate HTTP/1.1\r\nHost: 127.0.0.1\r\ncontent-type: application/json\r\n"
+                           b"transfer-encoding: chunked\r\n\r\n" + chunks + b"0\r\n\r\n")
+    status, answered = answer(connection)
+    assert status == 413 and answered == {"error": "request body over 2000 bytes"}
+    assert httpx.get(f"{guarded_server.url}/health", timeout=30).status_code == 200
+
+
+def test_a_flood_of_one_log_message_is_cut_to_a_few_lines_and_a_count():
+    from wean.server.connections import RateLimitedLog
+
+    logger = logging.getLogger("test.flood")
+    records = []
+    handler = logging.Handler()
+    handler.emit = records.append
+    logger.addHandler(handler)
+    logger.addFilter(RateLimitedLog(per_window=5, window_s=0.2))
+    try:
+        for _ in range(1000):
+            logger.error("socket.send() raised exception.")
+        time.sleep(0.25)
+        logger.error("socket.send() raised exception.")
+    finally:
+        logger.removeHandler(handler)
+    assert len(records) == 6 and records[-1].getMessage().endswith("(995 more like this were not logged)")

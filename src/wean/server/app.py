@@ -20,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import logging
+import os
 import secrets
 import time
 import warnings
@@ -175,7 +176,7 @@ def create_app(generator: Generator, limits: Limits | None = None, access: Acces
     app = FastAPI(title="wean", version="1", lifespan=lifespan, docs_url=None, redoc_url=None,
                   description=f"Text generation with the wean model `{name}`.")
     app.mount("/docs-files", StaticFiles(directory=swagger_ui_bundle.swagger_ui_path), name="docs-files")
-    app.add_middleware(StreamedBodyLimit, max_bytes=limits.max_body_bytes)
+    app.add_middleware(StreamedBodyLimit, max_bytes=limits.max_body_bytes, timeout_s=limits.body_timeout_s)
 
     @app.exception_handler(RequestValidationError)
     async def invalid_request(request: Request, error: RequestValidationError):
@@ -308,10 +309,56 @@ def create_app(generator: Generator, limits: Limits | None = None, access: Acces
     return app
 
 
+def uvicorn_config(app: FastAPI, host: str, port: int, limits: Limits, log_level: str = "info"):
+    """uvicorn's settings for ``app``: its HTTP protocol with wean's connection guards
+    (:mod:`wean.server.connections`), the connection cap kept below the open-file limit."""
+    import uvicorn
+
+    from wean.server.connections import BACKLOG, REFUSING_ROOM, guarded_protocol
+
+    limit = open_file_limit()
+    # room for the files of logs and the model, the listener, refused connections lingering
+    # (connections.py), and the connections asyncio accepts at once before any is counted (the backlog)
+    connections = min(limits.max_connections, limit - files_open() - 64 - REFUSING_ROOM - BACKLOG)
+    if connections < limits.max_connections:
+        log.warning("--max-connections %d lowered to %d: the process may open %d files and has %d open",
+                    limits.max_connections, connections, limit, files_open())
+    return uvicorn.Config(app, host=host, port=port, access_log=False, log_level=log_level, backlog=BACKLOG,
+                          http=guarded_protocol(limits.header_timeout_s, limits.body_timeout_s,
+                                                         max(connections, 1)))
+
+
+def files_open() -> int:
+    try:
+        return len(os.listdir("/proc/self/fd"))
+    except OSError:  # no /proc (macOS): a generous guess
+        return 256
+
+
+def open_file_limit() -> int:
+    """The process's limit on open files (each connection holds one), raised to the hard limit first."""
+    import resource
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft != resource.RLIM_INFINITY and (hard == resource.RLIM_INFINITY or soft < hard):
+        wanted = hard if hard != resource.RLIM_INFINITY else max(soft, 65536)
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (wanted, hard))
+            soft = wanted
+        except (ValueError, OSError):
+            pass
+    return soft if soft != resource.RLIM_INFINITY else 1 << 20
+
+
 def serve(generator: Generator, host: str, port: int, limits: Limits | None = None, access: Access | None = None,
           rating_sheet: Path | None = None) -> None:
     import uvicorn
 
+    from wean.server.connections import RateLimitedLog
+
+    limits = limits or Limits()
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    for name in ("asyncio", "uvicorn.error"):  # broken connections in numbers must not flood the log
+        logging.getLogger(name).addFilter(RateLimitedLog())
     warnings.simplefilter("ignore", UntrainedControlWarning)  # each answer says it, in its outputs' warning
-    uvicorn.run(create_app(generator, limits, access, rating_sheet), host=host, port=port, access_log=False, log_level="info")
+    uvicorn.Server(uvicorn_config(create_app(generator, limits, access, rating_sheet), host, port, limits)).run()

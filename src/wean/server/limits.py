@@ -21,3 +21,7 @@ class Limits:
     max_queue_texts: int = _limit(256, "texts waiting for the model before new requests get a 503")
     max_queue_s: float = _limit(30.0, "seconds a request may wait for the model before it gets a 503, unrun")
     max_request_s: float = _limit(60.0, "seconds a request may take in all: past them its search stops and it gets a 503")
+    max_connections: int = _limit(1000, "connections open at once: past them the one idle longest, else the newcomer, "
+                                  "gets a 503 (lowered below the open-file limit)")
+    header_timeout_s: float = _limit(10.0, "seconds a client may take to send a request's headers")
+    body_timeout_s: float = _limit(10.0, "seconds a request body may pause between two of its parts")

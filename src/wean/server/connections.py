@@ -1,0 +1,208 @@
+"""Connections that cannot hold the server: uvicorn's HTTP/1.1 protocol (h11) with guards it lacks.
+
+- A client gets ``header_timeout_s`` to send a request's headers, from its connection or from the
+  first byte of its next request; then a 408 and the connection closes. (uvicorn times out only
+  idle keep-alive connections: 1,100 clients that never finished their headers took every file
+  descriptor, and the server accepted nothing more.)
+- At most ``max_connections`` open: past them, the connection that has waited longest without a
+  request in progress is closed with a 503 to make room (slow or idle clients give way to working
+  ones); if every one is busy, the newcomer gets the 503. Refused connections linger briefly (see
+  ``refuse``) within ``REFUSING_ROOM`` + ``BACKLOG`` more; past that a newcomer is closed at once.
+  :func:`wean.server.app.uvicorn_config` keeps all of it below the open-file limit.
+- An answer sent before its request's body was read (413, 401, ...) reaches a client that is still
+  sending: the rest of the body is read and dropped (for ``LINGER_S`` at most, while parts keep
+  coming within ``body_timeout_s``) before the connection closes, not left unread, which makes the kernel reset the connection and the
+  client lose the answer.
+- Every error is JSON, those of the HTTP layer (a malformed request) included.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+
+import h11
+from uvicorn.protocols.http.h11_impl import H11Protocol
+
+LINGER_S = 30.0  # how long a body nobody will read is drained, at most
+REFUSED_LINGER_S = 2.0  # how long a refused client's bytes are read and dropped after its answer
+REFUSING_ROOM = 32  # connections beyond max_connections that may linger after their refusal
+BACKLOG = 128  # connections the kernel queues unaccepted; asyncio accepts up to as many in one go
+
+
+def json_response(status: int, reason: str, message: str) -> bytes:
+    """A whole HTTP/1.1 response, written below h11: for a connection with no request to answer."""
+    body = json.dumps({"error": message}).encode()
+    head = (f"HTTP/1.1 {status} {reason}\r\ncontent-type: application/json\r\ncontent-length: {len(body)}\r\n"
+            "connection: close\r\n\r\n")
+    return head.encode("ascii") + body
+
+
+def guarded_protocol(header_timeout_s: float, body_timeout_s: float, max_connections: int) -> type[H11Protocol]:
+    """uvicorn's h11 protocol with the guards of this module, for ``uvicorn.Config(http=...)``."""
+
+    class GuardedProtocol(H11Protocol):
+        def connection_made(self, transport) -> None:
+            super().connection_made(transport)
+            self.idle_since = time.monotonic()  # no request in progress since
+            self.refused = False
+            self.heard = False  # whether it has sent anything (read by data_received)
+            self.header_timer = None
+            self.linger_timer = None
+            self.draining = False
+            self.linger_deadline = 0.0
+            # refused connections still lingering, and those closed but not yet gone (a burst of
+            # accepts runs before any close completes), fill the room the file limit leaves
+            if len(self.connections) > max_connections + REFUSING_ROOM + BACKLOG:
+                self.transport.write(json_response(503, "Service Unavailable", "the server is at its connection limit"))
+                self.transport.close()
+                return
+            if sum(not other.refused for other in self.connections) > max_connections:
+                idle = [other for other in self.connections if other is not self and other.idle()]
+                if not idle:  # its request may be on its way: lingered
+                    self.refuse(503, "Service Unavailable", f"the server has {max_connections} connections open; "
+                                "try again later")
+                    return
+                # one whose bytes were all read closes without a reset: those first
+                min(idle, key=lambda other: (not other.heard, other.idle_since)).refuse(
+                    503, "Service Unavailable", "closed to make room: the server is at its connection limit",
+                    linger=False)
+            self.arm_header_timer()
+
+        def idle(self) -> bool:
+            return (self.conn.their_state is h11.IDLE and not self.draining and not self.refused
+                    and not self.transport.is_closing())
+
+        def refuse(self, status: int, reason: str, message: str, linger: bool = True) -> None:
+            """Answer and close. Bytes the client sent that nobody read would make the close a
+            reset, and the client lose the answer: with ``linger`` (a connection whose bytes may
+            not have been read yet) the write side closes first, and what still comes is read
+            and dropped for REFUSED_LINGER_S."""
+            self.cancel_timers()
+            if self.transport.is_closing() or self.refused:
+                return
+            self.refused = True
+            self.transport.write(json_response(status, reason, message))
+            if not linger:
+                self.transport.close()
+                return
+            if self.transport.can_write_eof():
+                self.transport.write_eof()
+            self.flow.resume_reading()
+            self.linger_timer = self.loop.call_later(REFUSED_LINGER_S, self.transport.close)
+
+        def eof_received(self) -> bool | None:
+            if self.refused:
+                self.transport.close()
+            return super().eof_received()
+
+        def arm_header_timer(self) -> None:
+            if self.header_timer is None:
+                self.header_timer = self.loop.call_later(header_timeout_s, self.headers_too_slow)
+
+        def headers_too_slow(self) -> None:
+            self.header_timer = None
+            if self.conn.their_state is h11.IDLE:  # what it sent was read: no reset to fear
+                self.refuse(408, "Request Timeout", f"request headers not received within {header_timeout_s:g} s",
+                            linger=False)
+
+        def cancel_timers(self) -> None:
+            for timer in (self.header_timer, self.linger_timer):
+                if timer is not None:
+                    timer.cancel()
+            self.header_timer = self.linger_timer = None
+
+        def data_received(self, data: bytes) -> None:
+            self.heard = True
+            if self.refused:
+                return
+            if self.draining:
+                self.conn.receive_data(data)
+                self.drain()
+                self.arm_linger_timer()
+                return
+            super().data_received(data)
+            if self.transport.is_closing():
+                return
+            if self.conn.their_state is h11.IDLE:  # the headers are not all here yet
+                self.arm_header_timer()
+            elif self.header_timer is not None:
+                self.header_timer.cancel()
+                self.header_timer = None
+
+        def on_response_complete(self) -> None:
+            if self.conn.their_state is h11.SEND_BODY and not self.transport.is_closing():
+                self.server_state.total_requests += 1
+                self.draining = True
+                self.cycle.body = bytearray()
+                self.flow.resume_reading()
+                self.linger_deadline = time.monotonic() + LINGER_S
+                self.drain()
+                self.arm_linger_timer()
+                return
+            self.idle_since = time.monotonic()
+            super().on_response_complete()
+
+        def arm_linger_timer(self) -> None:
+            """Close when the body pauses longer than body_timeout_s, or at the linger deadline."""
+            if self.transport.is_closing():
+                return
+            if self.linger_timer is not None:
+                self.linger_timer.cancel()
+            wait = min(body_timeout_s, self.linger_deadline - time.monotonic())
+            self.linger_timer = self.loop.call_later(max(wait, 0), self.transport.close)
+
+        def drain(self) -> None:
+            """Read the body of a request already answered, drop it, and close once it ends."""
+            while True:
+                try:
+                    event = self.conn.next_event()
+                except h11.RemoteProtocolError:
+                    event = h11.ConnectionClosed()
+                if event is h11.NEED_DATA:
+                    return
+                if not isinstance(event, h11.Data):  # its end, or the client's
+                    self.cancel_timers()
+                    self.transport.close()
+                    return
+
+        def send_400_response(self, msg: str) -> None:
+            body = json.dumps({"error": f"not a valid HTTP request: {msg.rstrip('.')}"}).encode()
+            headers = [(b"content-type", b"application/json"), (b"connection", b"close")]
+            for event in (h11.Response(status_code=400, headers=headers, reason=b"Bad Request"), h11.Data(data=body),
+                          h11.EndOfMessage()):
+                self.transport.write(self.conn.send(event))
+            self.cancel_timers()
+            self.transport.close()
+
+        def connection_lost(self, exc: Exception | None) -> None:
+            self.cancel_timers()
+            super().connection_lost(exc)
+
+    return GuardedProtocol
+
+
+class RateLimitedLog(logging.Filter):
+    """At most ``per_window`` records of one message template per logger in ``window_s``; the rest
+    counted, and the count said with the next record let through. A flood of broken connections
+    wrote 336 MB of asyncio's "socket.send() raised exception." in about a minute."""
+
+    def __init__(self, per_window: int = 5, window_s: float = 60.0):
+        super().__init__()
+        self.per_window, self.window_s = per_window, window_s
+        self.seen: dict[tuple[str, str], list] = {}  # key -> [window start, records in it, dropped]
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        now = time.monotonic()
+        entry = self.seen.setdefault((record.name, str(record.msg)), [now, 0, 0])
+        if now - entry[0] > self.window_s:
+            entry[0], entry[1] = now, 0
+        entry[1] += 1
+        if entry[1] > self.per_window:
+            entry[2] += 1
+            return False
+        if entry[2]:
+            record.msg = f"{record.msg} ({entry[2]} more like this were not logged)"
+            entry[2] = 0
+        return True
