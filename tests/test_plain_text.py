@@ -54,6 +54,15 @@ def test_a_paragraph_is_simplified_sentence_by_sentence(copier):
     assert len(unsplit.source_tokens) == 19 and unsplit.warning is None
 
 
+def test_progress_is_told_batch_by_batch_in_sentences(copier):
+    """A long text is one line but many sentences: progress counts those, after each batch."""
+    generator = load(copier)
+    told = []
+    text = " ".join(["a b c d e ."] * 10)
+    generator.generate([text, "f g h ."], batch_size=4, progress=lambda done, total: told.append((done, total)))
+    assert told == [(4, 11), (8, 11), (11, 11)]
+
+
 def test_an_over_long_sentence_comes_back_unchanged_with_a_warning(copier, tmp_path, capsys):
     generator = load(copier)
     long = " ".join("abcdefghij"[i % 10] for i in range(30)) + " ."

@@ -376,6 +376,17 @@ def browser():
         launched.close()
 
 
+def test_the_api_docs_render_in_a_browser(server, browser):
+    """Swagger UI 3 drew "Unable to render this definition" for FastAPI's OpenAPI 3.1: the page
+    must show the generate operation and its request schema, offline."""
+    page = browser.new_page()
+    page.goto(server.url + "/docs")
+    page.wait_for_selector(".opblock-summary-path", timeout=30000)
+    text = page.inner_text("body")
+    assert "/v1/generate" in text and "/health" in text and "Unable to render" not in text
+    page.close()
+
+
 def test_web_page_shows_the_output_and_its_heat_map(server, browser, generator):
     page = browser.new_page()
     page.goto(server.url + "/")
@@ -386,20 +397,24 @@ def test_web_page_shows_the_output_and_its_heat_map(server, browser, generator):
     expected = generator.generate([sentence])[0]
     assert page.text_content("#output") == expected.text
     assert "score" in page.text_content("#meta")
-    assert page.locator("#heatmap tbody tr").count() == len(expected.tokens) + 1
+    assert page.locator("#heatmap tbody tr").count() == len(expected.tokens)  # words only: no </s> row
     assert page.locator("#heatmap tbody tr").first.locator("td").count() == len(sentence.split())
+    assert "(up to 60 characters)" in page.text_content("#length-limit")
+    assert page.eval_on_selector("#source", "box => box.maxLength") == 60
     # an over-long input shows the server's error instead of an output
-    page.fill("#source", "a " * 40)
+    page.fill("#source", "a " * 40)  # the box keeps 60 characters: 30 tokens, over the server's 15
     page.click("#submit")
     page.wait_for_function("document.getElementById('error').textContent.length > 0", timeout=30000)
-    assert "at most 60" in page.text_content("#error")
+    assert "has 30 tokens; at most 15" in page.text_content("#error")
     assert page.text_content("#output") == "" and page.locator("#heatmap tr").count() == 0  # nothing stale
-    # sentencepiece pieces are shown as words, a word's bytes as its characters
+    # sentencepiece pieces are shown as words, a word's bytes as its characters; control tokens,
+    # </s> and bytes that make no character are left out
     groups = page.evaluate("wordGroups(['<chars_ratio_1.00>', '\u2581The', '\u2581comm', 'ittee', '\u2581caf',"
-                           " '<0xC3>', '<0xA9>', '\u2581', '.', '</s>'])")
+                           " '<0xC3>', '<0xA9>', '\u2581', '.', '\u2581Z', '<0xC3>', '\u2581', '<0xEF>', '<0xBF>',"
+                           " '<0xBD>', '</s>'])")
     assert [(g["label"], g["indices"]) for g in groups] == [
-        ("<chars_ratio_1.00>", [0]), ("The", [1]), ("committee", [2, 3]), ("café", [4, 5, 6]), (".", [7, 8]),
-        ("</s>", [9])]
+        ("The", [1]), ("committee", [2, 3]), ("café", [4, 5, 6]), (".", [7, 8]), ("Z", [9, 10]),
+        ("\ufffd", [11, 12, 13, 14])]
     assert [g["label"] for g in page.evaluate("wordGroups(['a', 'b', '\u2581', '天'])")] == ["a", "b", "\u2423", "天"]
     # alternatives, when asked for, are listed under the output, best first
     page.fill("#source", sentence)
@@ -455,6 +470,9 @@ def test_web_page_slider_changes_the_output_and_shows_the_changes(control_server
     page.goto(control_server.url + "/")
     page.wait_for_selector("#control-chars_ratio")
     assert "How much shorter" in page.text_content("#controls")
+    # at the model's default (chars_ratio 1.0: "0 % shorter"), at the slider's left end
+    assert page.text_content("#controls output") == "0 %"
+    assert page.eval_on_selector("#control-chars_ratio", "slider => [slider.value, slider.min]") == ["0", "0"]
     page.fill("#source", text)
     with page.expect_response("**/v1/generate"):
         page.click("#submit")

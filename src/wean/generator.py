@@ -150,6 +150,7 @@ class Generator:
         split_sentences: bool | None = None,
         wanted: Callable[[int], bool] | None = None,
         rerank: str | Sequence[tuple[str | Scorer, float]] = (),
+        progress: Callable[[int, int], None] | None = None,
         **search,
     ) -> list[Generation | None]:
         """Outputs for ``sentences``, in their order. ``search``: the search options
@@ -169,7 +170,8 @@ class Generator:
         once nobody wants its output (a server's client hung up): its search stops there and its
         place is None. ``rerank``: (scorer, weight) pairs that reorder each sentence's n-best list
         (:mod:`wean.search.rerank`); a scorer is a registered name or a function (or all of them
-        as one string, ``"length=-0.1,unchanged=-2"``)."""
+        as one string, ``"length=-0.1,unchanged=-2"``). ``progress(done, total)`` is told after each
+        batch how many of the call's sentences are done (plain text: after splitting)."""
         if isinstance(sentences, str):  # its characters would be taken for texts
             raise WeanError("generate() takes a list of texts; to generate for one, pass [text]")
         sentences = [without_lone_surrogates(sentence) for sentence in sentences]
@@ -186,7 +188,7 @@ class Generator:
         scorers = resolve_scorers(rerank)
         if scorers and options.nbest == 1:
             raise WeanError("rerank: an n-best list of one output has nothing to reorder; ask for nbest above 1")
-        run = _Run(options, batch_size, replace_unk, prefix, scorers)
+        run = _Run(options, batch_size, replace_unk, prefix, scorers, progress)
         if plain_text:
             split = True if split_sentences is None else split_sentences
             return self._generate_plain_text(sentences, split, run, wanted)
@@ -258,7 +260,9 @@ class Generator:
                 raise WeanError("names_and_numbers from_source compares source tokens with output tokens: it needs "
                                 "a model with one vocabulary for both (data.tokenizer.shared_vocab)")
             model = SourceNamesOnly(model, self.token_classes)
+        done = len(sentences) - len(order)  # empty ones
         for chunk in _length_chunks(order, [len(tokens) for tokens in source_tokens], run.batch_size):
+            done += len(chunk)
             abandoned = None
             if wanted is not None:
                 chunk = [i for i in chunk if wanted(i)]
@@ -278,6 +282,8 @@ class Generator:
                 outputs = rerank_lists([sentences[i] for i, _ in kept], outputs, run.scorers)
             for (i, _), generations in zip(kept, outputs):
                 results[i] = dataclasses.replace(generations[0], alternatives=generations[1:])
+            if run.progress is not None:
+                run.progress(done, len(sentences))
         return results
 
     @cached_property
@@ -375,6 +381,7 @@ class _Run:
     replace_unk: bool
     prefix: list[str]  # control tokens
     scorers: list  # (name, function, weight) for reranking
+    progress: Callable[[int, int], None] | None = None
 
 
 def _joined(text: str, parts: list[Generation]) -> Generation:

@@ -31,7 +31,7 @@ def add(subparsers) -> None:
     parser.set_defaults(run=run)
 
 
-BLOCK = 256  # lines per generate() call: outputs are written block by block, in input order
+BLOCK = 64  # lines per generate() call: outputs are written block by block, in input order
 
 
 def run(args: argparse.Namespace) -> int:
@@ -62,12 +62,18 @@ def run(args: argparse.Namespace) -> int:
     out = partial.open("w", encoding="utf-8") if partial is not None else sys.stdout
     written = 0
     try:
-        with tqdm(total=len(sources), unit="line", disable=None if len(sources) > BLOCK else True,
-                  file=sys.stderr, leave=False) as progress:
+        # on a terminal: sentences done, batch by batch (a long text is many sentences in one line)
+        with tqdm(total=0, unit="sentence", disable=None, file=sys.stderr, leave=False) as progress:
             for start in range(0, len(sources), BLOCK):
+                finished_before = progress.n
+
+                def advance(done: int, total: int, before: int = finished_before) -> None:
+                    progress.total = before + total
+                    progress.update(before + done - progress.n)
+
                 generations = generator.generate(
                     sources[start : start + BLOCK], replace_unk=args.replace_unk, batch_size=args.batch_size,
-                    plain_text=args.plain_text, control=control, rerank=rerank, **search,
+                    plain_text=args.plain_text, control=control, rerank=rerank, progress=advance, **search,
                 )
                 for number, generation in enumerate(generations, start=start + 1):
                     if generation.warning:
@@ -79,7 +85,6 @@ def run(args: argparse.Namespace) -> int:
                     out.write((f"{generation.score:.4f}\t{text}" if args.scores else text) + "\n")
                 out.flush()
                 written += len(generations)
-                progress.update(len(generations))
     except KeyboardInterrupt:
         kept = f"; they are in {partial}" if partial is not None else ""
         print(f"interrupted: {written} of {len(sources)} outputs written{kept}", file=sys.stderr)

@@ -28,14 +28,12 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-import swagger_ui_bundle
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.openapi.docs import get_swagger_ui_html
 from fastapi.responses import HTMLResponse, JSONResponse, Response
+from fastapi_offline import FastAPIOffline
 from pydantic import BaseModel, ConfigDict, Field, create_model
 from starlette.exceptions import HTTPException
-from starlette.staticfiles import StaticFiles
 
 from wean.errors import WeanError
 from wean.generator import Generator, UntrainedControlWarning
@@ -172,10 +170,10 @@ def create_app(generator: Generator, limits: Limits | None = None, access: Acces
         yield
         await batcher.stop()
 
-    # /docs from swagger-ui-bundle's files: FastAPI's own page loads them from a CDN (blank offline)
-    app = FastAPI(title="wean", version="1", lifespan=lifespan, docs_url=None, redoc_url=None,
+    # /docs from fastapi-offline's copy of Swagger UI (5.x, which reads FastAPI's OpenAPI 3.1):
+    # FastAPI's own page loads it from a CDN (blank offline)
+    app = FastAPIOffline(title="wean", version="1", lifespan=lifespan, docs_url="/docs", redoc_url=None,
                   description=f"Text generation with the wean model `{name}`.")
-    app.mount("/docs-files", StaticFiles(directory=swagger_ui_bundle.swagger_ui_path), name="docs-files")
     app.add_middleware(StreamedBodyLimit, max_bytes=limits.max_body_bytes, timeout_s=limits.body_timeout_s)
 
     @app.exception_handler(RequestValidationError)
@@ -211,13 +209,6 @@ def create_app(generator: Generator, limits: Limits | None = None, access: Acces
                  request.url.path, response.status_code, (time.perf_counter() - started) * 1000, note)
         return response
 
-    @app.get("/docs", include_in_schema=False)
-    async def docs():
-        return get_swagger_ui_html(openapi_url="/openapi.json", title="wean: API",
-                                   swagger_js_url="/docs-files/swagger-ui-bundle.js",
-                                   swagger_css_url="/docs-files/swagger-ui.css",
-                                   swagger_favicon_url="/docs-files/favicon-32x32.png")
-
     if rating_sheet is not None:
         from wean.server.rating import rating_routes
 
@@ -239,7 +230,8 @@ def create_app(generator: Generator, limits: Limits | None = None, access: Acces
                 "client_gone_mid_batch": {"stopped_mid_search": batcher.stopped_mid_search,
                                           "finished_before": batcher.finished_before_gone},
                 "control": {"attributes": control.attributes, "defaults": control.defaults},
-                "search": dataclasses.asdict(generator.search_options())}
+                "search": dataclasses.asdict(generator.search_options()),
+                "limits": {"max_texts": limits.max_texts, "max_chars": limits.max_chars}}
 
     @app.post("/v1/generate", response_model=GenerateResponse, response_model_exclude_none=True,
               responses={413: {"description": "too many or too long texts"}, 422: {"description": "bad request"},
@@ -317,9 +309,10 @@ def uvicorn_config(app: FastAPI, host: str, port: int, limits: Limits, log_level
     from wean.server.connections import BACKLOG, REFUSING_ROOM, guarded_protocol
 
     limit = open_file_limit()
-    # room for the files of logs and the model, the listener, refused connections lingering
-    # (connections.py), and the connections asyncio accepts at once before any is counted (the backlog)
-    connections = min(limits.max_connections, limit - files_open() - 64 - REFUSING_ROOM - BACKLOG)
+    # room for the files of logs and the model, the listener, refused connections lingering and
+    # closed ones not yet gone (connections.py: REFUSING_ROOM + BACKLOG), and the connections
+    # asyncio accepts in one go before any is counted (up to BACKLOG)
+    connections = min(limits.max_connections, limit - files_open() - 64 - REFUSING_ROOM - 2 * BACKLOG)
     if connections < limits.max_connections:
         log.warning("--max-connections %d lowered to %d: the process may open %d files and has %d open",
                     limits.max_connections, connections, limit, files_open())

@@ -64,10 +64,10 @@ def guarded_protocol(header_timeout_s: float, body_timeout_s: float, max_connect
                     self.refuse(503, "Service Unavailable", f"the server has {max_connections} connections open; "
                                 "try again later")
                     return
-                # one whose bytes were all read closes without a reset: those first
-                min(idle, key=lambda other: (not other.heard, other.idle_since)).refuse(
-                    503, "Service Unavailable", "closed to make room: the server is at its connection limit",
-                    linger=False)
+                # one whose bytes were all read closes at once without a reset: those first
+                evicted = min(idle, key=lambda other: (not other.heard, other.idle_since))
+                evicted.refuse(503, "Service Unavailable", "closed to make room: the server is at its connection "
+                               "limit", linger=not evicted.heard)
             self.arm_header_timer()
 
         def idle(self) -> bool:
