@@ -120,6 +120,18 @@ def test_greedy_search_blocks_repeated_n_grams_as_beam_search_does():
     assert len(bigrams) == len(set(bigrams)) and blocked.tokens[:2] == [A, A]
 
 
+@pytest.mark.parametrize("strategy", ["greedy", "beam", "sampling", "diverse_beam"])
+def test_an_output_whose_every_next_token_is_banned_ends_there_in_every_strategy(strategy):
+    """Unigram blocking over the four words (A, B, C, <unk>) with min_length 5: once each is
+    written nothing is allowed. Beam search used to lose every beam and return no output at all."""
+    model = ScriptedModel({BOS_ID: {A: 0.5, B: 0.3, C: 0.2}, A: {B: 0.6, C: 0.4}, B: {C: 0.6, A: 0.4},
+                           C: {A: 0.6, B: 0.4}})
+    options = SearchOptions(strategy=strategy, beam=3, nbest=2 if strategy != "greedy" else 1, max_length=10,
+                            min_length=5, block_ngram_repeat=1)
+    outputs = decode(model, SOURCE, LENGTHS, options)[0]
+    assert outputs and all(sorted(h.tokens) == sorted([A, B, C, UNK_ID]) for h in outputs)
+
+
 # Sampling: after <bos> the model says A 0.5, B 0.3, C 0.2; then <eos>.
 SAMPLED = ScriptedModel({BOS_ID: {A: 0.5, B: 0.3, C: 0.2}, A: {EOS_ID: 1.0}, B: {EOS_ID: 1.0}, C: {EOS_ID: 1.0}})
 

@@ -89,18 +89,27 @@ def beam_search_nbest(
         if options.block_ngram_repeat:
             block_repeated_ngrams(log_probs, alive_tokens.view(live * k, -1), options.block_ngram_repeat)
         vocabulary = log_probs.size(1)
-        candidates = (alive_scores.view(-1, 1) + log_probs).view(live, k * vocabulary)
         weights = weights.view(live, k, source_length)
         step_weights.append(weights)
         if covering:  # every extension of a beam has its coverage after this step, and so its penalty
             coverage = coverage + weights
             penalty = coverage_penalty(coverage, source_mask[sentence].unsqueeze(1), options)  # (live, k)
-            ranking = (candidates.view(live, k, vocabulary) + penalty.unsqueeze(2)).view(live, k * vocabulary)
-            top_scores, top_ids = ranking.topk(min(2 * k, k * vocabulary), dim=1)
-            top_raw = candidates.gather(1, top_ids)
-        else:
+
+        def best_extensions():
+            candidates = (alive_scores.view(-1, 1) + log_probs).view(live, k * vocabulary)
+            if covering:
+                ranking = (candidates.view(live, k, vocabulary) + penalty.unsqueeze(2)).view(live, k * vocabulary)
+                top_scores, top_ids = ranking.topk(min(2 * k, k * vocabulary), dim=1)
+                return top_scores, top_ids, candidates.gather(1, top_ids)
             top_scores, top_ids = candidates.topk(min(2 * k, k * vocabulary), dim=1)
-            top_raw = top_scores
+            return top_scores, top_ids, top_scores
+
+        top_scores, top_ids, top_raw = best_extensions()
+        if bool(torch.isinf(top_scores[:, 0]).any()):
+            # every extension of a sentence's beams is banned (constraints, n-gram blocking): its
+            # beams end here, as greedy search ends such an output, rather than all die unwritten
+            log_probs[~torch.isfinite(log_probs).any(1), EOS_ID] = 0.0
+            top_scores, top_ids, top_raw = best_extensions()
         parents, words = top_ids // vocabulary, top_ids % vocabulary
 
         # Token histories of all 2k candidates: the parent's, then this step's word.

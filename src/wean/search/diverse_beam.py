@@ -56,6 +56,9 @@ def diverse_beam(
         constrain(log_probs, step, options.min_length, max_length)
         if options.block_ngram_repeat:
             block_repeated_ngrams(log_probs, tokens.view(batch * k, -1), options.block_ngram_repeat)
+        # a beam whose every next token is banned (constraints, n-gram blocking) ends here, as
+        # greedy search ends such an output, rather than dies unwritten
+        log_probs[~torch.isfinite(log_probs).any(1), EOS_ID] = 0.0
         vocabulary = log_probs.size(1)
         log_probs = log_probs.view(batch, groups, width, vocabulary)
         weights = weights.view(batch, groups, width, 1, source_length)
