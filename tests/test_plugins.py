@@ -175,19 +175,52 @@ def test_a_model_directory_runs_no_plugin_code_unless_trusted(model_dir, tmp_pat
 
 
 def test_a_plugin_changed_since_training_is_refused(tmp_path, plugin):
-    """The model directory records each plug-in file's sha256; a changed file is one line."""
-    import shutil
-
+    """The model directory keeps a copy of each plug-in file and its sha256; a changed copy is one line."""
     config = config_from_dict(plugin_config(tmp_path, plugin, temperature=0.5))
     config.training.max_updates = 1
     Trainer(config).train()
-    own = tmp_path / "own_components.py"
-    shutil.copy(plugin, own)
-    saved = yaml.safe_load((tmp_path / "model" / "config.yaml").read_text())
-    saved["plugins"] = [str(own)]
-    (tmp_path / "model" / "config.yaml").write_text(yaml.safe_dump(saved))
-    digests = json.loads((tmp_path / "model" / "plugins.json").read_text())
-    (tmp_path / "model" / "plugins.json").write_text(json.dumps({str(own): digests[str(plugin)]}))
-    own.write_text(own.read_text() + "\n# changed\n")
-    with pytest.raises(WeanError, match="own_components.py: this plug-in file changed since .* was written"):
+    copy = tmp_path / "model" / "plugins" / plugin.name
+    assert copy.read_bytes() == plugin.read_bytes()
+    assert yaml.safe_load((tmp_path / "model" / "config.yaml").read_text())["plugins"] == [f"plugins/{plugin.name}"]
+    copy.write_text(copy.read_text() + "\n# changed\n")
+    with pytest.raises(WeanError, match="my_components.py: this plug-in file changed since .* was written"):
         load(tmp_path / "model", trust_plugins=True)
+
+
+def test_a_plugin_model_directory_loads_after_a_move_from_another_working_directory(tmp_path, plugin, monkeypatch):
+    """The plug-in travels in the model directory: moved elsewhere and loaded from a third folder,
+    it loads (trusted, or with the user's own copy of the file imported), and a plug-in named
+    relative to a training config is found next to the config, like its base."""
+    import shutil
+
+    from wean.cli import main
+
+    config_folder = tmp_path / "configs"
+    config_folder.mkdir()
+    shutil.copy(plugin, config_folder / plugin.name)
+    values = plugin_config(tmp_path, plugin, temperature=0.5)
+    values["plugins"] = [plugin.name]  # relative: next to the config file
+    values["training"]["max_updates"] = 1
+    (config_folder / "train.yaml").write_text(yaml.safe_dump(values))
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    assert main(["train", str(config_folder / "train.yaml")]) == 0
+    moved = tmp_path / "moved" / "model"
+    shutil.move(str(tmp_path / "model"), moved)
+    (tmp_path / "third").mkdir()
+    monkeypatch.chdir(tmp_path / "third")
+    generator = load(moved, trust_plugins=True)
+    assert type(generator.model.output_layer).__name__ == "TemperedLinearOutput"
+    assert generator.generate(["a b c"])[0].tokens is not None
+    # a fresh process, where nothing is imported yet: the directory's own copy is the code
+    import subprocess
+    import sys
+
+    wean = str(Path(sys.executable).with_name("wean"))
+    run = subprocess.run([wean, "generate", "--model", str(moved), "--trust-plugins"], input="a b c\n", text=True,
+                         capture_output=True, cwd=tmp_path / "third", timeout=300)
+    assert run.returncode == 0 and run.stdout.count("\n") == 1, run.stderr
+    refused = subprocess.run([wean, "generate", "--model", str(moved)], input="a b c\n", text=True,
+                             capture_output=True, cwd=tmp_path / "third", timeout=300)
+    assert refused.returncode == 1 and "plugins/my_components.py" in refused.stderr

@@ -475,6 +475,10 @@ def _read_yaml(path: Path, seen: tuple[Path, ...] = ()) -> dict:
         mark = getattr(error, "problem_mark", None)
         line = f":{mark.line + 1}" if mark else ""
         raise WeanError(f"{path}{line}: not valid YAML ({getattr(error, 'problem', error)})") from None
+    if isinstance(values, dict) and isinstance(values.get("plugins"), list):
+        # like base: a relative path is the config file's neighbour, wherever wean runs from
+        values["plugins"] = [str(path.parent.resolve() / item) if isinstance(item, str)
+                             and not Path(item).expanduser().is_absolute() else item for item in values["plugins"]]
     if not isinstance(values, dict) or "base" not in values:
         return values
     base = values.pop("base")

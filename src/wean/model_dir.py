@@ -17,7 +17,7 @@ from wean.data.control import Control
 from wean.data.tokenizers import SentencePieceTokenizer, Tokenizer, load_tokenizer
 from wean.data.vocabulary import Vocabulary
 from wean.errors import WeanError
-from wean.textio import atomic_write_json, atomic_write_text, is_file, read_json
+from wean.textio import atomic_write_bytes, atomic_write_json, atomic_write_text, is_file, read_json
 
 
 @dataclass
@@ -64,6 +64,19 @@ def file_digest(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
+PLUGIN_FOLDER = "plugins"  # a model directory's copies of its plug-in files
+
+
+def plugin_key(directory: Path, plugin: str) -> str:
+    """How a model directory's config and plugins.json name a plug-in file: relative to the
+    directory for its own copies (so the directory can move), as given for any other."""
+    path = Path(plugin).expanduser()
+    try:
+        return path.resolve().relative_to(directory.resolve()).as_posix()
+    except ValueError:
+        return plugin
+
+
 def check_plugin_digests(directory: Path, plugins: list[str]) -> None:
     """A plug-in file that changed since the model directory was written is refused in one line:
     the code that built the weights is not the code that would now load them."""
@@ -74,19 +87,39 @@ def check_plugin_digests(directory: Path, plugins: list[str]) -> None:
     if not isinstance(recorded, dict) or not all(isinstance(value, str) for value in recorded.values()):
         raise WeanError(f"{path}: not a JSON object of plug-in files and their sha256")
     for raw in plugins:
-        file = Path(raw).expanduser()
-        if raw in recorded and is_file(file) and file_digest(file) != recorded[raw]:
+        file, key = Path(raw).expanduser(), plugin_key(directory, raw)
+        if key in recorded and is_file(file) and file_digest(file) != recorded[key]:
             raise WeanError(f"{raw}: this plug-in file changed since {directory} was written (sha256 "
-                            f"{recorded[raw][:12]}... then, {file_digest(file)[:12]}... now); restore it, or "
+                            f"{recorded[key][:12]}... then, {file_digest(file)[:12]}... now); restore it, or "
                             f"delete {path} to accept the new code")
 
 
-MODEL_FOLDERS = frozenset({"checkpoints", "tensorboard"})
+def copy_plugins(directory: Path, plugins: list[str]) -> list[str]:
+    """Each plug-in file copied into ``directory``/plugins/ (a model travels with its code, and
+    loads from any working directory); the names the directory's config gives them."""
+    names = []
+    for number, raw in enumerate(plugins):
+        source = Path(raw).expanduser()
+        if not source.is_file():
+            names.append(raw)
+            continue
+        folder = directory / PLUGIN_FOLDER
+        target = folder / source.name
+        if any(Path(name).name == source.name for name in names):  # two plug-ins of one file name
+            target = folder / f"{source.stem}-{number}{source.suffix}"
+        if source.resolve() != target.resolve():
+            folder.mkdir(exist_ok=True)
+            atomic_write_bytes(target, source.read_bytes())
+        names.append(plugin_key(directory, str(target)))
+    return names
+
+
+MODEL_FOLDERS = frozenset({"checkpoints", "tensorboard", PLUGIN_FOLDER})
 # what wean writes into a model directory (training, export, tune-control); --overwrite removes these
 MODEL_FILES = frozenset({
     "config.yaml", "vocab.json", "vocab.src.json", "vocab.tgt.json", "sentencepiece.model", "tokenizer.json",
     "model.safetensors", "best.json", "train.log", "validations.json", "checkpoints", "tensorboard",
-    CONTROL_COUNTS, PLUGIN_DIGESTS, "control-tuning.json",
+    CONTROL_COUNTS, PLUGIN_DIGESTS, PLUGIN_FOLDER, "control-tuning.json",
 })
 
 
@@ -145,9 +178,10 @@ def remove_leftovers_of_a_kill(directory: Path) -> list[str]:
 
 def save_assets(directory: Path, assets: Assets) -> None:
     directory.mkdir(parents=True, exist_ok=True)
-    atomic_write_text(directory / "config.yaml", yaml.safe_dump(assets.config.to_dict(), sort_keys=False))
-    digests = {raw: file_digest(Path(raw).expanduser()) for raw in assets.config.plugins
-               if Path(raw).expanduser().is_file()}
+    values = assets.config.to_dict()
+    values["plugins"] = copy_plugins(directory, assets.config.plugins)
+    atomic_write_text(directory / "config.yaml", yaml.safe_dump(values, sort_keys=False))
+    digests = {name: file_digest(directory / name) for name in values["plugins"] if (directory / name).is_file()}
     if digests:
         atomic_write_json(directory / PLUGIN_DIGESTS, digests)
     assets.tokenizer.save(directory)

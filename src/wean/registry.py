@@ -87,12 +87,19 @@ STRATEGIES = Registry("search strategy", "wean.search")  # generation.strategy, 
 RERANKERS = Registry("reranking scorer", "wean.search.rerank")  # --rerank NAME=WEIGHT
 
 _loaded_plugins: dict[Path, str] = {}
+_loaded_code: set[str] = set()  # the sha256 of each file imported: a model directory's copy of one is the same code
+
+
+def _digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
 def plugin_loaded(raw: str) -> bool:
-    """Whether the file ``raw`` names has been imported as a plug-in (by the user's --plugins, or
-    by a config they gave)."""
-    return Path(raw).expanduser().resolve() in _loaded_plugins
+    """Whether the file ``raw`` names, or a file of the same content (a model directory keeps a
+    copy of its plug-ins), has been imported as a plug-in (by the user's --plugins, or by a config
+    they gave)."""
+    path = Path(raw).expanduser().resolve()
+    return path in _loaded_plugins or (path.is_file() and _digest(path) in _loaded_code)
 
 
 def load_plugins(paths: list[str], option: str = "config: plugins") -> None:
@@ -104,6 +111,8 @@ def load_plugins(paths: list[str], option: str = "config: plugins") -> None:
             continue
         if not path.is_file():
             raise WeanError(f"{option}: {raw}: file not found")
+        if _digest(path) in _loaded_code:  # a copy of a file imported already: its components are registered
+            continue
         module_name = f"wean_plugin_{path.stem}_{hashlib.sha1(str(path).encode()).hexdigest()[:8]}"
         spec = importlib.util.spec_from_file_location(module_name, path)
         if spec is None or spec.loader is None:
@@ -121,3 +130,4 @@ def load_plugins(paths: list[str], option: str = "config: plugins") -> None:
             line = f":{frames[-1].lineno}" if frames else ""
             raise WeanError(f"{option}: {raw}{line}: {type(error).__name__}: {error}") from None
         _loaded_plugins[path] = module_name
+        _loaded_code.add(_digest(path))
