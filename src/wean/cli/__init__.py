@@ -46,6 +46,10 @@ def main(argv: list[str] | None = None) -> int:
         f"wean {args.command}: warning: {message}\n" if category.__module__.startswith("wean")
         else _python_format(message, category, *rest))
     try:
+        if getattr(args, "plugins", None):
+            from wean.cli.options import load_plugin_files
+
+            load_plugin_files(args)
         status = args.run(args)
         sys.stdout.flush()  # a closed pipe shows up here, inside the handler below, not at exit
         return status

@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from wean.cli import options
+
 
 def add(subparsers) -> None:
     parser = subparsers.add_parser(
@@ -18,8 +20,7 @@ def add(subparsers) -> None:
     chosen.add_argument("--checkpoints", nargs="+", metavar="NAME",
                         help="checkpoints by name (step-00001200) or as checkpoint directories")
     parser.add_argument("--out", type=Path, required=True, help="new model directory")
-    parser.add_argument("--trust-plugins", action="store_true",
-                        help="import the plug-in files the model directory's config names (their code runs)")
+    options.add_trust_options(parser)
     parser.set_defaults(run=run)
 
 

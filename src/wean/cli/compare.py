@@ -30,7 +30,6 @@ def add(subparsers) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    options.load_plugin_files(args)
     pairable = paired_metrics()
     benchmark, source, references, settings, metrics = options.scoring_inputs(
         args, default_metrics=pairable, output_statistics=tuple(m for m in pairable if m not in METRICS.names()))

@@ -35,7 +35,6 @@ def run(args: argparse.Namespace) -> int:
         return 0
     if args.hyp is None:
         raise WeanError("--hyp FILE is required (or --list-benchmarks)")
-    options.load_plugin_files(args)
     benchmark, source, references, settings, _ = options.scoring_inputs(args)
     evaluation = evaluate_files(args.hyp, source, references, settings, benchmark)
     if args.sentence_sari:

@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from wean.cli import options
+
 
 def add(subparsers) -> None:
     parser = subparsers.add_parser("export", help="a trained model as a directory to ship (fp16, no checkpoints)")
@@ -13,8 +15,7 @@ def add(subparsers) -> None:
     parser.add_argument("--fp16", action="store_true", help="store the weights in half precision (half the size)")
     parser.add_argument("--set", dest="overrides", action="append", default=[], metavar="generation.KEY=VALUE",
                         help="change a generation setting, e.g. generation.plain_text=true")
-    parser.add_argument("--trust-plugins", action="store_true",
-                        help="import the plug-in files the model directory's config names (their code runs)")
+    options.add_trust_options(parser)
     parser.add_argument("--overwrite", action="store_true",
                         help="out holds something: replace the model there (its model files are removed)")
     parser.set_defaults(run=run)

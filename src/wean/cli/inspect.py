@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from wean.cli import options
+
 
 def add(subparsers) -> None:
     parser = subparsers.add_parser("inspect", help="parameters per module of a model or config")
@@ -17,8 +19,7 @@ def add(subparsers) -> None:
     parser.add_argument("--compare-output-layers", action="store_true",
                         help="also count the output-layer parameters of the linear layer and of each WEAN "
                         "score function at these sizes (the WEAN paper's Table 5)")
-    parser.add_argument("--trust-plugins", action="store_true",
-                        help="import the plug-in files the model directory's config names (their code runs)")
+    options.add_trust_options(parser)
     parser.set_defaults(run=run)
 
 

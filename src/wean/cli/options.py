@@ -23,9 +23,7 @@ def add_scoring_options(parser: argparse.ArgumentParser, metric_names: tuple[str
     parser.add_argument("--metrics", help=f"comma-separated, from {','.join(metric_names or METRICS.names())} "
                         "(default: the benchmark's, else sari,bleu,fkgl,stats,fidelity); a list that starts with + "
                         "adds to the default")
-    parser.add_argument("--plugins", nargs="+", default=[], metavar="FILE",
-                        help="Python files registering metrics of your own (wean.evaluation.metric), "
-                        "imported before --metrics is read")
+    add_plugins_option(parser)
     parser.add_argument("--reverse-model", type=Path, metavar="DIR",
                         help="a model trained from simple to complex: adds the metric reverse, log P(source | "
                         "output) per source token")
@@ -39,8 +37,16 @@ def add_scoring_options(parser: argparse.ArgumentParser, metric_names: tuple[str
                         "(default: 13a, or the benchmark's convention)")
 
 
+def add_plugins_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--plugins", nargs="+", default=[], metavar="FILE",
+                        help="Python files of your own (components, metrics, search strategies, reranking "
+                        "scorers), imported before anything else is read; a model directory whose config "
+                        "names a file of the same content then loads without --trust-plugins")
+
+
 def load_plugin_files(args: argparse.Namespace) -> None:
-    """Import the user's --plugins files, so that the metrics they register can be named."""
+    """Import the user's --plugins files (every command that has the option, before it runs), so
+    that what they register can be named."""
     from wean.registry import load_plugins
 
     load_plugins(list(getattr(args, "plugins", None) or []), option="--plugins")
@@ -117,8 +123,6 @@ def add_generation_options(parser: argparse.ArgumentParser) -> None:
                         "unchanged, channel:DIR (log P(source | output) under DIR's model), lm:DIR (log P(output) "
                         "under a language model), or one --plugins registers), e.g. unchanged=-2; needs --nbest "
                         "above 1")
-    parser.add_argument("--plugins", nargs="+", default=[], metavar="FILE",
-                        help="Python files registering search strategies or reranking scorers of your own")
     parser.add_argument("--no-replace-unk", dest="replace_unk", action="store_false", default=None,
                         help="keep <unk> instead of copying the most-attended source token")
     parser.add_argument("--batch-size", type=int, help="sentences per model call (default: the model's)")
@@ -142,12 +146,18 @@ def control_values(args: argparse.Namespace) -> dict[str, float] | None:
 
 
 def add_device_option(parser: argparse.ArgumentParser) -> None:
-    """--device, and --trust-plugins: every command that loads a model directory has both."""
+    """--device, and the options of add_trust_options: every command that runs a model has them."""
     parser.add_argument("--device", choices=DEVICES, default="auto",
                         help="where the model runs; auto: the GPU if PyTorch sees one (default)")
+    add_trust_options(parser)
+
+
+def add_trust_options(parser: argparse.ArgumentParser) -> None:
+    """--trust-plugins and --plugins: every command that loads a model directory has both."""
     parser.add_argument("--trust-plugins", action="store_true",
                         help="import the plug-in files a model directory's config names (its code runs); "
-                        "without it such a model loads only if --plugins names those files")
+                        "without it such a model loads only if --plugins names files of the same content")
+    add_plugins_option(parser)
 
 
 def add_quantize_option(parser: argparse.ArgumentParser) -> None:
@@ -169,9 +179,7 @@ def labels(text: str | None, count: int, what: str) -> list[str] | None:
 
 
 def check_generation_arguments(args: argparse.Namespace) -> None:
-    """The search options given on the command line, in range (before the model is loaded), and
-    the plug-ins that may register the strategy or scorers they name."""
-    load_plugin_files(args)
+    """The search options given on the command line, in range (before the model is loaded)."""
     check_search_options(search_arguments(args), _flag)
     check_batch_size(getattr(args, "batch_size", None), "--batch-size")
     if getattr(args, "rerank", None):

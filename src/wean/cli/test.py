@@ -23,9 +23,6 @@ def add(subparsers) -> None:
     options.add_data_root_option(parser)
     parser.add_argument("--metrics", help="comma-separated registered metrics in place of each benchmark's "
                         "(a list that starts with + adds to them), e.g. +rouge")
-    parser.add_argument("--plugins", nargs="+", default=[], metavar="FILE",
-                        help="Python files registering metrics or search strategies of your own, imported "
-                        "before --metrics is read")
     options.add_search_options(parser)
     parser.add_argument("--detokenize", choices=("none", "ptb"), default="none",
                         help="ptb: undo PTB tokenization, for benchmarks with detokenized references")

@@ -31,8 +31,6 @@ def add(subparsers) -> None:
                         "for the references' own rate of a reference-free key (e.g. invented_names<=references); "
                         "repeatable; bleu>=60 holds unless one names bleu (below it, outputs ignore the source)")
     parser.add_argument("--min-bleu", type=float, help="the same as --require bleu>=MIN_BLEU")
-    parser.add_argument("--plugins", nargs="+", default=[], metavar="FILE",
-                        help="Python files registering metrics of your own, for --objective and --require")
     parser.add_argument("--rounds", type=int, default=2, help="passes over the attributes (default 2)")
     parser.add_argument("--beam", type=int, help="beam width (default: the model's)")
     parser.add_argument("--plain-text", action=argparse.BooleanOptionalAction, default=None,
@@ -51,7 +49,6 @@ def run(args: argparse.Namespace) -> int:
     if args.skip < 0:
         raise WeanError("--skip must be 0 or more")
     get_benchmark(args.benchmark)
-    options.load_plugin_files(args)
     requirements = list(args.require or [])
     if args.min_bleu is not None:
         requirements.append(f"bleu>={args.min_bleu:g}")

@@ -5,14 +5,15 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from wean.cli import options
+
 
 def add(subparsers) -> None:
     parser = subparsers.add_parser(
         "verify", help="check a model directory: sha256 of every weights file, tensors against the architecture, "
         "tokenizer against the config")
     parser.add_argument("model", type=Path, help="model directory")
-    parser.add_argument("--trust-plugins", action="store_true",
-                        help="import the plug-in files the model directory's config names (their code runs)")
+    options.add_trust_options(parser)
     parser.set_defaults(run=run)
 
 
