@@ -17,6 +17,16 @@ def test_cnn_c_depth_follows_fairseq_lua():
     assert [default_attention_layers(n) for n in (1, 2, 6, 15, 20)] == [1, 1, 3, 5, 5]
 
 
+@pytest.mark.parametrize("last_residual", [True, False])
+def test_cnn_c_ends_without_residual_as_fairseq_lua_when_asked(last_residual):
+    config = ModelConfig(embedding_size=16)
+    config.encoder.type, config.encoder.hidden_size, config.encoder.layers = "conv", 24, 6
+    config.encoder.values_last_residual = last_residual
+    config.decoder.type, config.decoder.hidden_size, config.decoder.bridge = "conditional", 16, "zero"
+    values = build_model(config, 30, 30).encoder.value_cnn
+    assert [block.residual for block in values] == [True, True, last_residual]
+
+
 def test_padding_does_not_leak_into_real_positions():
     model = conv_model()
     alone = model.encode(torch.tensor([[5, 6, 7]]), torch.tensor([3]))

@@ -80,6 +80,7 @@ class EncoderConfig:
     attention_layers: int = 0  # conv only: CNN-c depth; 0: floor(layers / 2) in [1, 5]
     max_positions: int = 1024  # conv only: longest source with a position embedding
     position_embeddings: bool = True  # conv only: false ablates them (word order from the edges' padding alone)
+    values_last_residual: bool = True  # conv only: false: CNN-c's last block without residual, as fairseq-lua's
     selective_gate: bool = False  # SEASS's gate on the encoder states (Zhou et al. 2017)
 
 

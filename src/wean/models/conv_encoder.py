@@ -9,9 +9,10 @@ Both CNNs are stacks of residual blocks, block(x) = tanh(conv(x) + x), with "sam
 sentence keeps its length) and no pooling, as in fairseq-lua's ``conv_model.lua``: CNN-a works at ``hidden_size`` channels between a linear
 up-projection from and a down-projection to the embedding size, and its last convolution has no
 residual; CNN-c has ``attention_layers`` blocks at the embedding size, by default
-floor(layers / 2) clamped to [1, 5] (15 -> 5 as in the paper), every one of them residual. That
-last point departs from fairseq-lua, whose CNN-c ends, like CNN-a, with a convolution without
-residual; kept so that the conv runs recorded in results/ stay reproducible. Padding is zeroed before every
+floor(layers / 2) clamped to [1, 5] (15 -> 5 as in the paper). By default every one of them is
+residual, unlike fairseq-lua, whose CNN-c ends, like CNN-a, with a convolution without residual:
+``values_last_residual: false`` builds fairseq-lua's (the default builds what the saved conv models
+and their results were trained with). Padding is zeroed before every
 convolution so that it never leaks into real positions. fairseq-lua scales the convolutions'
 gradients by 1/sqrt(fan-in) for SGD: each convolution's ``gradient_scale``, applied under
 ``training.optimizer: sgd`` (wean/training/optimizers.py); with Adam, which normalizes each
@@ -70,7 +71,10 @@ class ConvEncoder(Encoder):
             for i in range(config.layers)
         )
         value_layers = config.attention_layers or default_attention_layers(config.layers)
-        self.value_cnn = nn.ModuleList(ConvBlock(size, config.kernel_width) for _ in range(value_layers))
+        self.value_cnn = nn.ModuleList(
+            ConvBlock(size, config.kernel_width, residual=config.values_last_residual or i < value_layers - 1)
+            for i in range(value_layers)
+        )
         self.output_size = size
 
     @classmethod
