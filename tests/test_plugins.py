@@ -224,3 +224,17 @@ def test_a_plugin_model_directory_loads_after_a_move_from_another_working_direct
     refused = subprocess.run([wean, "generate", "--model", str(moved)], input="a b c\n", text=True,
                              capture_output=True, cwd=tmp_path / "third", timeout=300)
     assert refused.returncode == 1 and "plugins/my_components.py" in refused.stderr
+
+def test_resuming_with_a_changed_plugin_file_says_so(tmp_path):
+    """--resume reads the model directory without trust: a plug-in the user changed since would be
+    refused as untrusted code, with advice --resume cannot follow; it is named as changed."""
+    from wean.model_dir import PLUGIN_DIGESTS, check_resumed_plugins, file_digest
+
+    plugin = tmp_path / "mine.py"
+    plugin.write_text("X = 1\n")
+    (tmp_path / "run").mkdir()
+    (tmp_path / "run" / PLUGIN_DIGESTS).write_text(json.dumps({"plugins/mine.py": file_digest(plugin)}))
+    check_resumed_plugins(tmp_path / "run", [str(plugin)])  # the same code: fine
+    plugin.write_text("X = 2\n")
+    with pytest.raises(WeanError, match="mine.py: this plug-in file changed since .*run was trained with it"):
+        check_resumed_plugins(tmp_path / "run", [str(plugin)])

@@ -636,14 +636,16 @@ def test_errors_of_the_http_layer_are_json(guarded_server):
     assert status == 400 and body["error"].startswith("not a valid HTTP request")
 
 
-@pytest.mark.parametrize("declared", [True, False])
-def test_a_client_still_sending_an_oversized_body_gets_the_413(guarded_server, declared):
+@pytest.mark.parametrize("declared, close", [(True, False), (False, False), (True, True)])
+def test_a_client_still_sending_an_oversized_body_gets_the_413(guarded_server, declared, close):
     """Answered before its body is read, a client that sends it all before reading used to get a
-    connection reset; the rest of the body is now read and dropped, and the 413 reaches it."""
+    connection reset; the rest of the body is now read and dropped, and the 413 reaches it, also
+    when the request asked to close the connection after (urllib always does)."""
     body = json.dumps({"texts": ["a" * 1000] * 4000}).encode()  # 4 MB, the limit 2,000 bytes
     connection = connect(guarded_server)
     if declared:
         connection.sendall(b"POST /v1/generate HTTP/1.1\r\nHost: 127.0.0.1\r\ncontent-type: application/json\r\n"
+                           + (b"connection: close\r\n" if close else b"")
                            + f"content-length: {len(body)}\r\n\r\n".encode() + body)
     else:
         chunks = b"".join(f"{len(body[i:i + 65536]):x}\r\n".encode() + body[i:i + 65536] + b"\r\n"

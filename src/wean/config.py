@@ -388,8 +388,10 @@ def _coerce(value: Any, kind: Any, path: str):
     return value
 
 
-def config_from_dict(values: dict) -> Config:
-    if isinstance(values, dict) and values.get("plugins"):
+def config_from_dict(values: dict, import_plugins: bool = True) -> Config:
+    """``import_plugins`` false: the plug-ins the values name must be imported already (a model
+    directory's, untrusted: nothing is read from its files again, so none can be swapped in)."""
+    if import_plugins and isinstance(values, dict) and values.get("plugins"):
         from wean.registry import load_plugins
 
         load_plugins(_coerce(values["plugins"], list[str], "plugins"))
@@ -428,6 +430,10 @@ def parse_yaml(text: str, where: str) -> Any:
             node = loader.get_single_node()
         except RecursionError:
             raise WeanError(f"{where}: nested deeper than {MAX_CONFIG_DEPTH} levels") from None
+        except yaml.YAMLError as error:
+            if where.startswith("--set"):  # a file's errors are named with their line by _read_yaml
+                raise WeanError(f"{where}: not valid YAML ({getattr(error, 'problem', None) or error})") from None
+            raise
         if node is None:
             return None
         _check_expanded_size(node, where)
@@ -522,6 +528,6 @@ def load_config(path: str | Path, overrides: list[str] | None = None, trust_plug
     if plugins and check_plugins is not None:
         check_plugins(plugins)
     try:
-        return config_from_dict(apply_overrides(values, overrides or []))
+        return config_from_dict(apply_overrides(values, overrides or []), import_plugins=trust_plugins)
     except WeanError as error:
         raise WeanError(f"{path}: {error}") from None

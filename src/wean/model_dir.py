@@ -94,19 +94,35 @@ def check_plugin_digests(directory: Path, plugins: list[str]) -> None:
                             f"delete {path} to accept the new code")
 
 
+def check_resumed_plugins(directory: Path, plugins: list[str]) -> None:
+    """On --resume: each plug-in file of the config given is, by content, one the run was trained
+    with; a changed one is refused in one line before anything loads."""
+    path = directory / PLUGIN_DIGESTS
+    if not plugins or not path.exists():
+        return
+    recorded = read_json(path)
+    if not isinstance(recorded, dict):
+        raise WeanError(f"{path}: not a JSON object of plug-in files and their sha256")
+    for raw in plugins:
+        file = Path(raw).expanduser()
+        if is_file(file) and file_digest(file) not in recorded.values():
+            raise WeanError(f"{raw}: this plug-in file changed since {directory} was trained with it; restore it "
+                            "to resume, or train into a new directory")
+
+
 def copy_plugins(directory: Path, plugins: list[str]) -> list[str]:
     """Each plug-in file copied into ``directory``/plugins/ (a model travels with its code, and
     loads from any working directory); the names the directory's config gives them."""
     names = []
-    for number, raw in enumerate(plugins):
+    for raw in plugins:
         source = Path(raw).expanduser()
         if not source.is_file():
             names.append(raw)
             continue
         folder = directory / PLUGIN_FOLDER
-        target = folder / source.name
-        if any(Path(name).name == source.name for name in names):  # two plug-ins of one file name
-            target = folder / f"{source.stem}-{number}{source.suffix}"
+        target, copy = folder / source.name, 1
+        while any(Path(name).name == target.name for name in names):  # two plug-ins of one file name
+            target, copy = folder / f"{source.stem}-{copy}{source.suffix}", copy + 1
         if source.resolve() != target.resolve():
             folder.mkdir(exist_ok=True)
             atomic_write_bytes(target, source.read_bytes())

@@ -20,7 +20,8 @@ def verify_model_directory(directory: Path, trust_plugins: bool = False) -> list
     report = [f"{directory}: config, tokenizer and vocabularies agree"]
     model = build_model(assets.config.model, len(assets.source_vocabulary), len(assets.target_vocabulary))
     weights = [directory / WEIGHTS] if (directory / WEIGHTS).exists() else []
-    checkpoints = sorted(path for path in (directory / "checkpoints").glob("step-*") if path.is_dir())
+    checkpoints = sorted(path for path in (directory / "checkpoints").glob("step-*")
+                         if path.is_dir() and not path.name.endswith((".tmp", ".old")))  # a kill's leftovers
     if not weights and not checkpoints:
         raise WeanError(f"{directory}: no {WEIGHTS} and no checkpoints")
     for path in weights + [checkpoint / WEIGHTS for checkpoint in checkpoints]:

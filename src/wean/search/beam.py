@@ -105,10 +105,13 @@ def beam_search_nbest(
             return top_scores, top_ids, top_scores
 
         top_scores, top_ids, top_raw = best_extensions()
-        if bool(torch.isinf(top_scores[:, 0]).any()):
+        stuck = torch.isinf(top_scores[:, 0])
+        if bool(stuck.any()):
             # every extension of a sentence's beams is banned (constraints, n-gram blocking): its
-            # beams end here, as greedy search ends such an output, rather than all die unwritten
-            log_probs[~torch.isfinite(log_probs).any(1), EOS_ID] = 0.0
+            # beams end here, as greedy search ends such an output, rather than all die unwritten;
+            # the other sentences' beams are left as they are
+            ending = stuck.repeat_interleave(k) & ~torch.isfinite(log_probs).any(1)
+            log_probs[:, EOS_ID] = torch.where(ending, torch.zeros_like(log_probs[:, EOS_ID]), log_probs[:, EOS_ID])
             top_scores, top_ids, top_raw = best_extensions()
         parents, words = top_ids // vocabulary, top_ids % vocabulary
 

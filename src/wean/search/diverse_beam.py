@@ -56,9 +56,11 @@ def diverse_beam(
         constrain(log_probs, step, options.min_length, max_length)
         if options.block_ngram_repeat:
             block_repeated_ngrams(log_probs, tokens.view(batch * k, -1), options.block_ngram_repeat)
-        # a beam whose every next token is banned (constraints, n-gram blocking) ends here, as
-        # greedy search ends such an output, rather than dies unwritten
-        log_probs[~torch.isfinite(log_probs).any(1), EOS_ID] = 0.0
+        # a sentence whose every beam has every next token banned (constraints, n-gram blocking)
+        # ends here, as greedy search ends such an output, rather than dies unwritten
+        banned_everywhere = ~torch.isfinite(log_probs).any(1).view(batch, k)
+        ending = (banned_everywhere & banned_everywhere.all(1, keepdim=True)).view(-1)
+        log_probs[:, EOS_ID] = torch.where(ending, torch.zeros_like(log_probs[:, EOS_ID]), log_probs[:, EOS_ID])
         vocabulary = log_probs.size(1)
         log_probs = log_probs.view(batch, groups, width, vocabulary)
         weights = weights.view(batch, groups, width, 1, source_length)

@@ -173,7 +173,7 @@ def create_app(generator: Generator, limits: Limits | None = None, access: Acces
     # /docs from fastapi-offline's copy of Swagger UI (5.x, which reads FastAPI's OpenAPI 3.1):
     # FastAPI's own page loads it from a CDN (blank offline)
     app = FastAPIOffline(title="wean", version="1", lifespan=lifespan, docs_url="/docs", redoc_url=None,
-                  description=f"Text generation with the wean model `{name}`.")
+                         description=f"Text generation with the wean model `{name}`.")
     app.add_middleware(StreamedBodyLimit, max_bytes=limits.max_body_bytes, timeout_s=limits.body_timeout_s)
 
     @app.exception_handler(RequestValidationError)
@@ -316,9 +316,9 @@ def uvicorn_config(app: FastAPI, host: str, port: int, limits: Limits, log_level
     if connections < limits.max_connections:
         log.warning("--max-connections %d lowered to %d: the process may open %d files and has %d open",
                     limits.max_connections, connections, limit, files_open())
-    return uvicorn.Config(app, host=host, port=port, access_log=False, log_level=log_level, backlog=BACKLOG,
-                          http=guarded_protocol(limits.header_timeout_s, limits.body_timeout_s,
-                                                         max(connections, 1)))
+    # ws="none": wean serves no WebSocket, and an upgraded connection would escape the guards
+    return uvicorn.Config(app, host=host, port=port, access_log=False, log_level=log_level, backlog=BACKLOG, ws="none",
+                          http=guarded_protocol(limits.header_timeout_s, limits.body_timeout_s, max(connections, 1)))
 
 
 def files_open() -> int:
@@ -329,7 +329,8 @@ def files_open() -> int:
 
 
 def open_file_limit() -> int:
-    """The process's limit on open files (each connection holds one), raised to the hard limit first."""
+    """The process's limit on open files (each connection holds one), after raising it to the
+    hard limit where it is lower: a server wants every descriptor it may have."""
     import resource
 
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)

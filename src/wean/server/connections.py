@@ -39,12 +39,34 @@ def json_response(status: int, reason: str, message: str) -> bytes:
     return head.encode("ascii") + body
 
 
+class _Transport:
+    """A connection's transport as uvicorn's request cycle sees it: the close that follows an
+    answer to a request whose body is still coming (the request said ``Connection: close``, or
+    HTTP/1.0) becomes a drain of that body, like the keep-alive case of on_response_complete."""
+
+    def __init__(self, transport, protocol: "H11Protocol"):
+        self._transport, self._protocol = transport, protocol
+
+    def close(self) -> None:
+        protocol = self._protocol
+        if (protocol.conn.their_state is h11.SEND_BODY and not protocol.draining and not protocol.refused
+                and not protocol.shutting_down and not self._transport.is_closing()):
+            protocol.start_draining()
+        else:
+            self._transport.close()
+
+    def __getattr__(self, name: str):
+        return getattr(self._transport, name)
+
+
 def guarded_protocol(header_timeout_s: float, body_timeout_s: float, max_connections: int) -> type[H11Protocol]:
     """uvicorn's h11 protocol with the guards of this module, for ``uvicorn.Config(http=...)``."""
 
     class GuardedProtocol(H11Protocol):
         def connection_made(self, transport) -> None:
             super().connection_made(transport)
+            self.transport = _Transport(transport, self)
+            self.shutting_down = False
             self.idle_since = time.monotonic()  # no request in progress since
             self.refused = False
             self.heard = False  # whether it has sent anything (read by data_received)
@@ -55,11 +77,13 @@ def guarded_protocol(header_timeout_s: float, body_timeout_s: float, max_connect
             # refused connections still lingering, and those closed but not yet gone (a burst of
             # accepts runs before any close completes), fill the room the file limit leaves
             if len(self.connections) > max_connections + REFUSING_ROOM + BACKLOG:
+                self.refused = True
                 self.transport.write(json_response(503, "Service Unavailable", "the server is at its connection limit"))
                 self.transport.close()
                 return
-            if sum(not other.refused for other in self.connections) > max_connections:
-                idle = [other for other in self.connections if other is not self and other.idle()]
+            if sum(not getattr(other, "refused", False) for other in self.connections) > max_connections:
+                idle = [other for other in self.connections
+                        if other is not self and isinstance(other, GuardedProtocol) and other.idle()]
                 if not idle:  # its request may be on its way: lingered
                     self.refuse(503, "Service Unavailable", f"the server has {max_connections} connections open; "
                                 "try again later")
@@ -132,17 +156,26 @@ def guarded_protocol(header_timeout_s: float, body_timeout_s: float, max_connect
                 self.header_timer = None
 
         def on_response_complete(self) -> None:
-            if self.conn.their_state is h11.SEND_BODY and not self.transport.is_closing():
+            if self.draining or (self.conn.their_state is h11.SEND_BODY and not self.transport.is_closing()):
                 self.server_state.total_requests += 1
-                self.draining = True
-                self.cycle.body = bytearray()
-                self.flow.resume_reading()
-                self.linger_deadline = time.monotonic() + LINGER_S
-                self.drain()
-                self.arm_linger_timer()
+                if not self.draining:
+                    self.start_draining()
                 return
             self.idle_since = time.monotonic()
             super().on_response_complete()
+
+        def start_draining(self) -> None:
+            self.draining = True
+            if self.cycle is not None:
+                self.cycle.body = bytearray()
+            self.flow.resume_reading()
+            self.linger_deadline = time.monotonic() + LINGER_S
+            self.drain()
+            self.arm_linger_timer()
+
+        def shutdown(self) -> None:
+            self.shutting_down = True
+            super().shutdown()
 
         def arm_linger_timer(self) -> None:
             """Close when the body pauses longer than body_timeout_s, or at the linger deadline."""
@@ -158,7 +191,7 @@ def guarded_protocol(header_timeout_s: float, body_timeout_s: float, max_connect
             while True:
                 try:
                     event = self.conn.next_event()
-                except h11.RemoteProtocolError:
+                except h11.ProtocolError:
                     event = h11.ConnectionClosed()
                 if event is h11.NEED_DATA:
                     return
@@ -184,18 +217,23 @@ def guarded_protocol(header_timeout_s: float, body_timeout_s: float, max_connect
 
 
 class RateLimitedLog(logging.Filter):
-    """At most ``per_window`` records of one message template per logger in ``window_s``; the rest
-    counted, and the count said with the next record let through. A flood of broken connections
-    wrote 336 MB of asyncio's "socket.send() raised exception." in about a minute."""
+    """At most ``per_window`` records of one kind per logger in ``window_s`` (a kind: the first
+    line of the message template; asyncio's own put a connection's repr on later lines); the rest
+    counted, and the count said with the next record let through. Broken connections in numbers
+    otherwise log a line each, without end."""
 
     def __init__(self, per_window: int = 5, window_s: float = 60.0):
         super().__init__()
         self.per_window, self.window_s = per_window, window_s
-        self.seen: dict[tuple[str, str], list] = {}  # key -> [window start, records in it, dropped]
+        self.seen: dict[tuple[str, str], list] = {}  # kind -> [window start, records in it, dropped]
 
     def filter(self, record: logging.LogRecord) -> bool:
         now = time.monotonic()
-        entry = self.seen.setdefault((record.name, str(record.msg)), [now, 0, 0])
+        if len(self.seen) > 1000:  # kinds whose window has passed, and nothing dropped to report
+            self.seen = {kind: entry for kind, entry in self.seen.items()
+                         if now - entry[0] <= self.window_s or entry[2]}
+        kind = (record.name, str(record.msg).split("\n", 1)[0][:200])
+        entry = self.seen.setdefault(kind, [now, 0, 0])
         if now - entry[0] > self.window_s:
             entry[0], entry[1] = now, 0
         entry[1] += 1

@@ -39,7 +39,8 @@ from wean.data.vocabulary import SPECIALS
 from wean.device import resolve_device
 from wean.errors import WeanError
 from wean.model_dir import (
-    Assets, check_directory, clear_model_files, load_assets, remove_leftovers_of_a_kill, save_assets, write_control_counts,
+    Assets, check_directory, check_resumed_plugins, clear_model_files, load_assets, remove_leftovers_of_a_kill, save_assets,
+    write_control_counts,
 )
 from wean.models.interfaces import TrainingCorpus
 from wean.models.model import build_model
@@ -119,6 +120,7 @@ class Trainer:
                 leftovers = remove_leftovers_of_a_kill(self.directory)
                 if leftovers:
                     self.notes.append(f"removed what a kill during a save left: {', '.join(leftovers)}")
+            check_resumed_plugins(self.directory, config.plugins)
             assets = load_assets(self.directory)
             for section in ("data", "model"):
                 if _weights_depend_on(assets.config, section) != _weights_depend_on(config, section):
@@ -180,6 +182,7 @@ class Trainer:
             write_control_counts(self.directory, self.assets, self.train_examples)
         self.validation = Validation(config, self.assets, valid, self.model.copies_source) if main else None
         self.state = TrainingState()
+        self.finished_before = False  # a resumed run that had finished and been saved so
         if resume:
             self._restore()
 
@@ -201,6 +204,7 @@ class Trainer:
         if self.device.type == "cuda" and "cuda_rng" in saved:
             torch.cuda.set_rng_state(saved["cuda_rng"] if rank == 0 else saved["cuda_rng_of_ranks"][rank - 1])
         self.state = TrainingState(**saved["trainer"])
+        self.finished_before = self.state.finished
         self.state.finished = False
         self._print(f"resumed from {name}: epoch {self.state.epoch + 1}, update {self.state.updates}")
 
@@ -298,13 +302,16 @@ class Trainer:
         try:
             # a resumed run with nothing left to train is finished again: a kill inside its last
             # save may have left the final checkpoint unmarked or model.safetensors unwritten
+            finished = self.finished_before and (self.directory / WEIGHTS).exists()
             if settings.max_updates and self.state.updates >= settings.max_updates:
                 self.log(f"update {self.state.updates} already reaches training.max_updates={settings.max_updates}")
-                self._finish()
+                if not finished:
+                    self._finish()
                 return self.state
             if self._out_of_patience():
                 self.log(f"the run stopped early at update {self.state.updates}: nothing left to train")
-                self._finish()
+                if not finished:
+                    self._finish()
                 return self.state
             # the loss and tokens/s window spans epochs and skips the time spent validating
             window_loss, window_tokens, window_start = 0.0, 0, time.perf_counter()
