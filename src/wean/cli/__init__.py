@@ -11,8 +11,6 @@ import warnings
 
 from wean.errors import WeanError
 
-_python_format = warnings.formatwarning
-
 # in the order `wean --help` lists them
 COMMANDS = ("train", "simplify", "serve", "generate", "evaluate", "compare", "test", "tune_control", "inspect",
             "plot", "attention", "prepare", "odd_gen", "export", "average", "verify", "rate")
@@ -41,10 +39,19 @@ def main(argv: list[str] | None = None) -> int:
     if unknown:  # said with the command's usage, not the top level's
         commands = next(action for action in parser._actions if isinstance(action, argparse._SubParsersAction))
         commands.choices[args.command].error(f"unrecognized arguments: {' '.join(unknown)}")
-    # wean's warnings as one line each, like its errors, without the source line Python adds
+    # wean's warnings as one line each, like its errors, without the source line Python adds;
+    # main() called from Python leaves the format as it found it
+    previous = warnings.formatwarning
     warnings.formatwarning = lambda message, category, *rest: (
         f"wean {args.command}: warning: {message}\n" if category.__module__.startswith("wean")
-        else _python_format(message, category, *rest))
+        else previous(message, category, *rest))
+    try:
+        return _run(args)
+    finally:
+        warnings.formatwarning = previous
+
+
+def _run(args: argparse.Namespace) -> int:
     try:
         if getattr(args, "plugins", None):
             from wean.cli.options import load_plugin_files
