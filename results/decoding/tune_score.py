@@ -40,6 +40,7 @@ def main() -> None:
     parser.add_argument("--model", nargs="+", required=True)
     parser.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
                         help="a search option (value read as YAML)")
+    parser.add_argument("--out", type=Path, default=OUT, help="the JSON lines file appended to")
     args = parser.parse_args()
     options = {name: yaml.safe_load(value) for name, value in (o.split("=", 1) for o in args.option)}
     sources, references, settings = tuning_set("turkcorpus-tune", selection_lines(), None,
@@ -48,7 +49,7 @@ def main() -> None:
     outputs = [g.text for g in generator.generate(sources, plain_text=True, split_sentences=False, **options)]
     scores = evaluate(outputs, sources, references, settings, yardstick=False).scores
     record = {"label": args.label, "options": options, **{key: round(scores[key], 3) for key in KEYS}}
-    with OUT.open("a", encoding="utf-8") as out:
+    with args.out.open("a", encoding="utf-8") as out:
         out.write(json.dumps(record) + "\n")
     print(json.dumps(record))
 
