@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Training speed under tcmalloc and jemalloc against glibc's allocator (README.md). Needs Debian's
 # libtcmalloc-minimal4 and libjemalloc2 (an allocator not installed is skipped); run on a quiet
-# machine: pause background training first (results/lib/README.md).
+# machine: pause background training first (lab/README.md).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 cd bench

@@ -29,3 +29,22 @@ for benchmark in turkcorpus-test wikismall-test; do
     "$WEAN" compare --hyp $OUT/shipped-names.$benchmark.txt $OUT/shipped.$benchmark.txt --benchmark $benchmark \
         > $OUT/significance-shipped-names-vs-shipped.$benchmark.txt
 done
+
+# 2. A blind rating of the constraint on the 50 tune sentences results/decoding rated (they selected
+#    nothing here or there, tuned nothing, and were not rated in results/fidelity): the shipped
+#    simplifier, the same with the constraint, the first human reference and the source, identical
+#    outputs merged; raters are given rating/sheet.csv and sheet.json's protocol only.
+test -e $OUT/tune/shipped-names.turkcorpus-tune.txt || "$WEAN" test --model $SHIPPED --system shipped-names \
+    --benchmark turkcorpus-tune --names-and-numbers from_source --out-dir $OUT/tune
+if ! test -e $OUT/rating/key.json; then
+    LINES=$("$PYTHON" -c 'import json; print(",".join(str(i["line"]) for i in json.load(open("results/decoding/rating/key.json"))["items"]))')
+    "$WEAN" rate prepare --benchmark turkcorpus-tune --lines "$LINES" --seed 70 --out $OUT/rating \
+        --system shipped=results/fidelity/tune/shipped.turkcorpus-tune.txt \
+        --system shipped-names=$OUT/tune/shipped-names.turkcorpus-tune.txt \
+        --system human=../shared/data/turkcorpus/case_detok/tune.ref.0 \
+        --system source=../shared/data/turkcorpus/case_detok/tune.src
+fi
+if ls $OUT/rating/rater-*.csv > /dev/null 2>&1; then
+    "$WEAN" rate score $OUT/rating $OUT/rating/rater-*.csv > $OUT/ratings.txt
+    "$WEAN" rate score $OUT/rating $OUT/rating/rater-*.csv --json > $OUT/ratings.json
+fi

@@ -9,12 +9,12 @@
 # learning rate (the plateau schedule of results/wean reached 1e-5 while BLEU still rose).
 # The loss counts as progress since 2026-11-24 (a row still learning through a flat stretch of its
 # metric is neither halved nor stopped); runs trained before were checked against the new rule
-# (results/lib/README.md).
+# (lab/README.md).
 # Each table's script takes, besides SEEDS: ROWS (a subset of its rows), DEVICE (training.device
 # and wean test's --device) and STAGE: all (default), train (train and test only, leaving the
 # seeds' comparisons and curves for later) or list (print "SEED ROW RUN_DIR OUT" per run, OUT the
 # results folder that records it, and do nothing):
-# results/lib/gpu.sh runs every row as its own job.
+# lab/gpu.sh runs every row as its own job.
 SEEDS=${SEEDS:-"1 2 3"}
 RUNS=${RUNS:-runs}
 MAX_EPOCHS=${MAX_EPOCHS:-100}
@@ -48,7 +48,7 @@ allocator_library() {
 
 # train_to_end CONFIG DIR [--set ...]: train DIR as CONFIG says, resuming a run that stopped part
 # way; DIR/finished marks a run trained to its end, DIR/finished-elsewhere one trained on another
-# machine whose checkpoints stayed there (results/lib/gpu.sh): both are skipped.
+# machine whose checkpoints stayed there (lab/gpu.sh): both are skipped.
 train_to_end() {
     local config=$1 dir=$2
     shift 2

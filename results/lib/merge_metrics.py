@@ -1,5 +1,5 @@
 """Adds to a folder's metrics.json the records another copy of it holds for outputs written since
-the copy was taken (`results/lib/gpu.sh import`): a record moves when its hypothesis file lies
+the copy was taken (`lab/gpu.sh import`): a record moves when its hypothesis file lies
 beside the copy; every other record of either file stays as it is.
 
     .venv/bin/python results/lib/merge_metrics.py PACKED/results/X/metrics.json results/X/metrics.json

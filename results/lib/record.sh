@@ -1,5 +1,5 @@
 # Issue 24's record of each finished run in its table's results folder, sourced by
-# results/lib/converge.sh (the table scripts) and results/lib/jobs.sh (the workers).
+# results/lib/converge.sh (the table scripts) and lab/jobs.sh (the workers).
 # A run is recorded in its table's results once trained and tested: its resolved config in
 # OUT/configs/RUN.yaml (model_dir made relative: no machine's paths in results/) and its validation
 # history in OUT/validations/RUN.json (the curves). A recorded run is done even where its run

@@ -30,7 +30,7 @@ import sys
 from pathlib import Path
 from typing import Callable
 
-import mpmath
+import mpmath  # installed with torch (through sympy); not one of wean's own dependencies
 
 
 def paired_t_p(gaps: list[float]) -> float:

@@ -6,8 +6,8 @@
 # (loss, greedy BLEU, the table's selection metric). choose_range.py then picks the r with the best
 # BLEU and writes it to chosen-range.txt here, which the concat rows read
 # (results/wean/converged/run.sh), so that `gpu.sh start` can follow in the same call:
-#   bash results/wean/concat-init/gpu-sweep.sh && bash results/lib/gpu.sh start wean-cpu-concat:1:wean-concat && ...
-# On the device tool, carry [".devcarry"] (`bash results/lib/gpu.sh carry` first). Back in $OUT:
+#   bash results/wean/concat-init/gpu-sweep.sh && bash lab/gpu.sh start wean-cpu-concat:1:wean-concat && ...
+# On the device tool, carry [".devcarry"] (`bash lab/gpu.sh carry` first). Back in $OUT:
 # sweep-R.log (the training log) and sweep-R.json (its validations) for each R, chosen-range.txt.
 # A rehearsal without a GPU (slow): PYTHON=$PWD/.venv/bin/python DEVICE=cpu UPDATES=2 EVERY=1 VALID=20 RANGES="0 0.5".
 set -u

@@ -1,7 +1,7 @@
 # WEAN concat's training speed on a lent GPU (the CPU-scale and paper-sized configs), against general,
 # with its chunked kernel and with the fused one (model.output_layer.concat_kernel; the fused rows'
 # first updates include torch.compile's work, so compare the later windows).
-# On the device tool, carry [".devcarry"] (results/lib/gpu.sh carry): bash results/wean/converged-cpu/gpu-concat-speed.sh
+# On the device tool, carry [".devcarry"] (lab/gpu.sh carry): bash results/wean/converged-cpu/gpu-concat-speed.sh
 # tokens/s: the "update N ... tokens/s" lines of each run's train.log, at the end of $OUT/concat-speed.log.
 # ONLY="NAME ..." runs those rows alone (2026-11-28, an H100: cpu-scale-general cpu-scale-concat-fused
 # paper-concat-fused; results/wean/concat-init).

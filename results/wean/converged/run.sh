@@ -5,15 +5,15 @@
 # scores. Two scales, each a table of its own:
 #   results/wean/converged/run.sh paper   the WEAN paper's sizes (configs/seq2seq-pwkp.yaml,
 #       wean-pwkp.yaml: 50,000 words, 2+2 LSTM layers): Seq2seq trains about 220 target tokens/s
-#       on one CPU thread here, a GPU's work (DEVICE=cuda; results/lib/gpu.sh) -> results/wean/converged
+#       on one CPU thread here, a GPU's work (DEVICE=cuda; lab/gpu.sh) -> results/wean/converged
 #   results/wean/converged/run.sh cpu     the same presets scaled for this CPU (below): 8,000 BPE
 #       pieces, one LSTM layer each side, about 920 tokens/s -> results/wean/converged-cpu;
 #       without concat, whose score takes a tanh over hidden x vocabulary x target positions: its
 #       first update took about 6 minutes here (about 50 hours for the 502 updates of an epoch)
 #   results/wean/converged/run.sh cpu-concat   concat at the cpu scale, with the fused kernel: about
-#       28 s of training an epoch on a lent H100, a GPU's work (results/lib/gpu.sh) -> the same folder
+#       28 s of training an epoch on a lent H100, a GPU's work (lab/gpu.sh) -> the same folder
 # (speeds: a few dozen updates on one thread beside two other runs, results/wean/converged-cpu/README.md)
-# results/lib/gpu.sh runs each row as its own job (ROWS=wean-concat SEEDS=2 STAGE=train). Run
+# lab/gpu.sh runs each row as its own job (ROWS=wean-concat SEEDS=2 STAGE=train). Run
 # from the repository root after `make install`; run it again to resume.
 set -euo pipefail
 source results/lib/converge.sh
@@ -27,7 +27,7 @@ case $SCALE_NAME in
          NAMES=("${CPU_NAMES[@]}")
          SCALE="--set data.tokenizer.type=bpe --set data.tokenizer.vocab_size=8000 --set data.max_tokens=80 \
                 --set model.encoder.layers=1 --set model.decoder.layers=1 --set training.log_every=20"
-         # concat at this scale, a lent GPU's work (results/lib/gpu.sh), listed apart so that this
+         # concat at this scale, a lent GPU's work (lab/gpu.sh), listed apart so that this
          # CPU's workers, which list the cpu scale, never take it
          [ "$SCALE_NAME" = cpu ] || NAMES=(wean-concat) ;;
     *) echo "unknown scale $SCALE_NAME: paper, cpu or cpu-concat" >&2; exit 2 ;;

@@ -1,7 +1,6 @@
 """What a validation means for the run: whether its selection metric improved (a new best
 checkpoint), whether it counts as progress for ``lr_patience`` and ``early_stopping_patience``,
-and the learning rate after a halving. Used by the trainer and by results/lib/check_rule.py,
-which replays the rule over runs trained before it."""
+and the learning rate after a halving."""
 
 from __future__ import annotations
 

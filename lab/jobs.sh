@@ -1,5 +1,5 @@
-# Issue 24's runs as jobs, sourced by results/lib/queue.sh (this machine's cores) and
-# results/lib/gpu.sh (a lent GPU machine). A job is TABLE:SEED:ROW; it runs its table's script
+# Issue 24's runs as jobs, sourced by lab/queue.sh (this machine's cores) and
+# lab/gpu.sh (a lent GPU machine). A job is TABLE:SEED:ROW; it runs its table's script
 # with SEEDS=SEED ROWS=ROW STAGE=train (results/lib/converge.sh), which trains and tests that row.
 RUNS=${RUNS:-runs}
 # recorded RUN_DIR OUT: the run is done (trained, tested and recorded in OUT), whatever machine
@@ -65,7 +65,7 @@ job_list() {  # TABLE... -> runs_of's lines: FIRST_JOBS, COMPLETE_FIRST's tables
 }
 
 comes_early() {  # TABLE:SEED:ROW: true if it is one of FIRST_JOBS or of a COMPLETE_FIRST table, the
-    # jobs that job_list puts first and results/lib/queue.sh finishes, replays and reports first
+    # jobs that job_list puts first and lab/queue.sh finishes, replays and reports first
     [ -n "$1" ] && [[ " $FIRST_JOBS " == *" $1 "* || " $COMPLETE_FIRST " == *" ${1%%:*} "* ]]
 }
 
@@ -76,7 +76,7 @@ run_job() {  # TABLE:SEED:ROW: train and test that row
     SEEDS="$seed" ROWS="$row" STAGE=train bash $(script_of "$table") < /dev/null
 }
 
-benchmark_of() {  # TABLE -> the test set a replay compares outputs on (results/lib/replay.sh)
+benchmark_of() {  # TABLE -> the test set a replay compares outputs on (lab/replay.sh)
     case $1 in
         spm | gigaword) echo gigaword-test ;;
         lcsts) echo lcsts-test ;;

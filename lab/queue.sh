@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Issue 24's convergence runs on this machine: start one worker per core (one thread each), or one on
-# two threads where a run must finish within the session (results/lib/README.md); every
-# worker walks the same list of jobs (results/lib/jobs.sh's job_list: the jobs in FIRST_JOBS, the
+# two threads where a run must finish within the session (lab/README.md); every
+# worker walks the same list of jobs (lab/jobs.sh's job_list: the jobs in FIRST_JOBS, the
 # tables of COMPLETE_FIRST whole, then seeds outermost, then the tables in the order of CPU_TABLES)
 # and takes each job that no other worker holds (flock on $RUNS/claims/, released by the kernel
 # when its holder dies); runs that stopped part way come first. A recorded run (trained, tested,
@@ -9,11 +9,11 @@
 # replayed; a table's comparisons and curves are made once all its runs are recorded
 # ($RUNS/report-TABLE.done: delete it to make them again). The COMPLETE_FIRST tables' replays and
 # reports come right after their jobs, the other tables' after every job:
-#   RUNS=$HOME/wean-runs OMP_NUM_THREADS=1 nohup bash results/lib/queue.sh > $HOME/wean-runs/logs/worker-1.log 2>&1 &
-#   RUNS=$HOME/wean-runs OMP_NUM_THREADS=1 nohup bash results/lib/queue.sh > $HOME/wean-runs/logs/worker-2.log 2>&1 &
+#   RUNS=$HOME/wean-runs OMP_NUM_THREADS=1 nohup bash lab/queue.sh > $HOME/wean-runs/logs/worker-1.log 2>&1 &
+#   RUNS=$HOME/wean-runs OMP_NUM_THREADS=1 nohup bash lab/queue.sh > $HOME/wean-runs/logs/worker-2.log 2>&1 &
 # Sourced (tests), it only defines its functions.
 set -euo pipefail
-source results/lib/jobs.sh
+source lab/jobs.sh
 
 holding() {  # NAME: true if this worker now holds NAME's claim (on file descriptor $claim)
     exec {claim}> "$RUNS/claims/$1"
@@ -31,7 +31,7 @@ work() {  # "JOB RUN_DIR OUT" lines: take each job that no other worker holds
 }
 
 replay() {  # TABLE...: their recorded runs whose validation history was lost, trained again for
-    # their curves (results/lib/replay.sh; one whose output differs is marked and not tried again);
+    # their curves (lab/replay.sh; one whose output differs is marked and not tried again);
     # a table with a new history has its comparisons and curves made again by report
     local replays table run out system benchmark
     replays=$(replay_list "$@")
@@ -43,7 +43,7 @@ replay() {  # TABLE...: their recorded runs whose validation history was lost, t
             continue
         fi
         echo "$(date -u +%FT%TZ) replay $run"
-        if bash results/lib/replay.sh "$out" "$run" "$system" "$benchmark" < /dev/null; then
+        if bash lab/replay.sh "$out" "$run" "$system" "$benchmark" < /dev/null; then
             rm -f "$RUNS/report-$table.done"
         else
             echo "$(date -u +%FT%TZ) replay $run failed" >&2

@@ -7,7 +7,7 @@ validations.json and compares the learning rate of each validation and the stop 
 run did. A run that agrees to its end is the run the rule would have trained; one that parts can
 be rewound to a checkpoint before the parting (rewind.py).
 
-    python results/lib/check_rule.py RUN [RUN ...]
+    python lab/check_rule.py RUN [RUN ...]
 """
 
 import json

@@ -5,7 +5,7 @@ stop) agree with the new rule up to checkpoint C continues from C exactly as a r
 the new rule from the start would (resume is bit-exact). The checkpoints after C move to
 RUN/rewound/ (kept, not deleted), `finished` goes, and a line in train.log says what was done.
 
-    python results/lib/rewind.py RUN step-00000876 [--learning-rate 0.0005] --why "..."
+    python lab/rewind.py RUN step-00000876 [--learning-rate 0.0005] --why "..."
 
 --learning-rate sets the optimizer's rate stored in C: a checkpoint is written after its
 validation, so it holds the rate the old rule chose there.

@@ -1,25 +1,25 @@
 #!/usr/bin/env bash
-# Issue 24's rows on a lent GPU machine: each row of each table is one job (results/lib/jobs.sh),
+# Issue 24's rows on a lent GPU machine: each row of each table is one job (lab/jobs.sh),
 # PARALLEL of them at a time (5 by default, below), since one small LSTM leaves a GPU mostly idle.
 #
 # Here, from the repository root:
-#   bash results/lib/gpu.sh pending            the runs not started here, the GPU-only ones first
+#   bash lab/gpu.sh pending            the runs not started here, the GPU-only ones first
 #                                              (concat at the cpu scale, then the paper-sized WEAN
 #                                              table in jobs.sh's gpu_order), then the CPU workers'
 #                                              list from its end: `| head -5` for one session
-#   bash results/lib/gpu.sh carry              .devcarry/carry.tgz: ../shared/data's files that the
+#   bash lab/gpu.sh carry              .devcarry/carry.tgz: ../shared/data's files that the
 #                                              tables read, data/ (`wean prepare`), and the pure-Python
 #                                              packages the machine's image lacks; .devcarry/resume/:
 #                                              $RUNS's runs marked resume-on-gpu (below)
 # There (the device tool's run, carry [".devcarry"]):
-#   bash results/lib/gpu.sh start [JOB...]     copy the checkout to /tmp/wean-gpu/tree, check the GPU
+#   bash lab/gpu.sh start [JOB...]     copy the checkout to /tmp/wean-gpu/tree, check the GPU
 #                                              paths (tests/test_device.py), start the jobs under setsid
 #                                              (default: the lines of .devcarry/jobs, which `pending`
 #                                              can write)
-#   bash results/lib/gpu.sh wait SECONDS       wait until every job is done or SECONDS have passed,
+#   bash lab/gpu.sh wait SECONDS       wait until every job is done or SECONDS have passed,
 #                                              then pack every finished run into $OUT/runs.tgz
 # Here again:
-#   bash results/lib/gpu.sh import DIR/runs.tgz   its outputs into results/ (metrics.json records
+#   bash lab/gpu.sh import DIR/runs.tgz   its outputs into results/ (metrics.json records
 #                                              merged), its runs' logs and validations into $RUNS, each
 #                                              marked finished-elsewhere (the CPU workers skip it)
 # The jobs run in a copy of the checkout: every call of the device tool re-sends the working tree,
@@ -31,14 +31,14 @@
 # the next lent GPU and `start` resumes it there (the CPU-scale concat rows: some 53 MiB, by their
 # parameter count). The CPU tables' runs are not carried: their workers would take a run left part
 # way here.
-# Stop the CPU workers before `import` and start them again after it (results/lib/README.md).
+# Stop the CPU workers before `import` and start them again after it (lab/README.md).
 # A rehearsal on a machine without a GPU: DEVICE=cpu PYTHON=.venv/bin/python MAX_EPOCHS=1 on a clone.
 set -euo pipefail
-source results/lib/jobs.sh
+source lab/jobs.sh
 BASE=${GPU_BASE:-/tmp/wean-gpu}
 # 5, not more: a job still running when the session's device time runs out is lost. On
 # 2026-11-26, 12 jobs at once kept an H200 97 % busy and each did only 7-10 epochs in about 11
-# minutes (results/lib/README.md), and none had met its early stopping
+# minutes (lab/README.md), and none had met its early stopping
 PARALLEL=${PARALLEL:-5}
 DEVICE=${DEVICE:-cuda}
 # the device tool brings back 64 MiB in all, 16 MiB a file, and carries 64 MiB, carry.tgz (9 MiB)
@@ -87,7 +87,7 @@ pending)
     pending wean-cpu-concat | sort -t: -k2,2n
     pending wean | gpu_order
     # shellcheck disable=SC2086
-    pending $CPU_TABLES  # from the end of the CPU workers' list (results/lib/queue.sh): they meet it last
+    pending $CPU_TABLES  # from the end of the CPU workers' list (lab/queue.sh): they meet it last
     ;;
 carry)
     site=$(.venv/bin/python -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
@@ -139,7 +139,7 @@ start)
     touch "$BASE/.started"
     printf '%s\n' "$@" > "$BASE/jobs"
     RUNS=$BASE/runs DEVICE=$DEVICE OMP_NUM_THREADS=1 PYTHONUNBUFFERED=1 setsid nohup \
-        xargs -P "$PARALLEL" -n 1 bash results/lib/gpu.sh job < "$BASE/jobs" > "$BASE/logs/xargs.out" 2>&1 &
+        xargs -P "$PARALLEL" -n 1 bash lab/gpu.sh job < "$BASE/jobs" > "$BASE/logs/xargs.out" 2>&1 &
     echo "started $# jobs, $PARALLEL at a time"
     ;;
 job)  # TABLE:SEED:ROW, inside $BASE/tree (start's xargs)
