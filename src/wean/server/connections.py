@@ -1,9 +1,9 @@
 """Connections that cannot hold the server: uvicorn's HTTP/1.1 protocol (h11) with guards it lacks.
 
 - A client gets ``header_timeout_s`` to send a request's headers, from its connection or from the
-  first byte of its next request; then a 408 and the connection closes. (uvicorn times out only
-  idle keep-alive connections: 1,100 clients that never finished their headers took every file
-  descriptor, and the server accepted nothing more.)
+  first byte of its next request; then a 408 and the connection closes (uvicorn times out only
+  idle keep-alive connections, so clients that never finish their headers would hold every file
+  descriptor).
 - At most ``max_connections`` open: past them, the connection that has waited longest without a
   request in progress is closed with a 503 to make room (slow or idle clients give way to working
   ones); if every one is busy, the newcomer gets the 503. Refused connections linger briefly (see
@@ -11,11 +11,10 @@
   :func:`wean.server.app.uvicorn_config` keeps all of it below the open-file limit.
 - An answer sent before its request's body was read (413, 401, ...) reaches a client that is still
   sending: the rest of the body is read and dropped (for ``LINGER_S`` at most, while parts keep
-  coming within ``body_timeout_s``) before the connection closes, not left unread, which makes the kernel reset the connection and the
-  client lose the answer.
+  coming within ``body_timeout_s``) before the connection closes. Left unread, it would make the
+  kernel reset the connection, and the client lose the answer.
 - Every error is JSON, those of the HTTP layer (a malformed request) included.
 """
-
 from __future__ import annotations
 
 import json
