@@ -20,7 +20,9 @@ LIB = Path(__file__).resolve().parent.parent / "results" / "lib"
 
 
 def run_shell(script: str, cwd: Path = LIB.parent.parent, **env) -> subprocess.CompletedProcess:
-    return subprocess.run(["bash", "-c", script], cwd=cwd, env={"PATH": "/usr/bin:/bin", **env},
+    """``script`` in bash, with the wean of this test's environment (whatever its folder)."""
+    wean = str(Path(sys.executable).with_name("wean"))
+    return subprocess.run(["bash", "-c", script], cwd=cwd, env={"PATH": "/usr/bin:/bin", "WEAN": wean, **env},
                           capture_output=True, text=True)
 
 
@@ -53,15 +55,17 @@ def test_training_preloads_tcmalloc_where_installed_unless_glibc_is_asked_for(tm
     libraries.mkdir()
     run.mkdir()
     train = 'source results/lib/converge.sh && train_to_end config.yaml "$RUN"'
-    absent = run_shell(train, tmp_path, RUN=str(run), ALLOCATOR_DIRS=str(libraries))
+    stand_in = str(tmp_path / ".venv" / "bin" / "wean")
+    absent = run_shell(train, tmp_path, RUN=str(run), ALLOCATOR_DIRS=str(libraries), WEAN=stand_in)
     assert "preloaded []" in absent.stdout and "allocator: glibc" in absent.stdout, absent.stderr
     assert (run / "finished").exists()
     (run / "finished").unlink()
     (libraries / "libtcmalloc_minimal.so.4").touch()  # not a library: the loader skips it with a warning
-    found = run_shell(train, tmp_path, RUN=str(run), ALLOCATOR_DIRS=str(libraries))
+    found = run_shell(train, tmp_path, RUN=str(run), ALLOCATOR_DIRS=str(libraries), WEAN=stand_in)
     assert f"preloaded [{libraries}/libtcmalloc_minimal.so.4]" in found.stdout, found.stderr
     (run / "finished").unlink()
-    asked = run_shell(train, tmp_path, RUN=str(run), ALLOCATOR_DIRS=str(libraries), WEAN_ALLOCATOR="glibc")
+    asked = run_shell(train, tmp_path, RUN=str(run), ALLOCATOR_DIRS=str(libraries), WEAN_ALLOCATOR="glibc",
+                      WEAN=stand_in)
     assert "preloaded []" in asked.stdout and "allocator: glibc" in asked.stdout
 
 
@@ -165,7 +169,8 @@ def _concat_row_training(tmp_path: Path, chosen_range: Path) -> subprocess.Compl
     (tree / ".venv" / "bin" / "wean").write_text('#!/bin/sh\necho "wean $*"\nexit 3\n')
     (tree / ".venv" / "bin" / "wean").chmod(0o755)
     return run_shell("SEEDS=1 STAGE=train bash results/wean/converged/run.sh cpu-concat", cwd=tree,
-                     RUNS=str(tmp_path / "runs"), CHOSEN_RANGE=str(chosen_range), WEAN_ALLOCATOR="glibc")
+                     RUNS=str(tmp_path / "runs"), CHOSEN_RANGE=str(chosen_range), WEAN_ALLOCATOR="glibc",
+                     WEAN=str(tree / ".venv" / "bin" / "wean"))
 
 
 def test_the_concat_rows_train_from_the_chosen_range_and_refuse_without_one(tmp_path):

@@ -17,6 +17,7 @@
 # lab/gpu.sh runs every row as its own job.
 SEEDS=${SEEDS:-"1 2 3"}
 RUNS=${RUNS:-runs}
+WEAN=${WEAN:-.venv/bin/wean}  # the wean command of the environment wean is installed in
 MAX_EPOCHS=${MAX_EPOCHS:-100}
 DEVICE=${DEVICE:-auto}
 STAGE=${STAGE:-all}
@@ -26,7 +27,7 @@ CONVERGE="--set training.max_updates=0 --set training.max_epochs=$MAX_EPOCHS --s
 
 # prepare NAME: `wean prepare NAME` into data/NAME, once; listing the runs (STAGE=list) prepares nothing
 prepare() {
-    [ "$STAGE" = list ] || test -e "data/$1/train.src" || .venv/bin/wean prepare "$1" --out "data/$1"
+    [ "$STAGE" = list ] || test -e "data/$1/train.src" || "$WEAN" prepare "$1" --out "data/$1"
 }
 
 # allocator_library: the tcmalloc library to preload into training, where one is installed (Debian:
@@ -58,7 +59,7 @@ train_to_end() {
     local allocator
     allocator=$(allocator_library)
     echo "allocator: ${allocator:-glibc}"
-    LD_PRELOAD="$allocator${LD_PRELOAD:+ $LD_PRELOAD}" .venv/bin/wean train "$config" --set model_dir="$dir" "$@" $resume
+    LD_PRELOAD="$allocator${LD_PRELOAD:+ $LD_PRELOAD}" "$WEAN" train "$config" --set model_dir="$dir" "$@" $resume
     date -u +%FT%TZ > "$dir/finished"
 }
 
