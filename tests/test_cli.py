@@ -184,7 +184,7 @@ def test_wean_test_reads_a_benchmark_as_plain_text_when_the_benchmark_is(tmp_pat
 
     from wean.evaluation import benchmarks
     from wean.generator import Generation
-    from wean.scoring import score_on_benchmarks
+    from wean.benchmark_scores import score_on_benchmarks
 
     (tmp_path / "b.src").write_text("A plain sentence .\n")
     (tmp_path / "b.ref").write_text("A plain sentence .\n")
@@ -210,7 +210,7 @@ def test_two_wean_tests_writing_one_folder_keep_both_records(tmp_path, monkeypat
 
     from wean.evaluation import benchmarks
     from wean.generator import Generation
-    from wean.scoring import score_on_benchmarks
+    from wean.benchmark_scores import score_on_benchmarks
 
     (tmp_path / "b.src").write_text("A plain sentence .\n")
     (tmp_path / "b.ref").write_text("A plain sentence .\n")

@@ -24,7 +24,7 @@ def add(subparsers) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from wean.inspect import inspect_target
+    from wean.parameter_counts import inspect_target
 
     print(inspect_target(args.target, args.overrides, args.source_vocabulary, args.target_vocabulary,
                          args.compare_output_layers, args.trust_plugins))

@@ -37,7 +37,7 @@ def add(subparsers) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from wean.scoring import score_on_benchmarks
+    from wean.benchmark_scores import score_on_benchmarks
 
     from wean.evaluation import EvaluationSettings
     from wean.evaluation.evaluate import metric_list
