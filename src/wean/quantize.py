@@ -15,6 +15,7 @@ import torch
 from torch import nn
 
 from wean.errors import WeanError
+from wean.models.interfaces import OutputLayer
 
 QUANTIZATIONS = ("none", "int8")
 
@@ -28,9 +29,10 @@ def quantize(model: nn.Module, kind: str, device: torch.device) -> nn.Module:
         raise WeanError(f"--quantize {kind} runs on the CPU; use --device cpu")
     from torch.ao.quantization import default_dynamic_qconfig, per_channel_dynamic_qconfig, quantize_dynamic
 
-    # WEAN's output layer multiplies the embeddings by its projection's weight itself: that
-    # projection must keep a weight tensor, so only modules called as modules are quantized
-    direct_weight_users = {name for name, module in model.named_modules() if getattr(module, "reads_weights", False)}
+    # a layer that multiplies by a submodule's weight itself (OutputLayer.reads_weights: WEAN's)
+    # needs that weight as a tensor: only modules called as modules are quantized
+    direct_weight_users = {name for name, module in model.named_modules() if isinstance(module, OutputLayer)
+                           and module.reads_weights}
     spec = {  # a scale per output row of a linear layer: closer to fp32 than one per matrix
         name: per_channel_dynamic_qconfig if isinstance(module, nn.Linear) else default_dynamic_qconfig
         for name, module in model.named_modules()

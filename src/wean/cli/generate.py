@@ -35,6 +35,12 @@ BLOCK = 64  # lines per generate() call: outputs are written block by block, in 
 
 
 def run(args: argparse.Namespace) -> int:
+    return write_outputs(args, plain_text=args.plain_text, detokenizer=args.detokenize)
+
+
+def write_outputs(args: argparse.Namespace, plain_text: bool | None, detokenizer: str) -> int:
+    """The outputs of the texts ``args`` gives (arguments, --input or stdin), one line each, to
+    --output or stdout; shared by ``wean generate`` and ``wean simplify``."""
     options.check_generation_arguments(args)
     generator, control = options.load_generator(args)
     search = options.search_arguments(args)
@@ -73,15 +79,15 @@ def run(args: argparse.Namespace) -> int:
 
                 generations = generator.generate(
                     sources[start : start + BLOCK], replace_unk=args.replace_unk, batch_size=args.batch_size,
-                    plain_text=args.plain_text, control=control, rerank=rerank, progress=advance, **search,
+                    plain_text=plain_text, control=control, rerank=rerank, progress=advance, **search,
                 )
                 for number, generation in enumerate(generations, start=start + 1):
                     if generation.warning:
                         print(f"warning: {where}:{number}: {generation.warning}", file=sys.stderr)
                     if as_json:
-                        out.write(nbest_line(generation, args.detokenize) + "\n")
+                        out.write(nbest_line(generation, detokenizer) + "\n")
                         continue
-                    text = one_line(detokenize(generation.text, args.detokenize))
+                    text = one_line(detokenize(generation.text, detokenizer))
                     out.write((f"{generation.score:.4f}\t{text}" if args.scores else text) + "\n")
                 out.flush()
                 written += len(generations)

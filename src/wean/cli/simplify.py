@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from wean.cli import options
-from wean.cli.generate import run as run_generate
+from wean.cli.generate import write_outputs
 
 
 def add(subparsers) -> None:
@@ -17,7 +17,7 @@ def add(subparsers) -> None:
     parser.add_argument("--input", type=Path, help="a file of texts to simplify, one per line")
     parser.add_argument("--output", type=Path, help="output file (default: stdout)")
     options.add_generation_options(parser)
-    parser.set_defaults(run=run, plain_text=True, detokenize="none")
+    parser.set_defaults(run=run)
 
 
 def run(args) -> int:
@@ -28,4 +28,4 @@ def run(args) -> int:
         raise WeanError("simplify: give sentences as arguments or --input FILE, not both")
     if len(args.text) == 1 and is_file(args.text[0]):  # a file name would be simplified as a sentence
         raise WeanError(f"simplify: {args.text[0]!r} is a file: to simplify its lines, use --input {args.text[0]}")
-    return run_generate(args)
+    return write_outputs(args, plain_text=True, detokenizer="none")  # plain text in, plain text out

@@ -221,10 +221,13 @@ class OutputLayer(Component):
     softmax is taken here; a layer that reads the context (copies from the source) overrides
     :meth:`log_probs`, and sets ``reads_source`` so that the model keeps the source ids in the
     encoder output, and ``copies_source`` so that the data gives source words outside the
-    vocabulary an extended id (:mod:`wean.data.copy_vocabulary`)."""
+    vocabulary an extended id (:mod:`wean.data.copy_vocabulary`). A layer that multiplies by a
+    submodule's weight tensor itself (not by calling the submodule) sets ``reads_weights``, so that
+    int8 quantization (:mod:`wean.quantize`) leaves its submodules in float32."""
 
     reads_source = False
     copies_source = False
+    reads_weights = False
 
     @classmethod
     def build(cls, config, embedding: nn.Embedding, hidden_size: int, vocabulary_size: int) -> "OutputLayer":
