@@ -35,8 +35,8 @@ class ConditionalLSTMDecoder(RecurrentDecoder):
         self.rnn = lstm(embedding_size + memory_size, config)
         self.dropout = nn.Dropout(dropout)
 
-    def step(self, g, encoded, state, values, recur):
-        d = self.state_to_query(state.hidden[0][0].unsqueeze(1)) + g
+    def step(self, embedded, encoded, state, values, recur):
+        d = self.state_to_query(state.hidden[0][0].unsqueeze(1)) + embedded  # + g_i, the previous word's embedding
         context, weights = self.attention(d, state.projected_keys, encoded.states, encoded.mask)
         output, hidden = recur(context, state.hidden)  # the LSTM on [g_i; c_i]
         return self.dropout(output), DecoderState(hidden, None, state.projected_keys), weights, {}

@@ -81,8 +81,10 @@ class WordAttentionDecoder(RecurrentDecoder):
     def source_values(self, encoded: EncoderOutput):
         return self.dropout(encoded.embedded) if self.variant != "none" else None
 
-    def step(self, y, encoded, state, words, recur):
-        """y: E y_{i-1} (batch, 1, E); words: the source embeddings x_j, attended by word attention."""
+    def step(self, embedded, encoded, state, values, recur):
+        """embedded: E y_{i-1} (batch, 1, E); values: the source embeddings x_j, attended by word
+        attention (the paper's names below)."""
+        y, words = embedded, values
         s = state.hidden[0][-1].unsqueeze(1)  # s_{i-1}, top layer: (batch, 1, H)
         c_a, a = self.attention(s, state.projected_keys, encoded.states, encoded.mask)
         mixed = self.hidden_context(c_a)
