@@ -8,6 +8,7 @@
 # (tune_score.py), the test sets read once per system after.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+source results/lib/rating.sh
 WEAN=${WEAN:-.venv/bin/wean}
 PYTHON=${PYTHON:-.venv/bin/python}
 RUNS=${RUNS:-runs}
@@ -79,10 +80,7 @@ EOF
         --system human=../shared/data/turkcorpus/case_detok/tune.ref.0 \
         --system source=../shared/data/turkcorpus/case_detok/tune.src
 fi
-if ls $OUT/rating/rater-*.csv > /dev/null 2>&1; then
-    "$WEAN" rate score $OUT/rating $OUT/rating/rater-*.csv > $OUT/ratings.txt
-    "$WEAN" rate score $OUT/rating $OUT/rating/rater-*.csv --json > $OUT/ratings.json
-fi
+score_ratings $OUT
 
 # 4. The three seeds, retrained with every checkpoint kept (training.keep_best 7 of 7 validations),
 #    with the control values results/controllable tuned for the same seed's first training (the

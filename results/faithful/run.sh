@@ -6,6 +6,7 @@
 # are read once per system after.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+source results/lib/rating.sh
 WEAN=${WEAN:-.venv/bin/wean}
 PYTHON=${PYTHON:-.venv/bin/python}
 OUT=results/faithful
@@ -44,7 +45,4 @@ if ! test -e $OUT/rating/key.json; then
         --system human=../shared/data/turkcorpus/case_detok/tune.ref.0 \
         --system source=../shared/data/turkcorpus/case_detok/tune.src
 fi
-if ls $OUT/rating/rater-*.csv > /dev/null 2>&1; then
-    "$WEAN" rate score $OUT/rating $OUT/rating/rater-*.csv > $OUT/ratings.txt
-    "$WEAN" rate score $OUT/rating $OUT/rating/rater-*.csv --json > $OUT/ratings.json
-fi
+score_ratings $OUT

@@ -3,7 +3,6 @@ the vocabularies. Everything :func:`wean.load` needs to turn text into outputs."
 
 from __future__ import annotations
 
-import hashlib
 import shutil
 from collections import Counter
 from dataclasses import dataclass
@@ -17,7 +16,7 @@ from wean.data.control import Control
 from wean.data.tokenizers import SentencePieceTokenizer, Tokenizer, load_tokenizer
 from wean.data.vocabulary import Vocabulary
 from wean.errors import WeanError
-from wean.textio import atomic_write_bytes, atomic_write_json, atomic_write_text, is_file, read_json
+from wean.textio import atomic_write_bytes, atomic_write_json, atomic_write_text, file_digest, is_file, read_json
 
 
 @dataclass
@@ -60,10 +59,6 @@ def read_control_counts(directory: Path) -> dict[str, int] | None:
 PLUGIN_DIGESTS = "plugins.json"  # the sha256 of each plug-in file the config names, when it was saved
 
 
-def file_digest(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
-
-
 PLUGIN_FOLDER = "plugins"  # a model directory's copies of its plug-in files
 
 
@@ -77,35 +72,36 @@ def plugin_key(directory: Path, plugin: str) -> str:
         return plugin
 
 
-def check_plugin_digests(directory: Path, plugins: list[str]) -> None:
-    """A plug-in file that changed since the model directory was written is refused in one line:
-    the code that built the weights is not the code that would now load them."""
+def _recorded_digests(directory: Path) -> dict[str, str]:
+    """plugins.json: each plug-in file's sha256 when the model directory was written ({} if none)."""
     path = directory / PLUGIN_DIGESTS
-    if not plugins or not path.exists():
-        return
+    if not path.exists():
+        return {}
     recorded = read_json(path)
     if not isinstance(recorded, dict) or not all(isinstance(value, str) for value in recorded.values()):
         raise WeanError(f"{path}: not a JSON object of plug-in files and their sha256")
+    return recorded
+
+
+def check_plugin_digests(directory: Path, plugins: list[str]) -> None:
+    """A plug-in file that changed since the model directory was written is refused in one line:
+    the code that built the weights is not the code that would now load them."""
+    recorded = _recorded_digests(directory) if plugins else {}
     for raw in plugins:
         file, key = Path(raw).expanduser(), plugin_key(directory, raw)
         if key in recorded and is_file(file) and file_digest(file) != recorded[key]:
             raise WeanError(f"{raw}: this plug-in file changed since {directory} was written (sha256 "
                             f"{recorded[key][:12]}... then, {file_digest(file)[:12]}... now); restore it, or "
-                            f"delete {path} to accept the new code")
+                            f"delete {directory / PLUGIN_DIGESTS} to accept the new code")
 
 
 def check_resumed_plugins(directory: Path, plugins: list[str]) -> None:
     """On --resume: each plug-in file of the config given is, by content, one the run was trained
     with; a changed one is refused in one line before anything loads."""
-    path = directory / PLUGIN_DIGESTS
-    if not plugins or not path.exists():
-        return
-    recorded = read_json(path)
-    if not isinstance(recorded, dict):
-        raise WeanError(f"{path}: not a JSON object of plug-in files and their sha256")
+    recorded = _recorded_digests(directory) if plugins else {}
     for raw in plugins:
         file = Path(raw).expanduser()
-        if is_file(file) and file_digest(file) not in recorded.values():
+        if recorded and is_file(file) and file_digest(file) not in recorded.values():
             raise WeanError(f"{raw}: this plug-in file changed since {directory} was trained with it; restore it "
                             "to resume, or train into a new directory")
 

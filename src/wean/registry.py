@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from wean.errors import WeanError
+from wean.textio import file_digest
 
 
 @dataclass(frozen=True)
@@ -90,16 +91,12 @@ _loaded_plugins: dict[Path, str] = {}
 _loaded_code: set[str] = set()  # the sha256 of each file imported: a model directory's copy of one is the same code
 
 
-def _digest(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
-
-
 def plugin_loaded(raw: str) -> bool:
     """Whether the file ``raw`` names, or a file of the same content (a model directory keeps a
     copy of its plug-ins), has been imported as a plug-in (by the user's --plugins, or by a config
     they gave)."""
     path = Path(raw).expanduser().resolve()
-    return path in _loaded_plugins or (path.is_file() and _digest(path) in _loaded_code)
+    return path in _loaded_plugins or (path.is_file() and file_digest(path) in _loaded_code)
 
 
 def load_plugins(paths: list[str], option: str = "config: plugins") -> None:
@@ -111,7 +108,8 @@ def load_plugins(paths: list[str], option: str = "config: plugins") -> None:
             continue
         if not path.is_file():
             raise WeanError(f"{option}: {raw}: file not found")
-        if _digest(path) in _loaded_code:  # a copy of a file imported already: its components are registered
+        digest = file_digest(path)
+        if digest in _loaded_code:  # a copy of a file imported already: its components are registered
             continue
         module_name = f"wean_plugin_{path.stem}_{hashlib.sha1(str(path).encode()).hexdigest()[:8]}"
         spec = importlib.util.spec_from_file_location(module_name, path)
@@ -130,4 +128,4 @@ def load_plugins(paths: list[str], option: str = "config: plugins") -> None:
             line = f":{frames[-1].lineno}" if frames else ""
             raise WeanError(f"{option}: {raw}{line}: {type(error).__name__}: {error}") from None
         _loaded_plugins[path] = module_name
-        _loaded_code.add(_digest(path))
+        _loaded_code.add(digest)

@@ -8,6 +8,7 @@ synced to disk, renamed into place, so a kill or a power loss leaves the old fil
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 from pathlib import Path
@@ -68,6 +69,11 @@ def one_line_json(value: Any) -> str:
     three line ends it leaves raw (U+0085, U+2028, U+2029)."""
     text = json.dumps(value, ensure_ascii=False)
     return text.replace("\x85", "\\u0085").replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
+
+
+def file_digest(path: Path) -> str:
+    """The sha256 of a file's bytes, in hex."""
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
 
 
 def is_file(path: str | Path) -> bool:

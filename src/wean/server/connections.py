@@ -76,9 +76,7 @@ def guarded_protocol(header_timeout_s: float, body_timeout_s: float, max_connect
             # refused connections still lingering, and those closed but not yet gone (a burst of
             # accepts runs before any close completes), fill the room the file limit leaves
             if len(self.connections) > max_connections + REFUSING_ROOM + BACKLOG:
-                self.refused = True
-                self.transport.write(json_response(503, "Service Unavailable", "the server is at its connection limit"))
-                self.transport.close()
+                self.refuse(503, "Service Unavailable", "the server is at its connection limit", linger=False)
                 return
             if sum(not getattr(other, "refused", False) for other in self.connections) > max_connections:
                 idle = [other for other in self.connections
