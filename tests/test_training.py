@@ -139,9 +139,12 @@ def test_resuming_a_run_at_its_update_budget_trains_nothing(tmp_path):
     settings = dict(max_updates=4, validate_every=2, batch_size=16)
     Trainer(tiny_config(data, tmp_path / "model", **settings)).train()
     weights = (tmp_path / "model" / "model.safetensors").read_bytes()
+    final = tmp_path / "model" / "checkpoints" / "step-00000004" / "training.json"
+    written = final.stat().st_mtime_ns
     again = Trainer(tiny_config(data, tmp_path / "model", **settings), resume=True).train()
     assert again.updates == 4 and len(again.losses) == 4
     assert (tmp_path / "model" / "model.safetensors").read_bytes() == weights
+    assert final.stat().st_mtime_ns == written  # a finished run is not written again
     lower = Trainer(tiny_config(data, tmp_path / "model", **{**settings, "max_updates": 2}), resume=True).train()
     assert lower.updates == 4  # a budget already passed stops at once too
 
