@@ -5,10 +5,12 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 PIP := $(BIN)/pip install --quiet --disable-pip-version-check
+# where this repository's data lie (benchmarks, and the configs' ${WEAN_DATA_ROOT}/ paths)
+export WEAN_DATA_ROOT ?= $(abspath ../shared/data)
 # training pairs for the demo: <prefix>.src and <prefix>.dst; validation pairs likewise (empty:
 # 500 training pairs are held out for it), WikiLarge's with the default training pairs
-DEMO_TRAIN ?= ../shared/data/kauchak_v2/train
-DEMO_VALID ?= $(if $(filter ../shared/%,$(DEMO_TRAIN)),../shared/data/wikilarge/valid,)
+DEMO_TRAIN ?= $(WEAN_DATA_ROOT)/kauchak_v2/train
+DEMO_VALID ?= $(if $(filter $(WEAN_DATA_ROOT)/%,$(DEMO_TRAIN)),$(WEAN_DATA_ROOT)/wikilarge/valid,)
 
 .PHONY: install demo train-demo test clean
 
@@ -29,8 +31,8 @@ demo: install
 # sentences, each printed after its model score (sum of log-probabilities).
 train-demo: install
 	@test -e $(DEMO_TRAIN).src || { echo "make train-demo: $(DEMO_TRAIN).src not found. The demo trains on the \
-	Kauchak simplification pairs, which this repository expects at ../shared/data/kauchak_v2 (see \
-	../shared/data/README.md); give your own with DEMO_TRAIN=prefix (prefix.src / prefix.dst, one \
+	Kauchak simplification pairs, which this repository expects at $$WEAN_DATA_ROOT/kauchak_v2 (see \
+	its README.md); give your own with DEMO_TRAIN=prefix (prefix.src / prefix.dst, one \
 	sentence per line) and DEMO_VALID=prefix, or DEMO_VALID= to hold out 500 training pairs." >&2; exit 2; }
 	$(BIN)/wean train configs/demo.yaml --set data.train=$(DEMO_TRAIN) --set 'data.valid="$(DEMO_VALID)"' \
 		$$(test -e runs/demo/checkpoints/latest && echo --resume)

@@ -8,7 +8,7 @@ measured in the same run on the same batches, interleaved, median of ``--rounds`
 Every row is its task's config (configs/rnnsearch-gigaword.yaml, configs/rnnsearch-simplification.yaml)
 with the keys of results/word-attention/converged/run.sh, at their vocabulary sizes, untrained
 (speed does not depend on the weights). Batches: 64 pairs whose lengths are drawn from the task's
-training pairs (words per side, ../shared/data or data/ of `wean prepare gigaword`), bucketed by
+training pairs (words per side, $WEAN_DATA_ROOT or data/ of `wean prepare gigaword`), bucketed by
 length as the trainer's are, random tokens. An update is what the trainer does: forward, loss,
 backward, clipping, Adam. Stop other work first; one thread unless OMP_NUM_THREADS says otherwise.
 """
@@ -30,6 +30,7 @@ import torch
 from wean.config import load_config
 from wean.criterion import Criterion
 from wean.data.corpus import Example, make_batches
+from wean.data_root import data_path
 from wean.models import recurrent_decoder
 from wean.models.model import build_model
 
@@ -45,7 +46,7 @@ ROWS = {  # results/word-attention/converged/run.sh
 }
 TASKS = {  # config, training pairs whose lengths the batches take
     "gigaword": ("configs/rnnsearch-gigaword.yaml", "data/gigaword/train"),
-    "simplification": ("configs/rnnsearch-simplification.yaml", "../shared/data/kauchak_v2/train"),
+    "simplification": ("configs/rnnsearch-simplification.yaml", "${WEAN_DATA_ROOT}/kauchak_v2/train"),
 }
 
 
@@ -92,7 +93,7 @@ def main() -> None:
             vocabulary = config.data.tokenizer.vocab_size
             model = build_model(config.model, vocabulary, vocabulary).train()
             optimizer = torch.optim.Adam(model.parameters(), lr=config.training.learning_rate, fused=True)
-            batches = batches_like(ROOT / pairs, vocabulary, args.updates + 1, config.data.max_tokens, seed=0)
+            batches = batches_like(ROOT / data_path(pairs), vocabulary, args.updates + 1, config.data.max_tokens, seed=0)
             setups[f"{task} {row}"] = (model, Criterion(model), optimizer, batches, config.training.clip_grad_norm)
     rates = {name: {"unrolled": [], "per_step": []} for name in setups}
     for round_ in range(args.rounds):

@@ -4,7 +4,7 @@ over the rounds.
 
     .venv/bin/python bench/revisions.py --old ../wean-before --new . [--rounds 3] [--out DIR]
     .venv/bin/python bench/revisions.py --old ../wean-before --new . --decode-model src/wean/pretrained/simplifier \
-        --sentences-file ../shared/data/turkcorpus/case_detok/test.src
+        --sentences-file $WEAN_DATA_ROOT/turkcorpus/case_detok/test.src
 
 Without ``--decode-model``: the Trainer's update step and ``beam_search`` on a synthetic corpus
 and an untrained model of the shipped simplifier's architecture (start-up, corpus reading and

@@ -123,7 +123,7 @@ def main() -> None:
     parser.add_argument("--system", action="append", required=True, metavar="NAME=CHECKOUT[:QUANTIZE]")
     parser.add_argument("--model", type=Path, default=HERE / "src/wean/pretrained/simplifier")
     parser.add_argument("--sentences-file", type=Path,
-                        default=HERE.parent / "shared/data/turkcorpus/case_detok/test.src")
+                        help="default: TurkCorpus test's sources under $WEAN_DATA_ROOT")
     parser.add_argument("--clients", type=int, default=100)
     parser.add_argument("--requests", type=int, default=5, help="requests per client in a run")
     parser.add_argument("--beam", type=int, default=5)
@@ -144,6 +144,10 @@ def main() -> None:
         if not name or not checkout:
             parser.error(f"--system {spec!r}: expected NAME=CHECKOUT[:QUANTIZE]")
         systems[name] = (Path(checkout), quantize or "none")
+    if args.sentences_file is None:
+        if not os.environ.get("WEAN_DATA_ROOT"):
+            sys.exit("server_load.py: give --sentences-file, or set WEAN_DATA_ROOT")
+        args.sentences_file = Path(os.environ["WEAN_DATA_ROOT"]) / "turkcorpus/case_detok/test.src"
     sentences = [line.strip() for line in args.sentences_file.read_text(encoding="utf-8").splitlines() if line.strip()]
 
     runs: dict[str, list[dict]] = {name: [] for name in systems}

@@ -5,11 +5,14 @@ from __future__ import annotations
 
 import inspect
 import json
+import os
 from pathlib import Path
 
 import pytest
 
 SHARED = Path(__file__).resolve().parents[2] / "shared"
+if (SHARED / "data").is_dir():  # this repository's data layout, as the Makefile sets it
+    os.environ.setdefault("WEAN_DATA_ROOT", str(SHARED / "data"))
 
 
 def _require(path: Path) -> Path:

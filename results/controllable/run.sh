@@ -9,6 +9,7 @@
 #   ARCH=seq2seq      the same with the plain linear output layer (the papers' Seq2seq)
 #   ROWS="control nocontrol"  the rows to train and test (default both); a paired test needs both
 set -euo pipefail
+: "${WEAN_DATA_ROOT:?set it to the folder of the corpora and benchmarks (the Makefile's default: ../shared/data)}"
 RUNS=${RUNS:-runs}
 OUT=results/controllable
 SEED=${SEED:-1}

@@ -7,6 +7,7 @@
 # Settings (coverage weight, checkpoints averaged) are chosen on 400 TurkCorpus tune sentences
 # (tune_score.py), the test sets read once per system after.
 set -euo pipefail
+: "${WEAN_DATA_ROOT:?set it to the folder of the corpora and benchmarks (the Makefile's default: ../shared/data)}"
 cd "$(dirname "$0")/../.."
 source results/lib/rating.sh
 WEAN=${WEAN:-.venv/bin/wean}
@@ -33,7 +34,7 @@ selected() {  # label: whether tune_score.py has scored it
 #    rounds on the shipped model (a checkout of that commit in ../wean-before); pause any other
 #    work on the machine first.
 test -e $OUT/speed/metrics.json || "$PYTHON" bench/revisions.py --old ../wean-before --new . \
-    --decode-model $SHIPPED --sentences-file ../shared/data/turkcorpus/case_detok/test.src \
+    --decode-model $SHIPPED --sentences-file $WEAN_DATA_ROOT/turkcorpus/case_detok/test.src \
     --sentences 359 --rounds 9 --out $OUT/speed
 
 # 2. Alternatives: 5-best lists of beam search, diverse beam search and sampling (settings fixed
@@ -77,8 +78,8 @@ EOF
     "$WEAN" rate prepare --benchmark turkcorpus-tune --lines "$LINES" --seed 68 --out $OUT/rating \
         --system shipped=results/fidelity/tune/shipped.turkcorpus-tune.txt \
         --system shipped-coverage=$OUT/tune/shipped-coverage.turkcorpus-tune.txt \
-        --system human=../shared/data/turkcorpus/case_detok/tune.ref.0 \
-        --system source=../shared/data/turkcorpus/case_detok/tune.src
+        --system human=$WEAN_DATA_ROOT/turkcorpus/case_detok/tune.ref.0 \
+        --system source=$WEAN_DATA_ROOT/turkcorpus/case_detok/tune.src
 fi
 score_ratings $OUT
 

@@ -5,6 +5,7 @@
 # (which neither selected the shipped checkpoint nor tuned its control values); the test sets
 # are read once per system after.
 set -euo pipefail
+: "${WEAN_DATA_ROOT:?set it to the folder of the corpora and benchmarks (the Makefile's default: ../shared/data)}"
 cd "$(dirname "$0")/../.."
 source results/lib/rating.sh
 WEAN=${WEAN:-.venv/bin/wean}
@@ -42,7 +43,7 @@ if ! test -e $OUT/rating/key.json; then
     "$WEAN" rate prepare --benchmark turkcorpus-tune --lines "$LINES" --seed 70 --out $OUT/rating \
         --system shipped=results/fidelity/tune/shipped.turkcorpus-tune.txt \
         --system shipped-names=$OUT/tune/shipped-names.turkcorpus-tune.txt \
-        --system human=../shared/data/turkcorpus/case_detok/tune.ref.0 \
-        --system source=../shared/data/turkcorpus/case_detok/tune.src
+        --system human=$WEAN_DATA_ROOT/turkcorpus/case_detok/tune.ref.0 \
+        --system source=$WEAN_DATA_ROOT/turkcorpus/case_detok/tune.src
 fi
 score_ratings $OUT

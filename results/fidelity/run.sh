@@ -4,12 +4,13 @@
 # Needs ../shared beside the checkout and .venv (make install). The ratings themselves
 # (rating/rater-*.csv) come from raters, between steps 3 and 4.
 set -euo pipefail
+: "${WEAN_DATA_ROOT:?set it to the folder of the corpora and benchmarks (the Makefile's default: ../shared/data)}"
 cd "$(dirname "$0")/../.."
 WEAN=${WEAN:-.venv/bin/wean}
 PYTHON=${PYTHON:-.venv/bin/python}
 OUT=results/fidelity
 MODEL=src/wean/pretrained/simplifier
-TUNE=../shared/data/turkcorpus/case_detok/tune
+TUNE=$WEAN_DATA_ROOT/turkcorpus/case_detok/tune
 
 # 1. the shipped simplifier on all of TurkCorpus tune (validation data): as shipped, and asked to
 #    change less (levenshtein 0.8 instead of its tuned 0.6), and with bigram blocking (block 2, not 3)

@@ -12,6 +12,7 @@
 # training headlines) is scored beside them.
 # Run from the repository root after `make install`.
 set -euo pipefail
+: "${WEAN_DATA_ROOT:?set it to the folder of the corpora and benchmarks (the Makefile's default: ../shared/data)}"
 RUNS=${RUNS:-runs}
 OUT=results/lcsts
 EPOCHS=${EPOCHS:-40}
@@ -19,7 +20,7 @@ SMALL="--set model.embedding_size=128 --set model.encoder.hidden_size=256 --set 
        --set model.dropout=0.3 --set training.batch_size=16 --set training.lr_patience=1000"
 .venv/bin/wean prepare lcsts --out data/lcsts-part3
 .venv/bin/python -c 'import sys; [print(line.rstrip("\n")[:18]) for line in sys.stdin]' \
-    < ../shared/data/lcsts/part3_label3plus.src > "$OUT/lead-18.lcsts-test.txt"
+    < $WEAN_DATA_ROOT/lcsts/part3_label3plus.src > "$OUT/lead-18.lcsts-test.txt"
 .venv/bin/wean evaluate --hyp "$OUT/lead-18.lcsts-test.txt" --benchmark lcsts-test --json > "$OUT/lead-18.lcsts-test.json"
 for name in seq2seq-lcsts wean-lcsts; do
     dir="$RUNS/$name-part3-small"

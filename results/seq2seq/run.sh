@@ -5,6 +5,7 @@
 # Run from the repository root after `make install`. Resumable: run it again and it continues.
 # RUNS is outside the work tree (a 28M-parameter model's checkpoints are never committed).
 set -euo pipefail
+: "${WEAN_DATA_ROOT:?set it to the folder of the corpora and benchmarks (the Makefile's default: ../shared/data)}"
 RUNS=${RUNS:-runs}
 OUT=results/seq2seq
 BUDGET=${BUDGET:-3000}  # updates (6.2 epochs): what CPU time allowed; validation loss still falls

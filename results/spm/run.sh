@@ -7,6 +7,7 @@
 # outputs and the SPM alignment map (Figure 4) for the first test sentence.
 # Run from the repository root after `make install`; runs resume when the script is run again.
 set -euo pipefail
+: "${WEAN_DATA_ROOT:?set it to the folder of the corpora and benchmarks (the Makefile's default: ../shared/data)}"
 RUNS=${RUNS:-runs}
 OUT=results/spm
 BUDGET=${BUDGET:-2000}
@@ -45,9 +46,9 @@ labels=$(IFS=,; echo "${NAMES[*]}")
 outputs=("${NAMES[@]/#/$OUT/}")
 .venv/bin/wean odd-gen --hyp "${outputs[@]/%/.gigaword-test.txt}" --labels "$labels" --benchmark gigaword-test \
     --out "$OUT/odd-generation.png" | tee "$OUT/odd-generation.txt"
-.venv/bin/wean attention --model "$RUNS/spm-gigaword-spm" --source "$(head -1 ../shared/data/gigaword/test1951.src)" \
+.venv/bin/wean attention --model "$RUNS/spm-gigaword-spm" --source "$(head -1 $WEAN_DATA_ROOT/gigaword/test1951.src)" \
     --out-dir "$OUT/figures"
-.venv/bin/wean attention --model "$RUNS/spm-gigaword-spm" --source "$(head -1 ../shared/data/gigaword/test1951.src)" \
-    --target "$(head -1 ../shared/data/gigaword/test1951.dst)" --out-dir "$OUT/figures/reference"  # teacher-forced
+.venv/bin/wean attention --model "$RUNS/spm-gigaword-spm" --source "$(head -1 $WEAN_DATA_ROOT/gigaword/test1951.src)" \
+    --target "$(head -1 $WEAN_DATA_ROOT/gigaword/test1951.dst)" --out-dir "$OUT/figures/reference"  # teacher-forced
 # why SPM learns slowly here: probability given to <pad>, and Adam's step sizes
 OMP_NUM_THREADS=1 .venv/bin/python "$OUT/probe_training.py" "${dirs[@]}" --updates 1600 2000 | tee "$OUT/training-probe.txt"

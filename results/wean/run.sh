@@ -5,6 +5,7 @@
 # script again and it continues where it stopped. RUNS is outside the work tree (checkpoints of a
 # 50k-word model are large and never committed).
 set -euo pipefail
+: "${WEAN_DATA_ROOT:?set it to the folder of the corpora and benchmarks (the Makefile's default: ../shared/data)}"
 RUNS=${RUNS:-runs}
 OUT=results/wean
 DEVICE=${DEVICE:-auto}  # auto | cpu | cuda

@@ -7,6 +7,7 @@
 # (training.max_updates) are equal. Run from the repository root after `make install`; each run
 # resumes where it stopped when the script is run again. RUNS holds checkpoints (never committed).
 set -euo pipefail
+: "${WEAN_DATA_ROOT:?set it to the folder of the corpora and benchmarks (the Makefile's default: ../shared/data)}"
 TASK=${1:?gigaword or simplification}
 RUNS=${RUNS:-runs}
 CONFIG=configs/rnnsearch-$TASK.yaml
@@ -55,7 +56,7 @@ done
 if [ "$TASK" = gigaword ]; then  # reference row: the first 8 words of the article (Rush et al.'s prefix baseline)
     for out in results/word-attention results/conv-encoder; do
         awk '{n = NF < 8 ? NF : 8; line = $1; for (i = 2; i <= n; i++) line = line " " $i; print line}' \
-            ../shared/data/gigaword/test1951.src > "$out/prefix-8.gigaword-test.txt"
+            $WEAN_DATA_ROOT/gigaword/test1951.src > "$out/prefix-8.gigaword-test.txt"
         .venv/bin/wean evaluate --hyp "$out/prefix-8.gigaword-test.txt" --benchmark gigaword-test --json \
             > "$out/prefix-8.gigaword-test.json"
     done
@@ -82,8 +83,8 @@ done
 # The paper's Figures 2 and 3 for the first test sentence: hidden attention, word attention, their
 # gated mix and the gate strip 1 - o_i, for the model's own greedy output
 case $TASK in
-    gigaword) first=$(head -1 ../shared/data/gigaword/test1951.src) ;;
-    simplification) first=$(head -1 ../shared/data/turkcorpus/case_tok/test.src) ;;
+    gigaword) first=$(head -1 $WEAN_DATA_ROOT/gigaword/test1951.src) ;;
+    simplification) first=$(head -1 $WEAN_DATA_ROOT/turkcorpus/case_tok/test.src) ;;
 esac
 .venv/bin/wean attention --model "$RUNS/$TASK-contextual-gates" --source "$first" \
     --out-dir "results/word-attention/$TASK-figures"

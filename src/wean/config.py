@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 import difflib
 import math
+import re
 import typing
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -65,6 +66,14 @@ class DataConfig:
     # validation and test text stay as written. kauchak_v2's mojibake lost its bytes: ftfy only
     # guesses there (wean/data/fix_text.py)
     fix_text: bool = False
+    # which way the pairs are learnt: forward (source -> target); reverse (target -> source: the
+    # channel model of noisy-channel reranking, `--rerank channel:DIR`); lm (every source is the
+    # word <lm>: a language model of the target side, `--rerank lm:DIR`)
+    direction: str = "forward"
+    # a regular expression: training pairs either side of which it matches are dropped (counted in
+    # the log); validation and test text stay as written. For kauchak_v2, whose every non-ASCII
+    # character is mojibake that lost its continuation bytes (ZÃ rich), '[\u00c2-\u00f4](?=\s|$)'
+    drop_if_matches: str = ""
     tokenizer: TokenizerConfig = field(default_factory=TokenizerConfig)
     control: ControlConfig = field(default_factory=ControlConfig)
 
@@ -218,6 +227,7 @@ class Config:
     def validate(self) -> "Config":
         choices = {
             "data.tokenizer.corpus_tokenization": (self.data.tokenizer.corpus_tokenization, ("none", "ptb")),
+            "data.direction": (self.data.direction, ("forward", "reverse", "lm")),
             "model.decoder.word_attention": (self.model.decoder.word_attention, ("none", "attention", "gates")),
             "model.decoder.attention": (self.model.decoder.attention, ("dot", "general", "concat")),
             "model.decoder.bridge": (self.model.decoder.bridge, ("copy", "linear", "zero")),
@@ -249,6 +259,13 @@ class Config:
                             "it must be in (0, 1]")
         from wean.data.control import Control  # checks attribute names, bucket and default values
 
+        if self.data.drop_if_matches:
+            try:
+                re.compile(self.data.drop_if_matches)
+            except re.error as error:
+                raise WeanError(f"config: data.drop_if_matches is not a regular expression: {error}") from None
+        if self.data.direction == "lm" and self.data.control.attributes:
+            raise WeanError("config: data.control describes a pair's change; a language model (data.direction: lm) has none")
         try:
             Control(self.data.control.attributes, self.data.control.bucket, self.generation.control)
         except WeanError as error:
@@ -498,9 +515,13 @@ def _read_yaml(path: Path, seen: tuple[Path, ...] = ()) -> dict:
 
 
 def _merged(base: dict, values: dict) -> dict:
+    """``values`` over ``base``, section by section; a key set to null takes wean's default,
+    whatever the base says."""
     merged = dict(base)
     for key, value in values.items():
-        if isinstance(value, dict) and isinstance(merged.get(key), dict):
+        if value is None:
+            merged.pop(key, None)
+        elif isinstance(value, dict) and isinstance(merged.get(key), dict):
             merged[key] = _merged(merged[key], value)
         else:
             merged[key] = value

@@ -8,6 +8,7 @@
 # then tested (beam 10) and probed (probe_attention.py). Run from the repository root after
 # `make install`; run it again to resume. RUNS holds checkpoints (never committed).
 set -euo pipefail
+: "${WEAN_DATA_ROOT:?set it to the folder of the corpora and benchmarks (the Makefile's default: ../shared/data)}"
 source results/lib/record.sh  # keep_run: the config (without machine paths) and validation history
 RUNS=${RUNS:-runs}
 OUT=results/conv-encoder/optimizer

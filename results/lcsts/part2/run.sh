@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # The WEAN paper's LCSTS comparison (Seq2seq against WEAN, character level, its Table 4 setting)
-# on the 10,336 LCSTS pairs of ../shared/data/lcsts/part2 (probably PART II; the paper trains on
+# on the 10,336 LCSTS pairs of $WEAN_DATA_ROOT/lcsts/part2 (probably PART II; the paper trains on
 # PART I's 2.4M, which we do not have): `wean prepare lcsts-part2` holds 1,000 of them out for
 # selection, the test set is PART III's 725 pairs scored >= 3 (lcsts-test). Both presets at one
 # scale-down (SCALE), 3 seeds each, to early stopping on validation ROUGE-2 (greedy, character
 # level) under results/lib/converge.sh's schedule; tested with beam 5 (the presets' setting).
 # Run from the repository root after `make install`; running it again resumes where it stopped.
 set -euo pipefail
+: "${WEAN_DATA_ROOT:?set it to the folder of the corpora and benchmarks (the Makefile's default: ../shared/data)}"
 source results/lib/converge.sh
 OUT=results/lcsts/part2
 prepare lcsts-part2

@@ -7,6 +7,7 @@
 # ROUGE scores and of the odd-generation counts.
 # Run from the repository root after `make install`; running it again resumes where it stopped.
 set -euo pipefail
+: "${WEAN_DATA_ROOT:?set it to the folder of the corpora and benchmarks (the Makefile's default: ../shared/data)}"
 source results/lib/converge.sh
 OUT=results/spm/converged
 prepare gigaword

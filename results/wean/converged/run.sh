@@ -16,6 +16,7 @@
 # lab/gpu.sh runs each row as its own job (ROWS=wean-concat SEEDS=2 STAGE=train). Run
 # from the repository root after `make install`; run it again to resume.
 set -euo pipefail
+: "${WEAN_DATA_ROOT:?set it to the folder of the corpora and benchmarks (the Makefile's default: ../shared/data)}"
 source results/lib/converge.sh
 SCALE_NAME=${1:-paper}
 case $SCALE_NAME in

@@ -9,6 +9,7 @@
 # to results/word-attention/converged, the conv-encoder table to results/conv-encoder/converged
 # (RNNsearch is in both). Run from the repository root after `make install`; run it again to resume.
 set -euo pipefail
+: "${WEAN_DATA_ROOT:?set it to the folder of the corpora and benchmarks (the Makefile's default: ../shared/data)}"
 source results/lib/converge.sh
 TASK=${1:?gigaword or simplification}
 CONFIG=configs/rnnsearch-$TASK.yaml

@@ -54,7 +54,7 @@ def load_plugin_files(args: argparse.Namespace) -> None:
 
 def add_data_root_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--data-root", type=Path, help="folder the benchmark paths are relative to "
-                        "(default: $WEAN_DATA_ROOT, else ../shared/data)")
+                        "(default: $WEAN_DATA_ROOT)")
 
 
 def scoring_inputs(args: argparse.Namespace, default_metrics: tuple[str, ...] | None = None,

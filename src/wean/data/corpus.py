@@ -1,7 +1,7 @@
 """Parallel corpora as aligned text files, and the batches training reads from them.
 
 A split is a file prefix: ``<prefix>.src`` and ``<prefix>.dst``, plus any ``<prefix>.ref.N``
-(the layout of ``shared/data``). Reading checks alignment and encoding through
+(the layout of the data root's corpora). Reading checks alignment and encoding through
 :mod:`wean.textio`; training pairs that are empty or longer than ``max_tokens`` on either side are
 dropped with a warning that says how many and where the first one is. Nothing is truncated.
 """
@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import random
+import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -58,6 +59,18 @@ def hold_out(text: ParallelText, count: int, seed: int) -> tuple[ParallelText, P
     return part(False), part(True)
 
 
+def drop_matching(text: ParallelText, pattern: str) -> tuple[ParallelText, int]:
+    """``text`` without the pairs a side of which (source or any reference) matches ``pattern``
+    (data.drop_if_matches), and how many were dropped. The kept pairs keep their line numbers."""
+    matches = re.compile(pattern).search
+    rows = [i for i, source in enumerate(text.sources)
+            if not (matches(source) or any(matches(stream[i]) for stream in text.references))]
+    references = [[stream[i] for i in rows] for stream in text.references]
+    kept = ParallelText([text.sources[i] for i in rows], references[0], references, text.source_path,
+                        [text.line_number(i) for i in rows])
+    return kept, len(text.sources) - len(rows)
+
+
 def reference_paths(prefix: str | Path) -> list[Path]:
     prefix = Path(prefix)
     numbered = sorted(prefix.parent.glob(prefix.name + ".ref.*"), key=lambda p: p.name)
@@ -79,6 +92,22 @@ def read_parallel(prefix: str | Path) -> ParallelText:
     if not sources:
         raise WeanError(f"{source_path}: empty file")
     return ParallelText(sources, streams[0], streams, source_path)
+
+
+LM_SOURCE = "<lm>"  # the source of every pair a language model (data.direction: lm) learns from
+
+
+def oriented(text: ParallelText, direction: str) -> ParallelText:
+    """The pairs as a model trained in ``direction`` (data.direction) reads them: forward as
+    written; reverse, the target is the source and the source the only reference; lm, every source
+    is :data:`LM_SOURCE` and the targets stay."""
+    if direction == "forward":
+        return text
+    if direction == "reverse":
+        return dataclasses.replace(text, sources=text.targets, targets=text.sources, references=[text.sources])
+    if direction == "lm":
+        return dataclasses.replace(text, sources=[LM_SOURCE] * len(text.targets))
+    raise WeanError(f"data.direction is {direction!r}; choose one of forward, reverse, lm")
 
 
 @dataclass

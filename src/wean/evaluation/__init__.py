@@ -1,7 +1,8 @@
 """Evaluation: SARI, BLEU, ROUGE, FKGL and output statistics, with named benchmarks."""
 
+from wean.data_root import data_root
 from wean.evaluation import fidelity
-from wean.evaluation.benchmarks import BENCHMARKS, Benchmark, data_root, get_benchmark
+from wean.evaluation.benchmarks import BENCHMARKS, Benchmark, get_benchmark
 from wean.evaluation.evaluate import (
     METRICS, Evaluation, EvaluationSettings, MetricInputs, MetricResult, evaluate, evaluate_files, metric, score_key,
 )

@@ -9,13 +9,11 @@ on the command line, and the report always says which were used.
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from pathlib import Path
 
 from wean.errors import WeanError
 
-DATA_ROOT_VARIABLE = "WEAN_DATA_ROOT"
 SIMPLIFICATION_METRICS = ("sari", "bleu", "fkgl", "stats", "fidelity")
 HEADLINE_METRICS = ("rouge", "stats")
 
@@ -100,21 +98,3 @@ def get_benchmark(name: str) -> Benchmark:
         return BENCHMARKS[name]
     except KeyError:
         raise WeanError(f"unknown benchmark {name!r}; known: {', '.join(BENCHMARKS)}") from None
-
-
-def data_root(explicit: str | Path | None = None) -> Path:
-    """The folder benchmark paths are relative to: ``explicit``, else ``$WEAN_DATA_ROOT``, else
-    ``../shared/data`` seen from the working directory or from the wean checkout."""
-    if explicit is not None:
-        candidates = [Path(explicit)]
-    elif os.environ.get(DATA_ROOT_VARIABLE):
-        candidates = [Path(os.environ[DATA_ROOT_VARIABLE])]
-    else:
-        checkout = Path(__file__).resolve().parents[3]  # src/wean/evaluation/ -> the checkout
-        candidates = [Path("../shared/data"), checkout.parent / "shared" / "data"]
-    for candidate in candidates:
-        if candidate.is_dir():
-            return candidate
-    raise WeanError(
-        f"data root {candidates[0]} not found; pass --data-root DIR or set {DATA_ROOT_VARIABLE}"
-    )

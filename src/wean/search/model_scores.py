@@ -3,12 +3,12 @@
 
     log P(y | x) + lambda_1 log P(x | y) + lambda_2 log P(y) + lambda_3 |y|
 
-``channel:DIR`` is log P(x | y): how well the model in DIR, trained in the other direction (simple
-→ complex for a simplifier), recovers the source from the output; an output that drops or changes
-what the source says scores low. ``lm:DIR`` is log P(y) under a language model of the target side,
-which wean trains as a model whose every source is the one word ``<lm>`` (so that the decoder alone
-learns the target text); an output that is not fluent text scores low. Both are summed over the
-scored text's tokens, </s> included, as ``wean.forced_scores`` computes them; ``length`` is
+``channel:DIR`` is log P(x | y): how well the model in DIR, trained in the other direction
+(``data.direction: reverse``; simple → complex for a simplifier), recovers the source from the
+output; an output that drops or changes what the source says scores low. ``lm:DIR`` is log P(y)
+under a language model of the target side, which wean trains as a model whose every source is the
+one word ``<lm>`` (``data.direction: lm``, so that the decoder alone learns the target text); an
+output that is not fluent text scores low. Both are summed over the scored text's tokens, </s> included, as ``wean.forced_scores`` computes them; ``length`` is
 lambda_3's term. On the command line: ``--rerank channel:runs/reverse=0.5,lm:runs/lm=0.3,length=0.1``.
 
 Each model is loaded once per process, when it is first needed.
@@ -19,13 +19,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Sequence
 
+from wean.data.corpus import LM_SOURCE
 from wean.errors import WeanError
 from wean.registry import RERANKERS
 
 if TYPE_CHECKING:
     from wean.generator import Generation, Generator
 
-LM_SOURCE = "<lm>"  # the source of every pair a language model is trained on
 _loaded: dict[Path, "Generator"] = {}
 
 

@@ -34,8 +34,9 @@ from wean.checkpoint import WEIGHTS, save_weights
 from wean.config import Config
 from wean.criterion import Criterion
 from wean.data.assets import build_assets
-from wean.data.corpus import encode_pairs, hold_out, make_batches, read_parallel
+from wean.data.corpus import drop_matching, encode_pairs, hold_out, make_batches, oriented, read_parallel
 from wean.data.vocabulary import SPECIALS
+from wean.data_root import data_path
 from wean.device import resolve_device
 from wean.errors import WeanError
 from wean.model_dir import (
@@ -99,22 +100,30 @@ class Trainer:
             check_directory(self.directory, overwrite)
             self.distributed.barrier()  # every process has checked before the first writes
         torch.manual_seed(config.training.seed)
-        train = read_parallel(config.data.train)
+        train = read_parallel(data_path(config.data.train))
         self.notes: list[str] = []  # said in the log when training starts
         if config.data.valid:
-            valid = read_parallel(config.data.valid)
+            valid = read_parallel(data_path(config.data.valid))
         else:
             train, valid = hold_out(train, config.data.valid_holdout, config.training.seed)
             self.notes.append(
                 f"data.valid is not set: {len(valid.sources)} of the {len(train.sources) + len(valid.sources):,} "
                 f"training pairs (chosen with training.seed {config.training.seed}) are held out and validated on "
                 "(data.valid_holdout)")
+        if config.data.drop_if_matches:
+            train, dropped = drop_matching(train, config.data.drop_if_matches)
+            if not train.sources:
+                raise WeanError(f"{config.data.train}: data.drop_if_matches drops every training pair")
+            self.notes.append(f"data.drop_if_matches: {dropped:,} training pairs dropped, {len(train.sources):,} kept")
         if config.data.fix_text:
             from wean.data.fix_text import fix_training_text
 
             train, repaired = fix_training_text(train)
             self.notes.append(f"data.fix_text: {repaired.pairs:,} of {len(train.sources):,} training pairs "
                               f"repaired ({repaired.sources:,} sources, {repaired.targets:,} targets)")
+        if config.data.direction != "forward":
+            train, valid = oriented(train, config.data.direction), oriented(valid, config.data.direction)
+            self.notes.append(f"data.direction: {config.data.direction}")
         if resume:
             if main:
                 leftovers = remove_leftovers_of_a_kill(self.directory)

@@ -1,0 +1,56 @@
+"""The data root: --data-root, else $WEAN_DATA_ROOT, never a guess; ${WEAN_DATA_ROOT} in a
+config's data paths expanded where they are read, kept as written in the model directory."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+import yaml
+
+from synthetic import tiny_config, write_corpus
+from wean.cli import main
+from wean.data_root import data_path, data_root
+from wean.errors import WeanError
+from wean.training import Trainer
+
+
+def test_the_root_is_the_option_else_the_variable_else_an_error(tmp_path, monkeypatch):
+    monkeypatch.setenv("WEAN_DATA_ROOT", str(tmp_path))
+    assert data_root() == tmp_path
+    assert data_root(tmp_path / "..") == tmp_path / ".."
+    with pytest.raises(WeanError, match=r"data root .*missing \(--data-root\) is not a folder"):
+        data_root(tmp_path / "missing")
+    monkeypatch.setenv("WEAN_DATA_ROOT", str(tmp_path / "missing"))
+    with pytest.raises(WeanError, match=r"\(\$WEAN_DATA_ROOT\) is not a folder"):
+        data_root()
+    monkeypatch.delenv("WEAN_DATA_ROOT")
+    with pytest.raises(WeanError, match="no data root: pass --data-root DIR or set WEAN_DATA_ROOT"):
+        data_root()
+
+
+def test_config_paths_expand_the_placeholder_only_at_their_start(tmp_path, monkeypatch):
+    monkeypatch.setenv("WEAN_DATA_ROOT", str(tmp_path))
+    assert data_path("${WEAN_DATA_ROOT}/kauchak_v2/train") == tmp_path / "kauchak_v2" / "train"
+    assert str(data_path("data/x/train")) == "data/x/train"
+    with pytest.raises(WeanError, match=r"may only begin a data path"):
+        data_path("data/${WEAN_DATA_ROOT}/train")
+
+
+def test_training_reads_under_the_root_and_keeps_the_placeholder(tmp_path, monkeypatch):
+    write_corpus(tmp_path / "root" / "toy", train=100, valid=10)
+    monkeypatch.setenv("WEAN_DATA_ROOT", str(tmp_path / "root"))
+    config = tiny_config(tmp_path, tmp_path / "model")
+    config = dataclasses.replace(config, data=dataclasses.replace(
+        config.data, train="${WEAN_DATA_ROOT}/toy/train", valid="${WEAN_DATA_ROOT}/toy/valid"))
+    Trainer(config)
+    saved = yaml.safe_load((tmp_path / "model" / "config.yaml").read_text(encoding="utf-8"))
+    assert saved["data"]["train"] == "${WEAN_DATA_ROOT}/toy/train"  # no machine's folder in the model
+
+
+def test_a_benchmark_without_a_root_is_one_line(tmp_path, monkeypatch, capsys):
+    monkeypatch.delenv("WEAN_DATA_ROOT", raising=False)
+    (tmp_path / "out.txt").write_text("a\n", encoding="utf-8")
+    assert main(["evaluate", "--hyp", str(tmp_path / "out.txt"), "--benchmark", "turkcorpus-test"]) != 0
+    error = capsys.readouterr().err.strip()
+    assert error.count("\n") == 0 and "no data root" in error
