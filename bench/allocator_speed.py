@@ -12,7 +12,7 @@ when a process starts); a run's speed is its target tokens per second over the l
 the first (the first holds the warm-up). Allocators not installed are skipped with a note
 (Debian: ``apt-get install libjemalloc2 libtcmalloc-minimal4``).
 
-    .venv/bin/python bench/allocator_speed.py [--rounds 3] [--updates 80] [--out DIR]
+    python bench/allocator_speed.py [--rounds 3] [--updates 80] [--out DIR]
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ autograd does), in the same run. Each variant runs one forward and backward pass
 process, whose peak resident memory above its start is reported, with the time; ratios against
 the baseline. Random weights.
 
-    .venv/bin/python bench/concat_memory.py [--rows 256 --vocabulary 8000 --size 256] [--out DIR]
+    python bench/concat_memory.py [--rows 256 --vocabulary 8000 --size 256] [--out DIR]
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@ decoder's LSTM unrolled by hand over the teacher-forced target (``UnrolledLSTM``
 uses) against one ``nn.LSTM`` call per step (what it used before, and what search still does),
 measured in the same run on the same batches, interleaved, median of ``--rounds``.
 
-    .venv/bin/python bench/decoder_speed.py [--rounds 3] [--updates 12] [--out DIR]
+    python bench/decoder_speed.py [--rounds 3] [--updates 12] [--out DIR]
 
 Every row is its task's config (configs/rnnsearch-gigaword.yaml, configs/rnnsearch-simplification.yaml)
 with the keys of results/word-attention/converged/run.sh, at their vocabulary sizes, untrained

@@ -1,9 +1,9 @@
 """Training throughput on 1 process against N processes (torchrun, DistributedDataParallel), and
 fp32 against bf16 / fp16 where the device has them, measured in one run, interleaved.
 
-    .venv/bin/python bench/distributed.py --system 1:fp32 --system 2:fp32 --system 1:fp32:2 \
+    python bench/distributed.py --system 1:fp32 --system 2:fp32 --system 1:fp32:2 \
         --rounds 3 --out results/bench-distributed
-    .venv/bin/python bench/distributed.py --device cuda --system 1:fp32 --system 1:bf16 \\
+    python bench/distributed.py --device cuda --system 1:fp32 --system 1:bf16 \\
         --system 2:fp32 --rounds 3 --out results/bench-distributed/gpu      # a machine with 2 GPUs
 
 A system is ``PROCESSES:PRECISION[:THREADS]`` (threads per process on a CPU, default 1). Each trains the model of bench/peers (configs/wean.yaml:

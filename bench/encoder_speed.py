@@ -6,7 +6,7 @@ in training tokens/s, and each encoder alone (forward + backward) in source toke
 every position at once where the LSTM steps through the source. Random weights and batches;
 rounds interleaved, medians over rounds, ratios against the LSTM encoder (bench/timing.py).
 
-    .venv/bin/python bench/encoder_speed.py [--lengths 30 100] [--rounds 5] [--device cuda] [--out DIR]
+    python bench/encoder_speed.py [--lengths 30 100] [--rounds 5] [--device cuda] [--out DIR]
 
 On a GPU each timed step ends by waiting for its kernels (torch.cuda.synchronize), since they run
 after the call returns.

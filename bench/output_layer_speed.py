@@ -4,7 +4,7 @@ one beam step, measured in the same run on the same sentences (rounds interleave
 bench/timing.py), as ratios against the linear layer. Random weights; every model decodes the same
 number of steps (min_length = max_length), so the comparison is per step, not per output length.
 
-    .venv/bin/python bench/output_layer_speed.py [--vocabulary 50004 --size 256] [--rounds 5] [--out DIR]
+    python bench/output_layer_speed.py [--vocabulary 50004 --size 256] [--rounds 5] [--out DIR]
 """
 
 from __future__ import annotations

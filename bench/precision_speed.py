@@ -4,7 +4,7 @@ typical of its data), one training step (forward with the trainer's Criterion, b
 timed in both precisions, rounds interleaved, medians over rounds (bench/timing.py). bf16
 autocast pays where the CPU has bfloat16 instructions; elsewhere it is emulated, and slower.
 
-    .venv/bin/python bench/precision_speed.py [--rounds 5] [--out DIR]
+    python bench/precision_speed.py [--rounds 5] [--out DIR]
 """
 
 from __future__ import annotations

@@ -2,8 +2,8 @@
 round times one child process per checkout, in alternating order; the ratios are of the medians
 over the rounds.
 
-    .venv/bin/python bench/revisions.py --old ../wean-before --new . [--rounds 3] [--out DIR]
-    .venv/bin/python bench/revisions.py --old ../wean-before --new . --decode-model src/wean/pretrained/simplifier \
+    python bench/revisions.py --old ../wean-before --new . [--rounds 3] [--out DIR]
+    python bench/revisions.py --old ../wean-before --new . --decode-model src/wean/pretrained/simplifier \
         --sentences-file $WEAN_DATA_ROOT/turkcorpus/case_detok/test.src
 
 Without ``--decode-model``: the Trainer's update step and ``beam_search`` on a synthetic corpus

@@ -3,7 +3,7 @@ sentences/s (beam 5 and greedy) for batches of 16, 64 and 256 sentences and sour
 100 words, on the model of bench/peers (configs/wean.yaml: 7.85M parameters, biLSTM encoder,
 2-layer input-feeding Luong decoder, linear output layer), untrained.
 
-    .venv/bin/python bench/scaling.py --rounds 3 --out results/bench-scaling
+    python bench/scaling.py --rounds 3 --out results/bench-scaling
 
 Per source length L, a synthetic corpus: sources of exactly L words (Zipf-like over 9,000 types),
 targets of round(0.6 L) of their words (the peer corpus's target/source ratio is 0.58), so no batch

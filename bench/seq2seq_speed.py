@@ -3,7 +3,7 @@ the minimal plain-PyTorch implementation in bench/reference_seq2seq.py, measured
 on the same batches, rounds interleaved, medians over rounds (bench/timing.py; random weights:
 speed does not depend on them).
 
-    .venv/bin/python bench/seq2seq_speed.py [--size 256 --layers 2 --vocabulary 50004] [--rounds 5] [--out DIR]
+    python bench/seq2seq_speed.py [--size 256 --layers 2 --vocabulary 50004] [--rounds 5] [--out DIR]
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """``wean serve`` under concurrent load: sentences/s and per-request latency (p50, p99) with many
 loopback clients, for one or more servers, interleaved over rounds.
 
-    .venv/bin/python bench/server_load.py --system before=../wean-before \\
+    python bench/server_load.py --system before=../wean-before \\
         --system after=. --system after-int8=.:int8 --rounds 3 --out results/bench-server
 
 A system is ``NAME=CHECKOUT[:QUANTIZE]``: the server runs that checkout's code
@@ -16,7 +16,7 @@ errors, and the server's /health says how many it dropped unrun, how many it sto
 and how many had finished their search before their client went.
 Stop other work first: every run records the 1-minute load average it started under.
 
-    .venv/bin/python bench/server_load.py --system after=. --hang-up 0.25 --loads 2 --rounds 1 \
+    python bench/server_load.py --system after=. --hang-up 0.25 --loads 2 --rounds 1 \
         --out results/bench-server/hang-up
 """
 

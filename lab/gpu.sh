@@ -130,6 +130,7 @@ start)
     mkdir -p .venv/bin
     ln -s "$python" .venv/bin/python
     printf '#!/bin/sh\nexec %s -m wean "$@"\n' "$python" > .venv/bin/wean && chmod +x .venv/bin/wean
+    export WEAN=$BASE/tree/.venv/bin/wean PYTHON=$BASE/tree/.venv/bin/python
     export PYTHONPATH=$BASE/tree/src:$BASE/site
     if [ "$DEVICE" = cuda ]; then
         nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader

@@ -5,7 +5,7 @@
 #
 #   bash bench/peers/install.sh [PEERS_DIR]         (default: .peers, git-ignored; 4.3 GB)
 #
-# wean and the plain PyTorch reference run from the project's own .venv (make install).
+# wean and the plain PyTorch reference run in the environment wean is installed in (make install).
 set -euo pipefail
 P=${1:-.peers}
 mkdir -p "$P"

@@ -3,7 +3,7 @@ and data, interleaved: every round runs every toolkit (in a rotated order), so a
 machine hits all of them alike. See bench/peers/README.md for the model, the data and what is timed.
 
     bash bench/peers/install.sh                        # once: the peers' virtual environments
-    .venv/bin/python bench/peers/run.py --rounds 3 --out results/bench-peers
+    python bench/peers/run.py --rounds 3 --out results/bench-peers
 
 Each round: per toolkit, train 300 updates of 64 sentences (target tokens/s over updates 21-300,
 from the toolkit's own per-10-update log), then decode the 1,000 test sentences with beam 5 and
@@ -50,7 +50,7 @@ def substitute(template: Path, target: Path, **values: str) -> Path:
 
 def commands(toolkit: str, data: Path, run: Path, peers: Path) -> dict[str, list[str]]:
     """{'train': argv, 'beam5': argv, 'greedy': argv, ['int8-beam5': ..., 'int8-greedy': ...]}"""
-    python = str(ROOT / ".venv" / "bin" / "python")
+    python = sys.executable  # the environment wean is installed in
     if toolkit == "reference":
         script, model = str(HERE / "reference.py"), str(run / "model.safetensors")
         decode = [python, script, "decode", "--data", str(data), "--model", model]
@@ -309,7 +309,7 @@ def main() -> None:
     work = args.work.resolve()
     data = work / "data"
     if not (data / "test.dst").exists():
-        subprocess.run([str(ROOT / ".venv" / "bin" / "python"), str(HERE / "corpus.py"), "--out", str(data)], check=True)
+        subprocess.run([sys.executable, str(HERE / "corpus.py"), "--out", str(data)], check=True)
     environment = dict(os.environ, OMP_NUM_THREADS=str(args.threads), MKL_NUM_THREADS=str(args.threads),
                        PYTHONUNBUFFERED="1", PYTHONWARNINGS="ignore", TOKENIZERS_PARALLELISM="false",
                        # fairseq and OpenNMT-py pickle argparse objects into their checkpoints

@@ -70,7 +70,7 @@ def test_the_rule_check_finds_where_a_run_parts_from_the_rule(tmp_path):
 
 def job_list(runs, complete_first: str | None = None) -> list[list[str]]:
     # the table scripts themselves list their runs (STAGE=list trains nothing)
-    env = {"PATH": "/usr/bin:/bin", "RUNS": str(runs)}
+    env = {"PATH": "/usr/bin:/bin", "WEAN_DATA_ROOT": "data", "RUNS": str(runs)}
     if complete_first is not None:
         env["COMPLETE_FIRST"] = complete_first
     out = subprocess.run(["bash", "-c", 'source lab/jobs.sh && job_list $CPU_TABLES'], cwd=ROOT,
@@ -101,7 +101,7 @@ def test_tables_to_complete_first_come_whole_before_the_seeds_outermost_rest(tmp
 
 def test_jobs_named_first_come_first_in_their_order_and_an_unknown_one_is_refused(tmp_path):
     everything = job_list(tmp_path)
-    env = {"PATH": "/usr/bin:/bin", "RUNS": str(tmp_path), "FIRST_JOBS": "wean-cpu:2:wean spm:3:sgate"}
+    env = {"PATH": "/usr/bin:/bin", "WEAN_DATA_ROOT": "data", "RUNS": str(tmp_path), "FIRST_JOBS": "wean-cpu:2:wean spm:3:sgate"}
     script = 'source lab/jobs.sh && job_list $CPU_TABLES'
     out = subprocess.run(["bash", "-c", script], cwd=ROOT, env=env, check=True, capture_output=True,
                          text=True).stdout.splitlines()
@@ -128,7 +128,7 @@ def test_the_jobs_finished_first_are_the_named_ones_and_the_complete_first_table
 
 
 def test_every_job_names_the_results_folder_that_records_it(tmp_path):
-    env = {"PATH": "/usr/bin:/bin", "RUNS": str(tmp_path)}
+    env = {"PATH": "/usr/bin:/bin", "WEAN_DATA_ROOT": "data", "RUNS": str(tmp_path)}
     out = subprocess.run(["bash", "-c", 'source lab/jobs.sh && job_list $CPU_TABLES'], cwd=ROOT,
                          env=env, check=True, capture_output=True, text=True).stdout.splitlines()
     folders = {line.split()[2] for line in out}

@@ -5,5 +5,6 @@
 # (`wean prepare gigaword`) for the Gigaword lengths. Run from the repository root after
 # `make install`, with other work stopped.
 set -euo pipefail
-test -e data/gigaword/train.src || .venv/bin/wean prepare gigaword --out data/gigaword
-OMP_NUM_THREADS=1 .venv/bin/python bench/decoder_speed.py --rounds 3 --updates 6 --out results/bench-decoder-speed
+WEAN=${WEAN:-wean} PYTHON=${PYTHON:-python}  # the active environment's, unless set
+test -e data/gigaword/train.src || "$WEAN" prepare gigaword --out data/gigaword
+OMP_NUM_THREADS=1 "$PYTHON" bench/decoder_speed.py --rounds 3 --updates 6 --out results/bench-decoder-speed

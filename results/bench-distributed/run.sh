@@ -3,5 +3,6 @@
 # process with 2 threads, on this machine: bench/distributed.py, 3 interleaved rounds. Run from the
 # repository root after `make install`, with other work stopped.
 set -euo pipefail
-.venv/bin/python bench/distributed.py --system 1:fp32 --system 2:fp32 --system 1:fp32:2 \
+WEAN=${WEAN:-wean} PYTHON=${PYTHON:-python}  # the active environment's, unless set
+"$PYTHON" bench/distributed.py --system 1:fp32 --system 2:fp32 --system 1:fp32:2 \
     --rounds 3 --updates 80 --out results/bench-distributed | tee results/bench-distributed/log.txt

@@ -2,8 +2,9 @@
 # wean against fairseq, OpenNMT-py, Joey NMT and plain PyTorch on one model (bench/peers/README.md).
 # Run from the repository root after `make install`, on a machine with nothing else running.
 set -euo pipefail
+WEAN=${WEAN:-wean} PYTHON=${PYTHON:-python}  # the active environment's, unless set
 PEERS=${PEERS:-.peers}
 bash bench/peers/install.sh "$PEERS"
-.venv/bin/python bench/peers/run.py --rounds 3 --peers "$PEERS" --work "${RUNS:-runs}/bench-peers" \
+"$PYTHON" bench/peers/run.py --rounds 3 --peers "$PEERS" --work "${RUNS:-runs}/bench-peers" \
     --out results/bench-peers
 sha256sum "${RUNS:-runs}"/bench-peers/data/*.src "${RUNS:-runs}"/bench-peers/data/*.dst | sed "s#  .*/#  #"

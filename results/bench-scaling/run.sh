@@ -3,4 +3,5 @@
 # grow: bench/scaling.py, 3 rounds, 2 threads. Run from the repository root after `make install`,
 # with other work stopped (`kill -STOP`).
 set -euo pipefail
-.venv/bin/python bench/scaling.py --rounds 3 --out results/bench-scaling | tee results/bench-scaling/log.txt
+WEAN=${WEAN:-wean} PYTHON=${PYTHON:-python}  # the active environment's, unless set
+"$PYTHON" bench/scaling.py --rounds 3 --out results/bench-scaling | tee results/bench-scaling/log.txt

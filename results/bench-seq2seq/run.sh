@@ -4,4 +4,5 @@
 # after a warm-up, two threads. Run from the repository root after `make install`, with other
 # work stopped (README.md: how, beside background training).
 set -euo pipefail
-.venv/bin/python bench/seq2seq_speed.py --rounds 5 --out results/bench-seq2seq
+WEAN=${WEAN:-wean} PYTHON=${PYTHON:-python}  # the active environment's, unless set
+"$PYTHON" bench/seq2seq_speed.py --rounds 5 --out results/bench-seq2seq

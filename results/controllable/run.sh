@@ -9,7 +9,7 @@
 #   ARCH=seq2seq      the same with the plain linear output layer (the papers' Seq2seq)
 #   ROWS="control nocontrol"  the rows to train and test (default both); a paired test needs both
 set -euo pipefail
-: "${WEAN_DATA_ROOT:?set it to the folder of the corpora and benchmarks (the Makefile's default: ../shared/data)}"
+WEAN=${WEAN:-wean} PYTHON=${PYTHON:-python}  # the active environment's, unless set
 RUNS=${RUNS:-runs}
 OUT=results/controllable
 SEED=${SEED:-1}
@@ -31,7 +31,7 @@ mkdir -p "$RUNS" "$OUT/logs"
 
 train() {  # model_dir name [--set ...]
     resume=$(test -e "$1/checkpoints/latest" && echo --resume || true)
-    OMP_NUM_THREADS=1 .venv/bin/wean train configs/simplifier-control.yaml --set model_dir="$1" --set name="$2" \
+    OMP_NUM_THREADS=1 "$WEAN" train configs/simplifier-control.yaml --set model_dir="$1" --set name="$2" \
         --set training.seed="$SEED" --set training.max_updates="$BUDGET" "${arch[@]}" "${@:3}" $resume
 }
 has() { [[ $ROWS == *" $1 "* ]]; }
@@ -41,14 +41,14 @@ has nocontrol && { train "$nocontrol" "$prefix-nocontrol" --set 'data.control.at
 wait
 
 if has control && ! test -e "$control/control-tuning.json"; then
-    .venv/bin/wean tune-control --model "$control" --plain-text --sentences 300 --skip 500 --seed 1 \
+    "$WEAN" tune-control --model "$control" --plain-text --sentences 300 --skip 500 --seed 1 \
         | sed "s|^$RUNS/||" | tee "$OUT/${system}tune-control-seed$SEED.txt"  # the run's name, no machine path
 fi
 
 suffix=-seed$SEED
 test_system() {  # model system [--control ...]
-    .venv/bin/wean test --model "$1" --system "$2" --out-dir "$OUT" --benchmark turkcorpus-test --plain-text "${@:3}"
-    .venv/bin/wean test --model "$1" --system "$2" --out-dir "$OUT" --benchmark wikismall-test "${@:3}"
+    "$WEAN" test --model "$1" --system "$2" --out-dir "$OUT" --benchmark turkcorpus-test --plain-text "${@:3}"
+    "$WEAN" test --model "$1" --system "$2" --out-dir "$OUT" --benchmark wikismall-test "${@:3}"
 }
 if has control; then
     test_system "$control" "${system}control-tuned$suffix"
@@ -65,24 +65,24 @@ for benchmark in turkcorpus-test wikismall-test; do
     for other in nocontrol control-access; do
         tuned=$OUT/${system}control-tuned$suffix.$benchmark.txt other_file=$OUT/$system$other$suffix.$benchmark.txt
         if test -e "$tuned" && test -e "$other_file"; then
-            .venv/bin/wean compare --hyp "$tuned" "$other_file" --benchmark "$benchmark" \
+            "$WEAN" compare --hyp "$tuned" "$other_file" --benchmark "$benchmark" \
                 > "$OUT/significance-${system}tuned-vs-$other$suffix.$benchmark.txt"
         fi
     done
 done
 if has control && has nocontrol; then
-    .venv/bin/wean plot "$nocontrol" "$control" --labels "no control,control" --metric sari \
+    "$WEAN" plot "$nocontrol" "$control" --labels "no control,control" --metric sari \
         --out "$OUT/${system}valid-sari$suffix.png"
 fi
 
 if [ "$ARCH-$SEED" = wean-1 ]; then
     # against the simplifier shipped before (results/simplifier)
-    .venv/bin/wean compare --hyp "$OUT/control-tuned$suffix.turkcorpus-test.txt" \
+    "$WEAN" compare --hyp "$OUT/control-tuned$suffix.turkcorpus-test.txt" \
         results/simplifier/wean-simplifier.turkcorpus-test.txt --benchmark turkcorpus-test \
         > "$OUT/significance-tuned-vs-shipped-before$suffix.turkcorpus-test.txt"
-    .venv/bin/python results/controllable/sweep.py --model "$control" --out-dir "$OUT"
+    "$PYTHON" results/controllable/sweep.py --model "$control" --out-dir "$OUT"
     # Shipped: the control model as src/wean/pretrained/simplifier, in fp16, plain text in and out
-    .venv/bin/wean export "$control" src/wean/pretrained/simplifier --fp16 --set generation.plain_text=true
+    "$WEAN" export "$control" src/wean/pretrained/simplifier --fp16 --set generation.plain_text=true
     test_system src/wean/pretrained/simplifier shipped
 fi
-.venv/bin/python results/controllable/table.py > "$OUT/table.md"
+"$PYTHON" results/controllable/table.py > "$OUT/table.md"

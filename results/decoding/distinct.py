@@ -4,7 +4,7 @@ TurkCorpus test by beam search, diverse beam search and sampling, with distinct-
 over inputs), distinct outputs per input, the share of outputs identical to their source, and the
 SARI/BLEU of the first output. Settings fixed in advance, none chosen on these scores.
 
-    .venv/bin/python results/decoding/distinct.py      # writes distinct.json and the n-best lists
+    python results/decoding/distinct.py      # writes distinct.json and the n-best lists
 """
 
 from __future__ import annotations

@@ -7,11 +7,10 @@
 # Settings (coverage weight, checkpoints averaged) are chosen on 400 TurkCorpus tune sentences
 # (tune_score.py), the test sets read once per system after.
 set -euo pipefail
-: "${WEAN_DATA_ROOT:?set it to the folder of the corpora and benchmarks (the Makefile's default: ../shared/data)}"
 cd "$(dirname "$0")/../.."
 source results/lib/rating.sh
-WEAN=${WEAN:-.venv/bin/wean}
-PYTHON=${PYTHON:-.venv/bin/python}
+WEAN=${WEAN:-wean}
+PYTHON=${PYTHON:-python}
 RUNS=${RUNS:-runs}
 OUT=results/decoding
 SHIPPED=src/wean/pretrained/simplifier

@@ -1,7 +1,7 @@
 """The tables of results/decoding, from its metrics.json, selection.jsonl, distinct.json and
 speed/metrics.json; and the settings run.sh chooses on tune (--best-coverage, --best-average SEED).
 
-    .venv/bin/python results/decoding/tables.py > results/decoding/tables.md
+    python results/decoding/tables.py > results/decoding/tables.md
 """
 
 from __future__ import annotations

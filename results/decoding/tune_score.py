@@ -3,8 +3,8 @@ selected the checkpoints (tune lines 1-500) nor tuned the control values (the 30
 `wean tune-control --sentences 300 --skip 500 --seed 1` samples). One JSON line per call,
 appended to results/decoding/selection.jsonl; the settings of results/decoding are chosen from it.
 
-    .venv/bin/python results/decoding/tune_score.py --label avg3-seed1 --model RUN-avg3
-    .venv/bin/python results/decoding/tune_score.py --label summary0.2-seed1 --model RUN \
+    python results/decoding/tune_score.py --label avg3-seed1 --model RUN-avg3
+    python results/decoding/tune_score.py --label summary0.2-seed1 --model RUN \
         --option coverage_penalty=summary --option coverage_weight=0.2
 """
 

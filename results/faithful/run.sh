@@ -5,11 +5,10 @@
 # (which neither selected the shipped checkpoint nor tuned its control values); the test sets
 # are read once per system after.
 set -euo pipefail
-: "${WEAN_DATA_ROOT:?set it to the folder of the corpora and benchmarks (the Makefile's default: ../shared/data)}"
 cd "$(dirname "$0")/../.."
 source results/lib/rating.sh
-WEAN=${WEAN:-.venv/bin/wean}
-PYTHON=${PYTHON:-.venv/bin/python}
+WEAN=${WEAN:-wean}
+PYTHON=${PYTHON:-python}
 OUT=results/faithful
 SHIPPED=src/wean/pretrained/simplifier
 export OMP_NUM_THREADS=${OMP_NUM_THREADS:-1}

@@ -1,13 +1,12 @@
 #!/usr/bin/env bash
 # The fidelity tables and the blind rating of results/fidelity, from the repository root:
 #   bash results/fidelity/run.sh            # every step; a step whose output exists is skipped
-# Needs ../shared beside the checkout and .venv (make install). The ratings themselves
+# Needs $WEAN_DATA_ROOT and wean installed (make install; WEAN / PYTHON name them unless active). The ratings themselves
 # (rating/rater-*.csv) come from raters, between steps 3 and 4.
 set -euo pipefail
-: "${WEAN_DATA_ROOT:?set it to the folder of the corpora and benchmarks (the Makefile's default: ../shared/data)}"
 cd "$(dirname "$0")/../.."
-WEAN=${WEAN:-.venv/bin/wean}
-PYTHON=${PYTHON:-.venv/bin/python}
+WEAN=${WEAN:-wean}
+PYTHON=${PYTHON:-python}
 OUT=results/fidelity
 MODEL=src/wean/pretrained/simplifier
 TUNE=$WEAN_DATA_ROOT/turkcorpus/case_detok/tune

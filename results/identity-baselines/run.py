@@ -4,7 +4,7 @@
 * human: one TurkCorpus reference scored against the other seven (leave-one-out), for each of the
   eight references in turn.
 
-Run from the repository root: ``.venv/bin/python results/identity-baselines/run.py``.
+Run from the repository root: ``python results/identity-baselines/run.py``.
 Writes ``metrics.json`` beside this file and prints a Markdown table.
 """
 

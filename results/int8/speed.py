@@ -1,7 +1,7 @@
 """Beam-5 sentences/s of the shipped simplifier in fp32 and int8, interleaved in one process, 3
 rounds, on the first 200 TurkCorpus test sentences (plain text, generate() as a user calls it):
 
-    OMP_NUM_THREADS=1 .venv/bin/python results/int8/speed.py
+    OMP_NUM_THREADS=1 python results/int8/speed.py
 """
 
 import statistics

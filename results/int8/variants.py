@@ -2,7 +2,7 @@
 test (359 sentences, plain text, beam 5, no sentence splitting), each variant's outputs against the
 fp32 outputs (results/controllable/shipped.turkcorpus-test.txt): identical lines and BLEU.
 
-    OMP_NUM_THREADS=1 .venv/bin/python results/int8/variants.py | tee results/int8/variants.txt
+    OMP_NUM_THREADS=1 python results/int8/variants.py | tee results/int8/variants.txt
 
 Variants: ``shipped`` is ``--quantize int8`` (LSTM weights one scale per tensor, linear layers one
 per output row); ``lstm-per-row`` gives the LSTMs a scale per row too; ``linear-only`` leaves the

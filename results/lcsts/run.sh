@@ -12,26 +12,26 @@
 # training headlines) is scored beside them.
 # Run from the repository root after `make install`.
 set -euo pipefail
-: "${WEAN_DATA_ROOT:?set it to the folder of the corpora and benchmarks (the Makefile's default: ../shared/data)}"
+WEAN=${WEAN:-wean} PYTHON=${PYTHON:-python}  # the active environment's, unless set
 RUNS=${RUNS:-runs}
 OUT=results/lcsts
 EPOCHS=${EPOCHS:-40}
 SMALL="--set model.embedding_size=128 --set model.encoder.hidden_size=256 --set model.decoder.hidden_size=256 \
        --set model.dropout=0.3 --set training.batch_size=16 --set training.lr_patience=1000"
-.venv/bin/wean prepare lcsts --out data/lcsts-part3
-.venv/bin/python -c 'import sys; [print(line.rstrip("\n")[:18]) for line in sys.stdin]' \
+"$WEAN" prepare lcsts --out data/lcsts-part3
+"$PYTHON" -c 'import sys; [print(line.rstrip("\n")[:18]) for line in sys.stdin]' \
     < $WEAN_DATA_ROOT/lcsts/part3_label3plus.src > "$OUT/lead-18.lcsts-test.txt"
-.venv/bin/wean evaluate --hyp "$OUT/lead-18.lcsts-test.txt" --benchmark lcsts-test --json > "$OUT/lead-18.lcsts-test.json"
+"$WEAN" evaluate --hyp "$OUT/lead-18.lcsts-test.txt" --benchmark lcsts-test --json > "$OUT/lead-18.lcsts-test.json"
 for name in seq2seq-lcsts wean-lcsts; do
     dir="$RUNS/$name-part3-small"
     resume=$(test -e "$dir/checkpoints/latest" && echo --resume || true)  # a finished run stops at once
     # shellcheck disable=SC2086
-    .venv/bin/wean train "configs/$name.yaml" --set model_dir="$dir" --set data.train=data/lcsts-part3/train \
+    "$WEAN" train "configs/$name.yaml" --set model_dir="$dir" --set data.train=data/lcsts-part3/train \
         --set data.valid=data/lcsts-part3/valid --set training.max_epochs="$EPOCHS" \
         --set training.early_stopping_patience=100 --set training.log_every=20 $SMALL $resume
-    .venv/bin/wean test --model "$dir" --system "${name%-lcsts}" --out-dir "$OUT" --benchmark lcsts-test
+    "$WEAN" test --model "$dir" --system "${name%-lcsts}" --out-dir "$OUT" --benchmark lcsts-test
 done
 dirs=("$RUNS/seq2seq-lcsts-part3-small" "$RUNS/wean-lcsts-part3-small")
-.venv/bin/wean plot "${dirs[@]}" --labels Seq2seq,WEAN --metric rouge2 --out "$OUT/valid-rouge2.png" \
+"$WEAN" plot "${dirs[@]}" --labels Seq2seq,WEAN --metric rouge2 --out "$OUT/valid-rouge2.png" \
     | tee "$OUT/convergence.txt"
-.venv/bin/wean plot "${dirs[@]}" --labels Seq2seq,WEAN --metric loss --out "$OUT/valid-loss.png"
+"$WEAN" plot "${dirs[@]}" --labels Seq2seq,WEAN --metric loss --out "$OUT/valid-loss.png"

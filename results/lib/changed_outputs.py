@@ -6,7 +6,7 @@ rows' training text, carries upstream mojibake, so a model may write `Ã` where 
 over a span), and the benchmark's SARI as written and with each mangled output replaced by its
 source (what the mangling is worth to SARI; the replacement also undoes any other edit there).
 
-    .venv/bin/python results/lib/changed_outputs.py turkcorpus-test \\
+    python results/lib/changed_outputs.py turkcorpus-test \\
         results/word-attention/converged/*-seed?.turkcorpus-test.txt
 
 One tab-separated line per file: file, outputs, changed, non-ASCII sources, mangled, repeating,
@@ -20,7 +20,7 @@ import sys
 from collections import Counter
 from pathlib import Path
 
-from wean.evaluation.benchmarks import data_root, get_benchmark
+from wean.evaluation import data_root, get_benchmark
 from wean.errors import WeanError
 from wean.evaluation.evaluate import EvaluationSettings, evaluate
 

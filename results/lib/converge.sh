@@ -17,7 +17,7 @@
 # lab/gpu.sh runs every row as its own job.
 SEEDS=${SEEDS:-"1 2 3"}
 RUNS=${RUNS:-runs}
-WEAN=${WEAN:-.venv/bin/wean}  # the wean command of the environment wean is installed in
+WEAN=${WEAN:-wean}  # the wean command of the environment wean is installed in
 MAX_EPOCHS=${MAX_EPOCHS:-100}
 DEVICE=${DEVICE:-auto}
 STAGE=${STAGE:-all}

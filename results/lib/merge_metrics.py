@@ -2,7 +2,7 @@
 the copy was taken (`lab/gpu.sh import`): a record moves when its hypothesis file lies
 beside the copy; every other record of either file stays as it is.
 
-    .venv/bin/python results/lib/merge_metrics.py PACKED/results/X/metrics.json results/X/metrics.json
+    python results/lib/merge_metrics.py PACKED/results/X/metrics.json results/X/metrics.json
 """
 
 from __future__ import annotations

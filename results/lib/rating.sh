@@ -3,6 +3,6 @@
 # into OUT/ratings.txt and OUT/ratings.json; nothing while no rater has returned a sheet.
 score_ratings() {
     ls "$1"/rating/rater-*.csv > /dev/null 2>&1 || return 0
-    "${WEAN:-.venv/bin/wean}" rate score "$1/rating" "$1"/rating/rater-*.csv > "$1/ratings.txt"
-    "${WEAN:-.venv/bin/wean}" rate score "$1/rating" "$1"/rating/rater-*.csv --json > "$1/ratings.json"
+    "${WEAN:-wean}" rate score "$1/rating" "$1"/rating/rater-*.csv > "$1/ratings.txt"
+    "${WEAN:-wean}" rate score "$1/rating" "$1"/rating/rater-*.csv --json > "$1/ratings.json"
 }

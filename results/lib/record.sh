@@ -45,6 +45,6 @@ plot_kept() {
             echo "${names[i - 1]}: no curve ($run's validation history was not kept)"
         fi
     done
-    [ ${#runs[@]} -eq 0 ] || "${WEAN:-.venv/bin/wean}" plot "${runs[@]}" --labels "$(IFS=,; echo "${labels[*]}")" \
+    [ ${#runs[@]} -eq 0 ] || "${WEAN:-wean}" plot "${runs[@]}" --labels "$(IFS=,; echo "${labels[*]}")" \
         --metric "$metric" --out "$png"
 }

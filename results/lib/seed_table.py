@@ -8,7 +8,7 @@ for fixed models, leaves out. With three seeds it has two degrees of freedom and
 being normal, which three values cannot check; an exact sign-flip test needs no such assumption
 but cannot go below p = 0.25 with three seeds.
 
-    .venv/bin/python results/lib/seed_table.py results/spm/converged/metrics.json \\
+    python results/lib/seed_table.py results/spm/converged/metrics.json \\
         --rows encdec sgate spm sgate-spm --benchmark gigaword-test --metrics rouge1 rouge2 rougeL
 
 A system is named ``--name`` with the row and seed filled in (default ``{row}-seed{seed}``, as the
@@ -16,7 +16,7 @@ convergence scripts name them). A seed whose systems are not all tested yet is l
 note on stderr. The paired bootstrap per seed is `wean compare`'s (each table's significance.txt);
 ``--significance FILE`` turns such a file into one table as well:
 
-    .venv/bin/python results/lib/seed_table.py --significance results/spm/converged/significance.txt
+    python results/lib/seed_table.py --significance results/spm/converged/significance.txt
 """
 
 from __future__ import annotations

@@ -7,11 +7,11 @@
 # outputs and the SPM alignment map (Figure 4) for the first test sentence.
 # Run from the repository root after `make install`; runs resume when the script is run again.
 set -euo pipefail
-: "${WEAN_DATA_ROOT:?set it to the folder of the corpora and benchmarks (the Makefile's default: ../shared/data)}"
+WEAN=${WEAN:-wean} PYTHON=${PYTHON:-python}  # the active environment's, unless set
 RUNS=${RUNS:-runs}
 OUT=results/spm
 BUDGET=${BUDGET:-2000}
-test -e data/gigaword/train.src || .venv/bin/wean prepare gigaword --out data/gigaword
+test -e data/gigaword/train.src || "$WEAN" prepare gigaword --out data/gigaword
 SCALE="--set model.embedding_size=256 --set model.encoder.hidden_size=128 --set model.encoder.layers=1 \
        --set model.decoder.hidden_size=256 --set model.decoder.layers=1 --set training.validate_every=400 \
        --set training.max_updates=$BUDGET --set training.max_epochs=100 --set training.early_stopping_patience=100 \
@@ -31,24 +31,24 @@ for row in "${NAMES[@]}"; do
     if ! grep -q "\"updates\": $BUDGET," "$dir/validations.json" 2>/dev/null; then
         resume=$(test -e "$dir/checkpoints/latest" && echo --resume || true)
         # shellcheck disable=SC2086
-        .venv/bin/wean train configs/encdec-gigaword.yaml --set model_dir="$dir" $SCALE ${ROWS[$row]} $resume
+        "$WEAN" train configs/encdec-gigaword.yaml --set model_dir="$dir" $SCALE ${ROWS[$row]} $resume
     fi
     [ "$OUT/$row.gigaword-test.txt" -nt "$dir/model.safetensors" ] ||  # tested since it was trained
-        .venv/bin/wean test --model "$dir" --system "$row" --out-dir "$OUT" --benchmark gigaword-test
+        "$WEAN" test --model "$dir" --system "$row" --out-dir "$OUT" --benchmark gigaword-test
 done
 for row in sgate spm sgate-spm pad-only; do  # each row against EncDec on the same sentences: paired bootstrap
-    .venv/bin/wean compare --hyp "$OUT/$row.gigaword-test.txt" "$OUT/encdec.gigaword-test.txt" --benchmark gigaword-test
+    "$WEAN" compare --hyp "$OUT/$row.gigaword-test.txt" "$OUT/encdec.gigaword-test.txt" --benchmark gigaword-test
 done | tee "$OUT/significance.txt"
 dirs=("${NAMES[@]/#/$RUNS/spm-gigaword-}")
 labels=$(IFS=,; echo "${NAMES[*]}")
-.venv/bin/wean plot "${dirs[@]}" --labels "$labels" --metric rouge2 --out "$OUT/valid-rouge2.png" | tee "$OUT/convergence.txt"
-.venv/bin/wean plot "${dirs[@]}" --labels "$labels" --metric loss --out "$OUT/valid-loss.png"
+"$WEAN" plot "${dirs[@]}" --labels "$labels" --metric rouge2 --out "$OUT/valid-rouge2.png" | tee "$OUT/convergence.txt"
+"$WEAN" plot "${dirs[@]}" --labels "$labels" --metric loss --out "$OUT/valid-loss.png"
 outputs=("${NAMES[@]/#/$OUT/}")
-.venv/bin/wean odd-gen --hyp "${outputs[@]/%/.gigaword-test.txt}" --labels "$labels" --benchmark gigaword-test \
+"$WEAN" odd-gen --hyp "${outputs[@]/%/.gigaword-test.txt}" --labels "$labels" --benchmark gigaword-test \
     --out "$OUT/odd-generation.png" | tee "$OUT/odd-generation.txt"
-.venv/bin/wean attention --model "$RUNS/spm-gigaword-spm" --source "$(head -1 $WEAN_DATA_ROOT/gigaword/test1951.src)" \
+"$WEAN" attention --model "$RUNS/spm-gigaword-spm" --source "$(head -1 $WEAN_DATA_ROOT/gigaword/test1951.src)" \
     --out-dir "$OUT/figures"
-.venv/bin/wean attention --model "$RUNS/spm-gigaword-spm" --source "$(head -1 $WEAN_DATA_ROOT/gigaword/test1951.src)" \
+"$WEAN" attention --model "$RUNS/spm-gigaword-spm" --source "$(head -1 $WEAN_DATA_ROOT/gigaword/test1951.src)" \
     --target "$(head -1 $WEAN_DATA_ROOT/gigaword/test1951.dst)" --out-dir "$OUT/figures/reference"  # teacher-forced
 # why SPM learns slowly here: probability given to <pad>, and Adam's step sizes
-OMP_NUM_THREADS=1 .venv/bin/python "$OUT/probe_training.py" "${dirs[@]}" --updates 1600 2000 | tee "$OUT/training-probe.txt"
+OMP_NUM_THREADS=1 "$PYTHON" "$OUT/probe_training.py" "${dirs[@]}" --updates 1600 2000 | tee "$OUT/training-probe.txt"

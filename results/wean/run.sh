@@ -5,7 +5,7 @@
 # script again and it continues where it stopped. RUNS is outside the work tree (checkpoints of a
 # 50k-word model are large and never committed).
 set -euo pipefail
-: "${WEAN_DATA_ROOT:?set it to the folder of the corpora and benchmarks (the Makefile's default: ../shared/data)}"
+WEAN=${WEAN:-wean} PYTHON=${PYTHON:-python}  # the active environment's, unless set
 RUNS=${RUNS:-runs}
 OUT=results/wean
 DEVICE=${DEVICE:-auto}  # auto | cpu | cuda
@@ -30,18 +30,18 @@ mkdir -p "$RUNS"
 test_model() {  # run system: one at a time, since each adds its scores to $OUT/metrics.json
     (
         flock 9
-        .venv/bin/wean test --model "$1" --system "$2" --out-dir "$OUT" --device "$DEVICE" \
+        "$WEAN" test --model "$1" --system "$2" --out-dir "$OUT" --device "$DEVICE" \
             --benchmark turkcorpus-test-lower wikismall-test
-        .venv/bin/wean test --model "$1" --system "$2" --out-dir "$OUT" --device "$DEVICE" \
+        "$WEAN" test --model "$1" --system "$2" --out-dir "$OUT" --device "$DEVICE" \
             --benchmark turkcorpus-test --plain-text  # EASSE's detokenized source, PTB-tokenized on the way in
-        .venv/bin/wean evaluate --hyp "$OUT/$2.turkcorpus-test.txt" --benchmark turkcorpus-test --metrics bleu \
+        "$WEAN" evaluate --hyp "$OUT/$2.turkcorpus-test.txt" --benchmark turkcorpus-test --metrics bleu \
             --no-lowercase --json > "$OUT/$2.turkcorpus-test.sacrebleu-default.json"  # sacreBLEU's own default: cased 13a
     ) 9> "$RUNS/.test.lock"
 }
 train_model() {  # name run precision updates
     resume=$(test -e "$2/checkpoints/latest" && echo --resume || true)  # past the budget: stops at once
     change=${CHANGE[$1]:-}
-    .venv/bin/wean train "configs/${CONFIG[$1]}.yaml" --set model_dir="$2" --set training.validate_every=200 \
+    "$WEAN" train "configs/${CONFIG[$1]}.yaml" --set model_dir="$2" --set training.validate_every=200 \
         --set training.seed="$SEED" --set training.precision="$3" --set training.max_updates="$4" \
         --set training.device="$DEVICE" ${change:+--set "$change"} $resume
 }
@@ -60,12 +60,12 @@ done
     flock 9
     test -e "$OUT/wean$suffix.wikismall-test.txt" && test -e "$OUT/seq2seq$suffix.wikismall-test.txt" || exit 0
     for benchmark in turkcorpus-test-lower turkcorpus-test wikismall-test; do  # paired bootstrap, 1000 resamples
-        .venv/bin/wean compare --hyp "$OUT/wean$suffix.$benchmark.txt" "$OUT/seq2seq$suffix.$benchmark.txt" \
+        "$WEAN" compare --hyp "$OUT/wean$suffix.$benchmark.txt" "$OUT/seq2seq$suffix.$benchmark.txt" \
             --benchmark "$benchmark"
     done > "$OUT/significance$suffix.txt"
-    .venv/bin/wean plot "$RUNS/seq2seq-pwkp$suffix" "$RUNS/wean-pwkp$suffix" --labels Seq2seq,WEAN --metric bleu \
+    "$WEAN" plot "$RUNS/seq2seq-pwkp$suffix" "$RUNS/wean-pwkp$suffix" --labels Seq2seq,WEAN --metric bleu \
         --out "$OUT/valid-bleu$suffix.png" > "$OUT/convergence$suffix.txt"
-    .venv/bin/wean plot "$RUNS/seq2seq-pwkp$suffix" "$RUNS/wean-pwkp$suffix" --labels Seq2seq,WEAN --metric loss \
+    "$WEAN" plot "$RUNS/seq2seq-pwkp$suffix" "$RUNS/wean-pwkp$suffix" --labels Seq2seq,WEAN --metric loss \
         --out "$OUT/valid-loss$suffix.png"
-    .venv/bin/python "$OUT/seed_table.py" > "$OUT/seeds.md"  # each seed's scores and gaps, side by side
+    "$PYTHON" "$OUT/seed_table.py" > "$OUT/seeds.md"  # each seed's scores and gaps, side by side
 ) 9> "$RUNS/.test.lock"

@@ -1,6 +1,6 @@
 """The seed table of results/wean/README.md, from metrics.json (which `wean test` writes).
 
-    .venv/bin/python results/wean/seed_table.py [--seeds 1 2 3]
+    python results/wean/seed_table.py [--seeds 1 2 3]
 
 For each benchmark and metric: each seed's score of Seq2seq and WEAN, the WEAN - Seq2seq gap
 per seed, and the mean over seeds. A seed whose outputs are not yet tested is left out, with a

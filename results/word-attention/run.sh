@@ -7,13 +7,13 @@
 # (training.max_updates) are equal. Run from the repository root after `make install`; each run
 # resumes where it stopped when the script is run again. RUNS holds checkpoints (never committed).
 set -euo pipefail
-: "${WEAN_DATA_ROOT:?set it to the folder of the corpora and benchmarks (the Makefile's default: ../shared/data)}"
+WEAN=${WEAN:-wean} PYTHON=${PYTHON:-python}  # the active environment's, unless set
 TASK=${1:?gigaword or simplification}
 RUNS=${RUNS:-runs}
 CONFIG=configs/rnnsearch-$TASK.yaml
 case $TASK in
     gigaword)
-        test -e data/gigaword/train.src || .venv/bin/wean prepare gigaword --out data/gigaword
+        test -e data/gigaword/train.src || "$WEAN" prepare gigaword --out data/gigaword
         TESTS=(--benchmark gigaword-test)
         PRECISION=fp32 ;;  # how these rows were trained (before bf16 existed)
     simplification)  # EASSE's TurkCorpus test is plain text: PTB-tokenized in, detokenized out
@@ -38,7 +38,7 @@ for row in rnnsearch word-attention contextual-gates conv-encoder conv-no-positi
     if ! grep -q "\"updates\": $BUDGET," "$dir/validations.json" 2>/dev/null; then
         resume=$(test -e "$dir/checkpoints/latest" && echo --resume || true)
         # shellcheck disable=SC2086
-        .venv/bin/wean train "$CONFIG" --set model_dir="$dir" --set training.precision=$PRECISION ${ROWS[$row]} $resume
+        "$WEAN" train "$CONFIG" --set model_dir="$dir" --set training.precision=$PRECISION ${ROWS[$row]} $resume
     fi
     case $row in
         rnnsearch) outs="results/word-attention results/conv-encoder" ;;  # the base of both tables
@@ -46,10 +46,10 @@ for row in rnnsearch word-attention contextual-gates conv-encoder conv-no-positi
         *) outs=results/word-attention ;;
     esac
     for out in $outs; do
-        fresh "$out/$row.${TESTS[1]}.txt" "$dir" || .venv/bin/wean test --model "$dir" --system "$row" --out-dir "$out" "${TESTS[@]}"
+        fresh "$out/$row.${TESTS[1]}.txt" "$dir" || "$WEAN" test --model "$dir" --system "$row" --out-dir "$out" "${TESTS[@]}"
         if [ "$TASK" = simplification ]; then
             fresh "$out/$row.wikismall-test.txt" "$dir" ||
-                .venv/bin/wean test --model "$dir" --system "$row" --out-dir "$out" --benchmark wikismall-test
+                "$WEAN" test --model "$dir" --system "$row" --out-dir "$out" --benchmark wikismall-test
         fi
     done
 done
@@ -57,7 +57,7 @@ if [ "$TASK" = gigaword ]; then  # reference row: the first 8 words of the artic
     for out in results/word-attention results/conv-encoder; do
         awk '{n = NF < 8 ? NF : 8; line = $1; for (i = 2; i <= n; i++) line = line " " $i; print line}' \
             $WEAN_DATA_ROOT/gigaword/test1951.src > "$out/prefix-8.gigaword-test.txt"
-        .venv/bin/wean evaluate --hyp "$out/prefix-8.gigaword-test.txt" --benchmark gigaword-test --json \
+        "$WEAN" evaluate --hyp "$out/prefix-8.gigaword-test.txt" --benchmark gigaword-test --json \
             > "$out/prefix-8.gigaword-test.json"
     done
 fi
@@ -66,7 +66,7 @@ for table in word-attention conv-encoder; do
     if [ $table = word-attention ]; then rows=(word-attention contextual-gates); else rows=(conv-encoder conv-no-positions lstm-conditional); fi
     for row in "${rows[@]}"; do
         for benchmark in "${TESTS[1]}" $([ "$TASK" = simplification ] && echo wikismall-test); do
-            .venv/bin/wean compare --hyp "results/$table/$row.$benchmark.txt" "results/$table/rnnsearch.$benchmark.txt" \
+            "$WEAN" compare --hyp "results/$table/$row.$benchmark.txt" "results/$table/rnnsearch.$benchmark.txt" \
                 --benchmark "$benchmark"
         done
     done | tee "results/$table/$TASK-significance.txt"
@@ -76,9 +76,9 @@ for table in word-attention conv-encoder; do
     if [ $table = word-attention ]; then rows=(rnnsearch word-attention contextual-gates); else rows=(rnnsearch conv-encoder conv-no-positions lstm-conditional); fi
     dirs=("${rows[@]/#/$RUNS/$TASK-}")
     labels=$(IFS=,; echo "${rows[*]}")
-    .venv/bin/wean plot "${dirs[@]}" --labels "$labels" --metric "$METRIC" --out "results/$table/$TASK-valid-$METRIC.png" \
+    "$WEAN" plot "${dirs[@]}" --labels "$labels" --metric "$METRIC" --out "results/$table/$TASK-valid-$METRIC.png" \
         | tee "results/$table/$TASK-convergence.txt"
-    .venv/bin/wean plot "${dirs[@]}" --labels "$labels" --metric loss --out "results/$table/$TASK-valid-loss.png"
+    "$WEAN" plot "${dirs[@]}" --labels "$labels" --metric loss --out "results/$table/$TASK-valid-loss.png"
 done
 # The paper's Figures 2 and 3 for the first test sentence: hidden attention, word attention, their
 # gated mix and the gate strip 1 - o_i, for the model's own greedy output
@@ -86,5 +86,5 @@ case $TASK in
     gigaword) first=$(head -1 $WEAN_DATA_ROOT/gigaword/test1951.src) ;;
     simplification) first=$(head -1 $WEAN_DATA_ROOT/turkcorpus/case_tok/test.src) ;;
 esac
-.venv/bin/wean attention --model "$RUNS/$TASK-contextual-gates" --source "$first" \
+"$WEAN" attention --model "$RUNS/$TASK-contextual-gates" --source "$first" \
     --out-dir "results/word-attention/$TASK-figures"

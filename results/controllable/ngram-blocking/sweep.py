@@ -2,7 +2,7 @@
 twice), chosen on validation data: the 300 TurkCorpus tune sentences that chose its control values
 (src/wean/pretrained/simplifier/control-tuning.json: after the 500 that selected the checkpoint),
 scored as `wean tune-control` scores them, with the control values it chose. Run from the
-repository root: .venv/bin/python results/controllable/ngram-blocking/sweep.py --out results/controllable/ngram-blocking
+repository root: python results/controllable/ngram-blocking/sweep.py --out results/controllable/ngram-blocking
 """
 
 from __future__ import annotations

@@ -10,6 +10,7 @@
 # `replay-seed2` trains the table's seed 2 again for one epoch, to check the code of today
 # reproduces that history. Run from the repository root after `make install`; it resumes.
 set -euo pipefail
+WEAN=${WEAN:-wean} PYTHON=${PYTHON:-python}  # the active environment's, unless set
 MAX_EPOCHS=6
 source results/lib/converge.sh
 prepare gigaword
@@ -25,7 +26,7 @@ for seed in 1 2 3; do
     train_row "$CONFIG" "$dir" $ROW --set model.decoder.bridge=linear --set training.seed="$seed"
     keep_run "$dir" "$OUT"
 done
-.venv/bin/python - "$TABLE" "$OUT" <<'PY' | tee "$OUT/first-epochs.txt"
+"$PYTHON" - "$TABLE" "$OUT" <<'PY' | tee "$OUT/first-epochs.txt"
 import json, sys
 table, out = sys.argv[1:]
 def history(path):
@@ -48,6 +49,6 @@ for seed in 1 2 3; do
     linear+=("$OUT/validations/conditional-start-linear-seed$seed.json")
 done
 for metric in loss rouge2; do
-    .venv/bin/wean plot "${zero[@]}" "${linear[@]}" --metric "$metric" --out "$OUT/valid-$metric.png" \
+    "$WEAN" plot "${zero[@]}" "${linear[@]}" --metric "$metric" --out "$OUT/valid-$metric.png" \
         --labels zero-seed1,zero-seed2,zero-seed3,linear-seed1,linear-seed2,linear-seed3
 done

@@ -8,12 +8,12 @@
 # then tested (beam 10) and probed (probe_attention.py). Run from the repository root after
 # `make install`; run it again to resume. RUNS holds checkpoints (never committed).
 set -euo pipefail
-: "${WEAN_DATA_ROOT:?set it to the folder of the corpora and benchmarks (the Makefile's default: ../shared/data)}"
+WEAN=${WEAN:-wean} PYTHON=${PYTHON:-python}  # the active environment's, unless set
 source results/lib/record.sh  # keep_run: the config (without machine paths) and validation history
 RUNS=${RUNS:-runs}
 OUT=results/conv-encoder/optimizer
 CONFIG=configs/rnnsearch-gigaword.yaml
-test -e data/gigaword/train.src || .venv/bin/wean prepare gigaword --out data/gigaword
+test -e data/gigaword/train.src || "$WEAN" prepare gigaword --out data/gigaword
 CONV="--set model.encoder.type=conv --set model.encoder.layers=6 --set model.encoder.hidden_size=256 \
       --set model.decoder.type=conditional --set model.decoder.bridge=zero --set training.precision=fp32"
 declare -A OPTIMIZER=(
@@ -26,18 +26,18 @@ train() {  # ROW: train to the config's budget (resumes), test
     if ! grep -q '"updates": 2000,' "$dir/validations.json" 2>/dev/null; then
         local resume; resume=$(test -e "$dir/checkpoints/latest" && echo --resume || true)
         # shellcheck disable=SC2086
-        .venv/bin/wean train "$CONFIG" --set model_dir="$dir" $CONV ${OPTIMIZER[$1]} $resume > "$dir.log" 2>&1
+        "$WEAN" train "$CONFIG" --set model_dir="$dir" $CONV ${OPTIMIZER[$1]} $resume > "$dir.log" 2>&1
     fi
-    .venv/bin/wean test --model "$dir" --system "conv-$1" --out-dir "$OUT" --benchmark gigaword-test
+    "$WEAN" test --model "$dir" --system "conv-$1" --out-dir "$OUT" --benchmark gigaword-test
     keep_run "$dir" "$OUT"
 }
 mkdir -p "$RUNS"
 train adam & adam=$!
 train sgd & sgd=$!
 wait $adam; wait $sgd  # one thread each, side by side
-.venv/bin/wean compare --hyp "$OUT/conv-sgd.gigaword-test.txt" "$OUT/conv-adam.gigaword-test.txt" \
+"$WEAN" compare --hyp "$OUT/conv-sgd.gigaword-test.txt" "$OUT/conv-adam.gigaword-test.txt" \
     --benchmark gigaword-test | tee "$OUT/significance.txt"
-.venv/bin/python results/conv-encoder/probe_attention.py "$RUNS/conv-optimizer-adam" "$RUNS/conv-optimizer-sgd" \
+"$PYTHON" results/conv-encoder/probe_attention.py "$RUNS/conv-optimizer-adam" "$RUNS/conv-optimizer-sgd" \
     | tee "$OUT/attention-probe.txt"
 for metric in loss rouge2; do
     plot_kept "$OUT" "$metric" "$OUT/valid-$metric.png" adam,sgd conv-optimizer-adam conv-optimizer-sgd

@@ -7,7 +7,7 @@
 # level) under results/lib/converge.sh's schedule; tested with beam 5 (the presets' setting).
 # Run from the repository root after `make install`; running it again resumes where it stopped.
 set -euo pipefail
-: "${WEAN_DATA_ROOT:?set it to the folder of the corpora and benchmarks (the Makefile's default: ../shared/data)}"
+WEAN=${WEAN:-wean} PYTHON=${PYTHON:-python}  # the active environment's, unless set
 source results/lib/converge.sh
 OUT=results/lcsts/part2
 prepare lcsts-part2
@@ -21,18 +21,18 @@ for seed in $SEEDS; do
         ! recorded "$dir" "$OUT" || continue
         # shellcheck disable=SC2086
         train_row "configs/$name-lcsts.yaml" "$dir" $SCALE --set training.seed="$seed"
-        .venv/bin/wean test --model "$dir" --system "$name-seed$seed" --out-dir "$OUT" --benchmark lcsts-test \
+        "$WEAN" test --model "$dir" --system "$name-seed$seed" --out-dir "$OUT" --benchmark lcsts-test \
             --device "$DEVICE"
         keep_run "$dir" "$OUT"
     done
 done
 [ "$STAGE" = all ] || exit 0
 for seed in $SEEDS; do
-    .venv/bin/wean compare --hyp "$OUT/wean-seed$seed.lcsts-test.txt" "$OUT/seq2seq-seed$seed.lcsts-test.txt" \
+    "$WEAN" compare --hyp "$OUT/wean-seed$seed.lcsts-test.txt" "$OUT/seq2seq-seed$seed.lcsts-test.txt" \
         --benchmark lcsts-test
 done | tee "$OUT/significance.txt"
 for seed in $SEEDS; do  # against copying the post's first 18 characters (results/lcsts/run.sh writes it)
-    .venv/bin/wean compare --hyp "$OUT/wean-seed$seed.lcsts-test.txt" results/lcsts/lead-18.lcsts-test.txt \
+    "$WEAN" compare --hyp "$OUT/wean-seed$seed.lcsts-test.txt" results/lcsts/lead-18.lcsts-test.txt \
         --benchmark lcsts-test
 done | tee "$OUT/significance-lead-18.txt"
 for seed in $SEEDS; do

@@ -7,7 +7,7 @@
 # ROUGE scores and of the odd-generation counts.
 # Run from the repository root after `make install`; running it again resumes where it stopped.
 set -euo pipefail
-: "${WEAN_DATA_ROOT:?set it to the folder of the corpora and benchmarks (the Makefile's default: ../shared/data)}"
+WEAN=${WEAN:-wean} PYTHON=${PYTHON:-python}  # the active environment's, unless set
 source results/lib/converge.sh
 OUT=results/spm/converged
 prepare gigaword
@@ -27,7 +27,7 @@ for seed in $SEEDS; do
         ! recorded "$dir" "$OUT" || continue
         # shellcheck disable=SC2086
         train_row configs/encdec-gigaword.yaml "$dir" $SCALE ${CHANGE[$row]} --set training.seed="$seed"
-        .venv/bin/wean test --model "$dir" --system "$row-seed$seed" --out-dir "$OUT" --benchmark gigaword-test \
+        "$WEAN" test --model "$dir" --system "$row-seed$seed" --out-dir "$OUT" --benchmark gigaword-test \
             --device "$DEVICE"
         keep_run "$dir" "$OUT"
     done
@@ -36,7 +36,7 @@ done
 # One report per seed, so that reporting a seed as it finishes leaves the others' files alone.
 for seed in $SEEDS; do
     for row in sgate spm sgate-spm; do
-        .venv/bin/wean compare --hyp "$OUT/$row-seed$seed.gigaword-test.txt" "$OUT/encdec-seed$seed.gigaword-test.txt" \
+        "$WEAN" compare --hyp "$OUT/$row-seed$seed.gigaword-test.txt" "$OUT/encdec-seed$seed.gigaword-test.txt" \
             --benchmark gigaword-test
     done | tee "$OUT/significance-seed$seed.txt"
     runs=("${NAMES[@]/#/spm-converged-}")
@@ -44,10 +44,10 @@ for seed in $SEEDS; do
     plot_kept "$OUT" rouge2 "$OUT/valid-rouge2-seed$seed.png" "$labels" "${runs[@]/%/-seed$seed}" \
         | tee "$OUT/convergence-seed$seed.txt"
     outputs=("${NAMES[@]/#/$OUT/}")
-    .venv/bin/wean odd-gen --hyp "${outputs[@]/%/-seed$seed.gigaword-test.txt}" --labels "$labels" \
+    "$WEAN" odd-gen --hyp "${outputs[@]/%/-seed$seed.gigaword-test.txt}" --labels "$labels" \
         --benchmark gigaword-test --out "$OUT/odd-generation-seed$seed.png" | tee "$OUT/odd-generation-seed$seed.txt"
     for row in sgate spm sgate-spm; do  # each count's paired bootstrap against EncDec
-        .venv/bin/wean compare --hyp "$OUT/$row-seed$seed.gigaword-test.txt" "$OUT/encdec-seed$seed.gigaword-test.txt" \
+        "$WEAN" compare --hyp "$OUT/$row-seed$seed.gigaword-test.txt" "$OUT/encdec-seed$seed.gigaword-test.txt" \
             --benchmark gigaword-test --metrics repeated_tokens,length_shortfall
     done | tee -a "$OUT/odd-generation-seed$seed.txt"
 done

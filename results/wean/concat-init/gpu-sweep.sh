@@ -9,7 +9,7 @@
 #   bash results/wean/concat-init/gpu-sweep.sh && bash lab/gpu.sh start wean-cpu-concat:1:wean-concat && ...
 # On the device tool, carry [".devcarry"] (`bash lab/gpu.sh carry` first). Back in $OUT:
 # sweep-R.log (the training log) and sweep-R.json (its validations) for each R, chosen-range.txt.
-# A rehearsal without a GPU (slow): PYTHON=$PWD/.venv/bin/python DEVICE=cpu UPDATES=2 EVERY=1 VALID=20 RANGES="0 0.5".
+# A rehearsal without a GPU (slow): PYTHON=python DEVICE=cpu UPDATES=2 EVERY=1 VALID=20 RANGES="0 0.5".
 set -u
 HERE=$PWD/results/wean/concat-init
 PYTHON=${PYTHON:-python3}

@@ -16,7 +16,7 @@
 # lab/gpu.sh runs each row as its own job (ROWS=wean-concat SEEDS=2 STAGE=train). Run
 # from the repository root after `make install`; run it again to resume.
 set -euo pipefail
-: "${WEAN_DATA_ROOT:?set it to the folder of the corpora and benchmarks (the Makefile's default: ../shared/data)}"
+WEAN=${WEAN:-wean} PYTHON=${PYTHON:-python}  # the active environment's, unless set
 source results/lib/converge.sh
 SCALE_NAME=${1:-paper}
 case $SCALE_NAME in
@@ -57,9 +57,9 @@ for seed in $SEEDS; do
         # shellcheck disable=SC2086
         train_row "configs/${CONFIG[$name]}.yaml" "$dir" $SCALE $change --set training.seed="$seed"
         system=$name-seed$seed
-        .venv/bin/wean test --model "$dir" --system "$system" --out-dir "$OUT" --device "$DEVICE" \
+        "$WEAN" test --model "$dir" --system "$system" --out-dir "$OUT" --device "$DEVICE" \
             --benchmark turkcorpus-test-lower wikismall-test
-        .venv/bin/wean test --model "$dir" --system "$system" --out-dir "$OUT" --device "$DEVICE" \
+        "$WEAN" test --model "$dir" --system "$system" --out-dir "$OUT" --device "$DEVICE" \
             --benchmark turkcorpus-test --plain-text
         keep_run "$dir" "$OUT"
     done
@@ -73,7 +73,7 @@ compare_with() {
     for name in "$@"; do
         for benchmark in turkcorpus-test-lower turkcorpus-test wikismall-test; do
             test -e "$OUT/$name-seed$seed.$benchmark.txt" || continue
-            .venv/bin/wean compare --hyp "$OUT/$name-seed$seed.$benchmark.txt" "$OUT/$base-seed$seed.$benchmark.txt" \
+            "$WEAN" compare --hyp "$OUT/$name-seed$seed.$benchmark.txt" "$OUT/$base-seed$seed.$benchmark.txt" \
                 --benchmark "$benchmark" --metrics +identical_to_source
         done
     done
@@ -97,5 +97,5 @@ done
 # SARI with the mangled outputs restored: results/lib/changed_outputs.py)
 shopt -s nullglob
 tested=("$OUT"/*-seed?.turkcorpus-test.txt)
-[ ${#tested[@]} -eq 0 ] || .venv/bin/python results/lib/changed_outputs.py turkcorpus-test "${tested[@]}" \
+[ ${#tested[@]} -eq 0 ] || "$PYTHON" results/lib/changed_outputs.py turkcorpus-test "${tested[@]}" \
     > "$OUT/changed-outputs.txt"

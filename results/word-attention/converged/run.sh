@@ -9,7 +9,7 @@
 # to results/word-attention/converged, the conv-encoder table to results/conv-encoder/converged
 # (RNNsearch is in both). Run from the repository root after `make install`; run it again to resume.
 set -euo pipefail
-: "${WEAN_DATA_ROOT:?set it to the folder of the corpora and benchmarks (the Makefile's default: ../shared/data)}"
+WEAN=${WEAN:-wean} PYTHON=${PYTHON:-python}  # the active environment's, unless set
 source results/lib/converge.sh
 TASK=${1:?gigaword or simplification}
 CONFIG=configs/rnnsearch-$TASK.yaml
@@ -51,11 +51,11 @@ for seed in $SEEDS; do
         train_row "$CONFIG" "$dir" --set training.precision=fp32 ${CHANGE[$row]} --set training.seed="$seed"
         for out in "${outs[@]}"; do
             for benchmark in "${BENCHMARKS[@]}"; do
-                .venv/bin/wean test --model "$dir" --system "$row-seed$seed" --out-dir "$out" --benchmark "$benchmark" \
+                "$WEAN" test --model "$dir" --system "$row-seed$seed" --out-dir "$out" --benchmark "$benchmark" \
                     --device "$DEVICE"
             done
             case $row in  # the conv table's question: does its attention follow words or positions?
-                conv-encoder | lstm-conditional) .venv/bin/python results/conv-encoder/probe_attention.py "$dir" \
+                conv-encoder | lstm-conditional) "$PYTHON" results/conv-encoder/probe_attention.py "$dir" \
                     > "$out/$TASK-attention-probe-$row-seed$seed.txt" ;;
             esac
             keep_run "$dir" "$out"
@@ -71,12 +71,12 @@ for table in ${REPORT_TABLES:-word-attention conv-encoder}; do
     for seed in $SEEDS; do
         for row in "${rows[@]:1}"; do
             for benchmark in "${BENCHMARKS[@]}"; do
-                .venv/bin/wean compare --hyp "$out/$row-seed$seed.$benchmark.txt" "$out/${rows[0]}-seed$seed.$benchmark.txt" \
+                "$WEAN" compare --hyp "$out/$row-seed$seed.$benchmark.txt" "$out/${rows[0]}-seed$seed.$benchmark.txt" \
                     --benchmark "$benchmark" --metrics "+$ALSO_TESTED"
             done
         done
         [ "$table" = word-attention ] || for benchmark in "${BENCHMARKS[@]}"; do  # conv against the LSTM encoder
-            .venv/bin/wean compare --hyp "$out/conv-encoder-seed$seed.$benchmark.txt" \
+            "$WEAN" compare --hyp "$out/conv-encoder-seed$seed.$benchmark.txt" \
                 "$out/lstm-conditional-seed$seed.$benchmark.txt" --benchmark "$benchmark" --metrics "+$ALSO_TESTED"
         done
     done | tee "$out/$TASK-significance.txt"
@@ -92,7 +92,7 @@ done
 # non-ASCII characters, looping spans, and SARI with the mangled ones restored; the README)
 [ "$TASK" = simplification ] || exit 0
 out=results/word-attention/converged
-.venv/bin/python results/lib/changed_outputs.py turkcorpus-test \
+"$PYTHON" results/lib/changed_outputs.py turkcorpus-test \
     "$out"/{rnnsearch,word-attention,contextual-gates}-seed?.turkcorpus-test.txt \
     results/conv-encoder/converged/{lstm-conditional,conv-encoder}-seed?.turkcorpus-test.txt \
     > "$out/simplification-changed-outputs.txt"

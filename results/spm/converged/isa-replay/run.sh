@@ -7,6 +7,7 @@
 # lab/trained-on-avx2.txt to AVX2 kernels; today replay.sh does, so the first step below
 # is the AVX2 replay (to see the AVX-512 one again, remove this run from that list first).
 set -euo pipefail
+WEAN=${WEAN:-wean} PYTHON=${PYTHON:-python}  # the active environment's, unless set
 RUNS=${RUNS:-runs}
 export OMP_NUM_THREADS=1
 bash lab/replay.sh results/spm/converged spm-converged-sgate-seed1 sgate-seed1 gigaword-test || true
@@ -14,6 +15,6 @@ config=results/spm/converged/configs/spm-converged-sgate-seed1.yaml
 one_epoch="--set training.max_epochs=1 --set training.max_updates=0 --set training.validate_every=0"
 # shellcheck disable=SC2086
 ATEN_CPU_CAPABILITY=avx2 ONEDNN_MAX_CPU_ISA=AVX2 MKL_ENABLE_INSTRUCTIONS=AVX2 \
-    .venv/bin/wean train "$config" --set model_dir="$RUNS/isa-check/avx2-epoch1" $one_epoch
+    "$WEAN" train "$config" --set model_dir="$RUNS/isa-check/avx2-epoch1" $one_epoch
 # shellcheck disable=SC2086
-.venv/bin/wean train "$config" --set model_dir="$RUNS/isa-check/native-epoch1" $one_epoch
+"$WEAN" train "$config" --set model_dir="$RUNS/isa-check/native-epoch1" $one_epoch

@@ -5,9 +5,9 @@
 #   .devcarry/data/...  the files of ../shared/data that run.sh reads
 #   .devcarry/site/     nltk, rouge_score, sacremoses copied from .venv with their dist-info, and a
 #                       wean-0.1.0.dist-info/METADATA (wean is run from the checkout, not installed)
-#   bash results/wean/gpu.sh start     set up and start the runs in the background
-#   bash results/wean/gpu.sh status    each run's last log line
-#   bash results/wean/gpu.sh pack DIR  results/wean's new files and each run's logs into DIR/runs.tgz
+#   bash lab/wean-gpu.sh start     set up and start the runs in the background
+#   bash lab/wean-gpu.sh status    each run's last log line
+#   bash lab/wean-gpu.sh pack DIR  results/wean's new files and each run's logs into DIR/runs.tgz
 # Each call to the machine re-sends the working tree, even to a warm machine: a run that starts a
 # program while that happens fails (seq2seq-seed2's tests did, and its outputs were lost). So call
 # only `status` and `pack` while runs are in flight, and `start` again only on a fresh machine.
