@@ -15,7 +15,7 @@ from wean.data.corpus import LM_SOURCE, ParallelText, drop_matching, oriented
 from wean.errors import WeanError
 from wean.forced_scores import forced_log_probs
 from wean.generator import load
-from wean.training import Trainer, train
+from wean.training import Trainer
 
 # forward: each symbol to the next one; a reverse model must learn the previous one
 NEXT = dict(zip("abcdefgh", "bcdefgha"))
@@ -59,7 +59,7 @@ def test_oriented_pairs():
 
 
 def test_a_reverse_model_learns_the_other_direction(shifted_corpus, tmp_path):
-    train(_config(shifted_corpus, tmp_path / "reverse", direction="reverse"))
+    Trainer(_config(shifted_corpus, tmp_path / "reverse", direction="reverse")).train()
     generator = load(tmp_path / "reverse")
     previous = {b: a for a, b in NEXT.items()}
     targets = [t for _, t in _shifted(30, 2)]
@@ -78,7 +78,7 @@ def test_a_language_model_learns_the_target_side(tmp_path):
     data.mkdir()
     _write(data, pairs(1200, 0), "train")
     _write(data, pairs(60, 1), "valid")
-    train(_config(data, tmp_path / "lm", direction="lm"))
+    Trainer(_config(data, tmp_path / "lm", direction="lm")).train()
     generator = load(tmp_path / "lm")
     assert generator.assets.source_vocabulary.stoi.keys() >= {LM_SOURCE}
     real = [t for _, t in pairs(40, 3)]

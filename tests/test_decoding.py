@@ -311,6 +311,27 @@ def test_reranking_reorders_an_n_best_list(model_dir, tmp_path, capsys):
     assert "expected NAME=WEIGHT" in capsys.readouterr().err
 
 
+def test_wean_test_writes_and_scores_the_reranked_best(model_dir, tmp_path, monkeypatch, capsys):
+    import dataclasses
+
+    from wean.evaluation import benchmarks
+
+    (tmp_path / "b.src").write_text("a b c d e f g\nj i h g\n")
+    (tmp_path / "b.ref").write_text("g f e d c b a\ng h i j\n")
+    tiny = dataclasses.replace(benchmarks.BENCHMARKS["wikismall-test"], name="tiny", source="b.src",
+                               references=("b.ref",), plain_text=False)
+    monkeypatch.setitem(benchmarks.BENCHMARKS, "tiny", tiny)
+    longer = load(model_dir).generate(["a b c d e f g", "j i h g"], nbest=4, rerank="length=100")
+    out = tmp_path / "out"
+    assert main(["test", "--model", str(model_dir), "--benchmark", "tiny", "--out-dir", str(out), "--system", "s",
+                 "--data-root", str(tmp_path), "--nbest", "4", "--rerank", "length=100"]) == 0
+    assert (out / "s.tiny.txt").read_text().splitlines() == [g.text for g in longer]
+    assert json.loads((out / "metrics.json").read_text())["s"]["tiny"]["generation"]["rerank"] == "length=100"
+    assert main(["test", "--model", str(model_dir), "--benchmark", "tiny", "--out-dir", str(out),
+                 "--data-root", str(tmp_path), "--rerank", "length=x"]) == 1
+    assert "expected NAME=WEIGHT" in capsys.readouterr().err
+
+
 def test_noisy_channel_scorers_ask_other_models(model_dir, tmp_path, capsys):
     """channel:DIR scores log P(source | output), lm:DIR log P(output | <lm>), each under DIR's
     model as forced_scores computes it; with weight 0 the list keeps the search's order."""

@@ -209,3 +209,30 @@ def test_concat_initialisation_is_chosen_by_the_best_validation_bleu_all_runs_re
                            "--write", written], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert written.read_text().splitlines()[0] == "0.5" and done.stdout.startswith("0.5 ")
+
+
+def test_the_schedule_file_reads_over_a_preset_as_its_settings_did_on_the_command_line():
+    """train_row trains `wean train PRESET results/lib/converge.yaml`; runs started when the schedule
+    was a string of --set options resume under it, so both must give the same config."""
+    from wean.config import load_config
+
+    preset = LIB.parent.parent / "configs" / "encdec-gigaword.yaml"
+    as_options = ["training.max_updates=0", "training.max_epochs=100", "training.validate_every=0",
+                  "training.lr_patience=2", "training.early_stopping_patience=4",
+                  "training.patience_watches_loss=true", "training.keep_best=1"]
+    assert load_config([preset, LIB / "converge.yaml"]) == load_config(preset, as_options)
+    assert load_config([preset, LIB / "converge.yaml"]) != load_config(preset)
+
+
+def test_train_row_reads_the_schedule_over_the_preset(tmp_path):
+    (tmp_path / "results").symlink_to(LIB.parent)
+    wean = tmp_path / "bin" / "wean"
+    wean.parent.mkdir()
+    wean.write_text('#!/bin/sh\necho "wean $*"\n')
+    wean.chmod(0o755)
+    run = tmp_path / "run"
+    run.mkdir()
+    trained = run_shell('source results/lib/converge.sh && train_row preset.yaml "$RUN" --set x=1', tmp_path,
+                        RUN=str(run), WEAN=str(wean), WEAN_ALLOCATOR="glibc")
+    assert f"wean train preset.yaml results/lib/converge.yaml --set model_dir={run} --set training.max_epochs=100 " \
+           "--set training.device=auto --set x=1" in trained.stdout, trained.stderr

@@ -46,3 +46,29 @@ if ! test -e $OUT/rating/key.json; then
         --system source=$WEAN_DATA_ROOT/turkcorpus/case_detok/tune.src
 fi
 score_ratings $OUT
+
+# 3. Noisy-channel reranking: a reverse model (simple -> complex) and a language model of the
+#    simple side, each the simplifier's architecture trained on kauchak_v2 without its lost-byte
+#    mojibake to early stopping on held-out training pairs (configs/), exported to read plain text;
+#    the weights and the list size chosen on the 400 tune sentences (tune_rerank.py), then each
+#    test set read once with them, and compared with the shipped model's outputs.
+RUNS=${RUNS:-runs}
+for model in reverse lm; do
+    dir=$RUNS/faithful-$model
+    if ! test -e $dir-plain/model.safetensors; then
+        resume=; test -e $dir/checkpoints/latest && resume=--resume
+        "$WEAN" train results/faithful/configs/$model.yaml --set model_dir=$dir $resume
+        "$WEAN" export $dir $dir-plain --set generation.plain_text=true
+    fi
+done
+test -e $OUT/rerank-choice.json || "$PYTHON" results/faithful/tune_rerank.py --model $SHIPPED \
+    --channel $RUNS/faithful-reverse-plain --lm $RUNS/faithful-lm-plain
+RERANK=$("$PYTHON" -c "import json; c = json.load(open('$OUT/rerank-choice.json'))['chosen']
+print(c['size'], f\"channel:$RUNS/faithful-reverse-plain={c['channel']},lm:$RUNS/faithful-lm-plain={c['lm']},length={c['length']}\")")
+read -r SIZE WEIGHTS <<< "$RERANK"
+for benchmark in turkcorpus-test wikismall-test; do
+    test -e $OUT/shipped-rerank.$benchmark.txt || "$WEAN" test --model $SHIPPED --system shipped-rerank \
+        --benchmark $benchmark --beam "$SIZE" --nbest "$SIZE" --rerank "$WEIGHTS" --out-dir $OUT
+    "$WEAN" compare --hyp $OUT/shipped-rerank.$benchmark.txt $OUT/shipped.$benchmark.txt --benchmark $benchmark \
+        > $OUT/significance-shipped-rerank-vs-shipped.$benchmark.txt
+done

@@ -25,12 +25,15 @@ def score_on_benchmarks(
     detokenizer: str = "none",
     plain_text: bool | None = None,
     metrics: str | None = None,
+    rerank: str | None = None,
     **search,
 ) -> dict[str, dict]:
     """Outputs and scores of ``generator`` on each benchmark; ``metrics.json`` in ``out_dir``
     gathers the records of every system and benchmark scored there. ``plain_text`` None: each
     benchmark's own (yes for untokenized ones such as turkcorpus-test). ``metrics``: registered
-    metrics, comma-separated, in place of the benchmark's (``+name,...``: besides them)."""
+    metrics, comma-separated, in place of the benchmark's (``+name,...``: besides them).
+    ``rerank``: NAME=WEIGHT,... (``--rerank``), which reorders each n-best list; the first output
+    of each list is the one written and scored."""
     root = data_root(root)
     out_dir.mkdir(parents=True, exist_ok=True)
     metrics_path = out_dir / "metrics.json"
@@ -41,7 +44,8 @@ def score_on_benchmarks(
         source, references = benchmark.paths(root)
         # a benchmark line is one sentence: never split, as the references were written
         as_plain_text = benchmark.plain_text if plain_text is None else plain_text
-        generations = generator.generate(read_lines(source), plain_text=as_plain_text, split_sentences=False, **search)
+        generations = generator.generate(read_lines(source), plain_text=as_plain_text, split_sentences=False,
+                                         rerank=rerank or (), **search)
         outputs = [one_line(detokenize(g.text, detokenizer)) for g in generations]
         hypothesis = out_dir / f"{system}.{name}.txt"
         atomic_write_text(hypothesis, "".join(line + "\n" for line in outputs))
@@ -52,6 +56,8 @@ def score_on_benchmarks(
         record["inputs"]["hypothesis"]["path"] = hypothesis.name  # relative: the folder moves
         record["generation"] = {key: value for key, value in search.items() if value is not None}
         record["generation"]["detokenize"] = detokenizer
+        if rerank:
+            record["generation"]["rerank"] = rerank
         if as_plain_text:
             record["generation"]["plain_text"] = True
         records[name] = record

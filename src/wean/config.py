@@ -14,7 +14,7 @@ import re
 import typing
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 import yaml
 
@@ -485,8 +485,9 @@ def _check_expanded_size(root: yaml.Node, where: str) -> None:
 
 def _read_yaml(path: Path, seen: tuple[Path, ...] = ()) -> dict:
     """A config file's values, with those of its ``base`` file (relative to it) underneath: a
-    preset names its base and only the keys that differ. Mappings merge key by key; any other
-    value (a list included) replaces the base's."""
+    preset names its base and only the keys that differ. ``base`` may be a list of files, read in
+    order, each over the ones before (a preset and a training schedule). Mappings merge key by
+    key; any other value (a list included) replaces the base's."""
     try:
         if path.stat().st_size > MAX_CONFIG_BYTES:
             raise WeanError(f"{path}: {path.stat().st_size:,} bytes; a config file is at most {MAX_CONFIG_BYTES:,}")
@@ -505,13 +506,18 @@ def _read_yaml(path: Path, seen: tuple[Path, ...] = ()) -> dict:
                              and not Path(item).expanduser().is_absolute() else item for item in values["plugins"]]
     if not isinstance(values, dict) or "base" not in values:
         return values
-    base = values.pop("base")
-    if not isinstance(base, str):
-        raise WeanError(f"{path}: base must be the path of another config file, got {base!r}")
-    base_path = (path.parent / base).resolve()
-    if base_path in seen:
-        raise WeanError(f"{path}: base {base} leads back to itself")
-    return _merged(_read_yaml(base_path, (*seen, path.resolve())), values)
+    bases = values.pop("base")
+    if isinstance(bases, str):
+        bases = [bases]
+    if not isinstance(bases, list) or not bases or not all(isinstance(base, str) for base in bases):
+        raise WeanError(f"{path}: base must be the path of another config file, or a list of them; got {bases!r}")
+    merged: dict = {}
+    for base in bases:
+        base_path = (path.parent / base).resolve()
+        if base_path in seen or base_path == path.resolve():
+            raise WeanError(f"{path}: base {base} leads back to itself")
+        merged = _merged(merged, _read_yaml(base_path, (*seen, path.resolve())))
+    return _merged(merged, values)
 
 
 def _merged(base: dict, values: dict) -> dict:
@@ -528,14 +534,28 @@ def _merged(base: dict, values: dict) -> dict:
     return merged
 
 
-def load_config(path: str | Path, overrides: list[str] | None = None, trust_plugins: bool = True,
+def _without_nulls(values: dict) -> dict:
+    """A key set to null takes wean's default: it is left out, at any depth."""
+    return {key: _without_nulls(value) if isinstance(value, dict) else value
+            for key, value in values.items() if value is not None}
+
+
+def load_config(path: str | Path | Sequence[str | Path], overrides: list[str] | None = None, trust_plugins: bool = True,
                 check_plugins: Callable[[list[str]], None] | None = None) -> Config:
-    """The config of a YAML file. Without ``trust_plugins`` (a model directory's config: data, not
+    """The config of a YAML file, or of several read in order, each over the ones before (as if
+    each named the ones before as its ``base``). Without ``trust_plugins`` (a model directory's config: data, not
     code), a plug-in file it names is imported only if the user has imported it already
     (``--plugins``); any other is refused in one line. ``check_plugins(paths)``, called once they
     are allowed and before any is imported, may refuse them too."""
-    path = Path(path)
-    values = _read_yaml(path)
+    paths = [Path(p) for p in path] if isinstance(path, (list, tuple)) else [Path(path)]
+    path = paths[-1]  # errors name the file read last, whose keys win
+    values: dict = {}
+    for each in paths:
+        read = _read_yaml(each)
+        if not isinstance(read, dict):
+            raise WeanError(f"{each}: a config file is a mapping of sections (data:, model:, ...)")
+        values = _merged(values, read)
+    values = _without_nulls(values)
     plugins = _coerce(values["plugins"], list[str], "plugins") if isinstance(values, dict) and values.get("plugins") else []
     if not trust_plugins and plugins:
         from wean.registry import plugin_loaded

@@ -118,11 +118,7 @@ def _flag(name: str) -> str:
 
 def add_generation_options(parser: argparse.ArgumentParser) -> None:
     add_search_options(parser)
-    parser.add_argument("--rerank", metavar="NAME=WEIGHT,...",
-                        help="reorder each n-best list by search score + WEIGHT * scorer (length, log_prob, "
-                        "unchanged, channel:DIR (log P(source | output) under DIR's model), lm:DIR (log P(output) "
-                        "under a language model), or one --plugins registers), e.g. unchanged=-2; needs --nbest "
-                        "above 1")
+    add_rerank_option(parser)
     parser.add_argument("--no-replace-unk", dest="replace_unk", action="store_false", default=None,
                         help="keep <unk> instead of copying the most-attended source token")
     parser.add_argument("--batch-size", type=int, help="sentences per model call (default: the model's)")
@@ -130,6 +126,14 @@ def add_generation_options(parser: argparse.ArgumentParser) -> None:
     add_control_option(parser)
     add_device_option(parser)
     add_quantize_option(parser)
+
+
+def add_rerank_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--rerank", metavar="NAME=WEIGHT,...",
+                        help="reorder each n-best list by search score + WEIGHT * scorer (length, log_prob, "
+                        "unchanged, channel:DIR (log P(source | output) under DIR's model), lm:DIR (log P(output) "
+                        "under a language model), or one --plugins registers), e.g. unchanged=-2; needs --nbest "
+                        "above 1")
 
 
 def add_control_option(parser: argparse.ArgumentParser) -> None:

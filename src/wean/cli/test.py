@@ -24,6 +24,7 @@ def add(subparsers) -> None:
     parser.add_argument("--metrics", help="comma-separated registered metrics in place of each benchmark's "
                         "(a list that starts with + adds to them), e.g. +rouge")
     options.add_search_options(parser)
+    options.add_rerank_option(parser)
     parser.add_argument("--detokenize", choices=("none", "ptb"), default="none",
                         help="ptb: undo PTB tokenization, for benchmarks with detokenized references")
     parser.add_argument("--plain-text", action=argparse.BooleanOptionalAction, default=None,
@@ -49,7 +50,8 @@ def run(args: argparse.Namespace) -> int:
     generator, control = options.load_generator(args)
     records = score_on_benchmarks(
         generator, args.benchmark, system, args.out_dir, args.data_root, args.detokenize,
-        plain_text=args.plain_text, metrics=args.metrics, control=control, **options.search_arguments(args),
+        plain_text=args.plain_text, metrics=args.metrics, control=control, rerank=args.rerank,
+        **options.search_arguments(args),
     )
     for name, record in records.items():
         scores = ", ".join(f"{k} {v:.2f}" for k, v in record["scores"].items()

@@ -12,7 +12,9 @@ def add(subparsers) -> None:
                                    "go to the config's model_dir. Started by torchrun (torchrun --nproc_per_node N "
                                    "-m wean train CONFIG), each process trains on its share of every batch; see the "
                                    "README, 'Training on several GPUs or machines'.")
-    parser.add_argument("config", type=Path, help="YAML config (see configs/)")
+    parser.add_argument("config", type=Path, nargs="+",
+                        help="YAML config (see configs/); several: each read over the ones before, e.g. a "
+                        "preset and a training schedule")
     parser.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
                         help="override a config key, e.g. --set training.max_epochs=3 (repeatable)")
     parser.add_argument("--resume", action="store_true", help="continue the run in model_dir exactly")
