@@ -72,3 +72,18 @@ for benchmark in turkcorpus-test wikismall-test; do
     "$WEAN" compare --hyp $OUT/shipped-rerank.$benchmark.txt $OUT/shipped.$benchmark.txt --benchmark $benchmark \
         > $OUT/significance-shipped-rerank-vs-shipped.$benchmark.txt
 done
+
+# 4. The same blind rating for reranking: the 50 held-out tune sentences of step 2, the shipped
+#    simplifier against the same with noisy-channel reranking, the first human reference and the
+#    source; raters are given rating-rerank/sheet.csv and sheet.json's protocol only.
+test -e $OUT/tune/shipped-rerank.turkcorpus-tune.txt || "$WEAN" test --model $SHIPPED --system shipped-rerank \
+    --benchmark turkcorpus-tune --beam "$SIZE" --nbest "$SIZE" --rerank "$WEIGHTS" --out-dir $OUT/tune
+if ! test -e $OUT/rating-rerank/key.json; then
+    LINES=$("$PYTHON" -c 'import json; print(",".join(str(i["line"]) for i in json.load(open("results/decoding/rating/key.json"))["items"]))')
+    "$WEAN" rate prepare --benchmark turkcorpus-tune --lines "$LINES" --seed 71 --out $OUT/rating-rerank \
+        --system shipped=results/fidelity/tune/shipped.turkcorpus-tune.txt \
+        --system shipped-rerank=$OUT/tune/shipped-rerank.turkcorpus-tune.txt \
+        --system human=$WEAN_DATA_ROOT/turkcorpus/case_detok/tune.ref.0 \
+        --system source=$WEAN_DATA_ROOT/turkcorpus/case_detok/tune.src
+fi
+score_ratings $OUT rating-rerank

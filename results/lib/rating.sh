@@ -1,8 +1,11 @@
-# A blind rating's scores, sourced by the tables that rate: score_ratings OUT turns OUT/rating's
-# filled sheets (rating/rater-*.csv, from raters given sheet.csv and sheet.json's protocol only)
-# into OUT/ratings.txt and OUT/ratings.json; nothing while no rater has returned a sheet.
+# A blind rating's scores, sourced by the tables that rate: score_ratings OUT [SHEET] turns
+# OUT/SHEET's filled sheets (SHEET/rater-*.csv, from raters given sheet.csv and sheet.json's
+# protocol only; SHEET defaults to rating) into OUT/ratings.txt and OUT/ratings.json (for SHEET
+# rating-X: OUT/ratings-X.*); nothing while no rater has returned a sheet.
 score_ratings() {
-    ls "$1"/rating/rater-*.csv > /dev/null 2>&1 || return 0
-    "${WEAN:-wean}" rate score "$1/rating" "$1"/rating/rater-*.csv > "$1/ratings.txt"
-    "${WEAN:-wean}" rate score "$1/rating" "$1"/rating/rater-*.csv --json > "$1/ratings.json"
+    local which=${2:-rating}
+    local sheet="$1/$which" name="ratings${which#rating}"
+    ls "$sheet"/rater-*.csv > /dev/null 2>&1 || return 0
+    "${WEAN:-wean}" rate score "$sheet" "$sheet"/rater-*.csv > "$1/$name.txt"
+    "${WEAN:-wean}" rate score "$sheet" "$sheet"/rater-*.csv --json > "$1/$name.json"
 }
