@@ -540,13 +540,13 @@ def _without_nulls(values: dict) -> dict:
             for key, value in values.items() if value is not None}
 
 
-def load_config(path: str | Path | Sequence[str | Path], overrides: list[str] | None = None, trust_plugins: bool = True,
-                check_plugins: Callable[[list[str]], None] | None = None) -> Config:
+def load_config(path: str | Path | Sequence[str | Path], overrides: list[str] | None = None,
+                trust_plugins: bool = True, check_plugins: Callable[[list[str]], None] | None = None) -> Config:
     """The config of a YAML file, or of several read in order, each over the ones before (as if
-    each named the ones before as its ``base``). Without ``trust_plugins`` (a model directory's config: data, not
-    code), a plug-in file it names is imported only if the user has imported it already
-    (``--plugins``); any other is refused in one line. ``check_plugins(paths)``, called once they
-    are allowed and before any is imported, may refuse them too."""
+    each named the ones before as its ``base``). Without ``trust_plugins`` (a model directory's
+    config: data, not code), a plug-in file it names is imported only if the user has imported it
+    already (``--plugins``); any other is refused in one line. ``check_plugins(paths)``, called
+    once they are allowed and before any is imported, may refuse them too."""
     paths = [Path(p) for p in path] if isinstance(path, (list, tuple)) else [Path(path)]
     path = paths[-1]  # errors name the file read last, whose keys win
     values: dict = {}
@@ -556,7 +556,7 @@ def load_config(path: str | Path | Sequence[str | Path], overrides: list[str] | 
             raise WeanError(f"{each}: a config file is a mapping of sections (data:, model:, ...)")
         values = _merged(values, read)
     values = _without_nulls(values)
-    plugins = _coerce(values["plugins"], list[str], "plugins") if isinstance(values, dict) and values.get("plugins") else []
+    plugins = _coerce(values["plugins"], list[str], "plugins") if values.get("plugins") else []
     if not trust_plugins and plugins:
         from wean.registry import plugin_loaded
 

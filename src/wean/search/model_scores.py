@@ -8,8 +8,9 @@
 output; an output that drops or changes what the source says scores low. ``lm:DIR`` is log P(y)
 under a language model of the target side, which wean trains as a model whose every source is the
 one word ``<lm>`` (``data.direction: lm``, so that the decoder alone learns the target text); an
-output that is not fluent text scores low. Both are summed over the scored text's tokens, </s> included, as ``wean.forced_scores`` computes them; ``length`` is
-lambda_3's term. On the command line: ``--rerank channel:runs/reverse=0.5,lm:runs/lm=0.3,length=0.1``.
+output that is not fluent text scores low. Both are summed over the scored text's tokens, </s>
+included, as ``wean.forced_scores`` computes them; ``length`` is lambda_3's term. On the command
+line: ``--rerank channel:runs/reverse=0.5,lm:runs/lm=0.3,length=0.1``.
 
 Each model is loaded once per process, when it is first needed.
 """
