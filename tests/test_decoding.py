@@ -332,6 +332,35 @@ def test_wean_test_writes_and_scores_the_reranked_best(model_dir, tmp_path, monk
     assert "expected NAME=WEIGHT" in capsys.readouterr().err
 
 
+def test_a_model_directory_reranks_with_the_models_it_carries(model_dir, tmp_path):
+    """generation.rerank: beam search keeps rerank_size outputs, reranks them with the scorers the
+    config names (a relative DIR read inside the model directory) and returns the caller's nbest;
+    "none" and greedy search do without."""
+    import yaml
+
+    own = tmp_path / "own"
+    shutil.copytree(model_dir, own)
+    shutil.copytree(model_dir, own / "reranker")  # its channel model travels inside it
+    config = yaml.safe_load((own / "config.yaml").read_text())
+    config["generation"].update(rerank="length=100,channel:reranker=0.5", rerank_size=4)
+    (own / "config.yaml").write_text(yaml.safe_dump(config))
+    sentences = ["a b c d e f g", "j i h g", "c a"]
+    plain, carrying = load(model_dir), load(own)
+    asked = plain.generate(sentences, nbest=4, rerank=f"length=100,channel:{own / 'reranker'}=0.5")
+    default = carrying.generate(sentences)
+    assert [g.text for g in default] == [g.text for g in asked]
+    assert all(g.alternatives == [] for g in default)  # nbest 1, though 4 were reranked
+    assert [len(g.nbest) for g in carrying.generate(sentences, nbest=2)] == [2, 2, 2]
+    assert [g.text for g in carrying.generate(sentences, rerank="none")] == [g.text for g in plain.generate(sentences)]
+    assert [g.text for g in carrying.generate(sentences, beam=1)] == [g.text for g in plain.generate(sentences, beam=1)]
+    for bad, message in (({"rerank": "length"}, "config: generation.rerank: .*expected NAME=WEIGHT"),
+                         ({"rerank": "length=1", "rerank_size": 1}, "generation.rerank_size is 1")):
+        config["generation"].update(bad)
+        (own / "config.yaml").write_text(yaml.safe_dump(config))
+        with pytest.raises(WeanError, match=message):
+            load(own)
+
+
 def test_noisy_channel_scorers_ask_other_models(model_dir, tmp_path, capsys):
     """channel:DIR scores log P(source | output), lm:DIR log P(output | <lm>), each under DIR's
     model as forced_scores computes it; with weight 0 the list keeps the search's order."""

@@ -45,7 +45,7 @@ def score_on_benchmarks(
         # a benchmark line is one sentence: never split, as the references were written
         as_plain_text = benchmark.plain_text if plain_text is None else plain_text
         generations = generator.generate(read_lines(source), plain_text=as_plain_text, split_sentences=False,
-                                         rerank=rerank or (), **search)
+                                         rerank=rerank, **search)
         outputs = [one_line(detokenize(g.text, detokenizer)) for g in generations]
         hypothesis = out_dir / f"{system}.{name}.txt"
         atomic_write_text(hypothesis, "".join(line + "\n" for line in outputs))

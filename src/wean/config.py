@@ -207,6 +207,13 @@ class GenerationConfig(SearchOptions):
     # the control values asked for when the user asks for none (models trained with control tokens);
     # wean tune-control writes the ones it chose on validation data here. Attributes not named: 1.0
     control: dict[str, float] = field(default_factory=dict)
+    # the reranking beam search does when the caller names none (wean/search/rerank.py):
+    # NAME=WEIGHT,..., e.g. channel:reranker/channel=0.1,lm:reranker/lm=0.05; a relative DIR is read
+    # inside the model directory, which so carries its reranking models. The search then keeps
+    # rerank_size outputs per sentence (widening the beam to as many) for the scorers to reorder;
+    # the caller still gets nbest. Greedy search and sampling are not reranked unless asked
+    rerank: str = ""
+    rerank_size: int = 5
 
 
 @dataclass
@@ -272,6 +279,16 @@ class Config:
             raise WeanError(f"config: data.control / generation.control: {error}") from None
         _check_numbers(self, "")
         generation = self.generation
+        if generation.rerank:
+            from wean.search.rerank import parse_rerank
+
+            try:
+                parse_rerank(generation.rerank)
+            except WeanError as error:
+                raise WeanError(f"config: generation.rerank: {error}") from None
+            if not 2 <= generation.rerank_size <= 100:
+                raise WeanError(f"config: generation.rerank_size is {generation.rerank_size}; a list to rerank holds "
+                                "2 to 100 outputs")
         check_search_options(dataclasses.asdict(SearchOptions.of(generation)), lambda name: f"config: generation.{name}")
         check_batch_size(generation.batch_size, "config: generation.batch_size")
         if self.model.share_embeddings and not self.data.tokenizer.shared_vocab:

@@ -40,7 +40,7 @@ from wean.model_dir import Assets, load_assets, read_control_counts
 from wean.models.model import EncoderDecoder, build_model
 from wean.quantize import quantize
 from wean.search import Hypothesis, decode
-from wean.search.rerank import Scorer, rerank as rerank_lists, resolve as resolve_scorers
+from wean.search.rerank import Scorer, inside, parse_rerank, rerank as rerank_lists, resolve as resolve_scorers
 from wean.search_options import SearchOptions, check_batch_size
 from wean.source_names import SourceNamesOnly, TokenClasses
 
@@ -89,10 +89,13 @@ class UntrainedControlWarning(UserWarning):
 
 
 class Generator:
-    def __init__(self, model: EncoderDecoder, assets: Assets, control_counts: dict[str, int] | None = None):
+    def __init__(self, model: EncoderDecoder, assets: Assets, control_counts: dict[str, int] | None = None,
+                 directory: Path | None = None):
         """``control_counts``: training pairs per control token (the model directory's
-        control-counts.json), to warn of values never trained on; None: not known."""
+        control-counts.json), to warn of values never trained on; None: not known. ``directory``:
+        the model directory, where a relative reranking model of ``generation.rerank`` is read."""
         self.model = model.eval()
+        self.directory = directory
         self.assets = assets
         self.control_counts = control_counts
         self.tokenizer = assets.tokenizer
@@ -130,11 +133,11 @@ class Generator:
             models.append(quantize(model.eval(), quantization, resolved).to(resolved))
             every_assets.append(assets)
         if len(models) == 1:
-            return cls(models[0], every_assets[0], read_control_counts(directories[0]))
+            return cls(models[0], every_assets[0], read_control_counts(directories[0]), directories[0])
         from wean.ensemble import Ensemble, check_same_vocabularies
 
         check_same_vocabularies(directories, every_assets)
-        return cls(Ensemble(models), every_assets[0], read_control_counts(directories[0]))
+        return cls(Ensemble(models), every_assets[0], read_control_counts(directories[0]), directories[0])
 
     @property
     def config(self):
@@ -149,7 +152,7 @@ class Generator:
         control: Mapping[str, float] | None = None,
         split_sentences: bool | None = None,
         wanted: Callable[[int], bool] | None = None,
-        rerank: str | Sequence[tuple[str | Scorer, float]] = (),
+        rerank: str | Sequence[tuple[str | Scorer, float]] | None = None,
         progress: Callable[[int, int], None] | None = None,
         **search,
     ) -> list[Generation | None]:
@@ -170,7 +173,9 @@ class Generator:
         once nobody wants its output (a server's client hung up): its search stops there and its
         place is None. ``rerank``: (scorer, weight) pairs that reorder each sentence's n-best list
         (:mod:`wean.search.rerank`); a scorer is a registered name or a function (or all of them
-        as one string, ``"length=-0.1,unchanged=-2"``). ``progress(done, total)`` is told after each
+        as one string, ``"length=-0.1,unchanged=-2"``; ``"none"`` or ``()``: no reranking). None:
+        the model's own (``generation.rerank``), which beam search does on lists of
+        ``generation.rerank_size``. ``progress(done, total)`` is told after each
         batch how many of the call's sentences are done (plain text: after splitting)."""
         if isinstance(sentences, str):  # its characters would be taken for texts
             raise WeanError("generate() takes a list of texts; to generate for one, pass [text]")
@@ -185,10 +190,13 @@ class Generator:
         batch_size = defaults.batch_size if batch_size is None else batch_size
         check_batch_size(batch_size)
         options = self.search_options(**search)
+        keep = options.nbest
+        if rerank is None:
+            rerank, options = self._own_rerank(options)
         scorers = resolve_scorers(rerank)
         if scorers and options.nbest == 1:
             raise WeanError("rerank: an n-best list of one output has nothing to reorder; ask for nbest above 1")
-        run = _Run(options, batch_size, replace_unk, prefix, scorers, progress)
+        run = _Run(options, batch_size, replace_unk, prefix, scorers, keep, progress)
         if plain_text:
             split = True if split_sentences is None else split_sentences
             return self._generate_plain_text(sentences, split, run, wanted)
@@ -281,7 +289,7 @@ class Generator:
             if run.scorers and kept:
                 outputs = rerank_lists([sentences[i] for i, _ in kept], outputs, run.scorers)
             for (i, _), generations in zip(kept, outputs):
-                results[i] = dataclasses.replace(generations[0], alternatives=generations[1:])
+                results[i] = dataclasses.replace(generations[0], alternatives=generations[1:run.keep])
             if run.progress is not None:
                 run.progress(done, len(sentences))
         return results
@@ -290,6 +298,18 @@ class Generator:
     def token_classes(self) -> TokenClasses:
         """The target tokens that are numbers and names (names_and_numbers: from_source)."""
         return TokenClasses.of(self.assets.target_vocabulary)
+
+    def _own_rerank(self, options: SearchOptions) -> tuple[list[tuple[str, float]], SearchOptions]:
+        """The model's reranking (``generation.rerank``, its models read inside its directory) and
+        the search widened to the lists it reorders; none for greedy search and sampling."""
+        defaults = self.config.generation
+        if not defaults.rerank or options.strategy != "beam" or options.beam == 1:
+            return [], options
+        chosen = parse_rerank(defaults.rerank)
+        if self.directory is not None:
+            chosen = inside(chosen, self.directory)
+        size = defaults.rerank_size
+        return chosen, options.replace(beam=max(options.beam, size), nbest=max(options.nbest, size))
 
     def search_options(self, **given) -> SearchOptions:
         """The search options ``given`` (None: not given) over the model's ``generation`` config,
@@ -381,6 +401,7 @@ class _Run:
     replace_unk: bool
     prefix: list[str]  # control tokens
     scorers: list  # (name, function, weight) for reranking
+    keep: int  # outputs returned per sentence: the caller's nbest, though more were reranked
     progress: Callable[[int, int], None] | None = None
 
 

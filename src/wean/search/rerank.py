@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import math
 import numbers
+from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Sequence
 
 from wean.errors import WeanError
@@ -92,7 +93,9 @@ def _registered(name: str) -> Scorer:
 
 def parse_rerank(text: str) -> list[tuple[str, float]]:
     """``length=-0.1,unchanged=-2,channel:DIR=0.5`` as [("length", -0.1), ("unchanged", -2.0),
-    ("channel:DIR", 0.5)]."""
+    ("channel:DIR", 0.5)]; ``none`` (or nothing) as []."""
+    if text.strip() in ("", "none"):
+        return []
     chosen = []
     for item in text.split(","):
         name, sep, weight = item.rpartition("=")
@@ -104,6 +107,18 @@ def parse_rerank(text: str) -> list[tuple[str, float]]:
             raise WeanError(f"--rerank {text!r}: expected NAME=WEIGHT,..., e.g. length=-0.1,unchanged=-2,channel:DIR=0.5")
         chosen.append((name.strip(), value))
     return chosen
+
+
+def inside(rerank: list[tuple[str, float]], directory: Path) -> list[tuple[str, float]]:
+    """``rerank`` with each relative ``NAME:DIR`` argument read inside ``directory`` (a model
+    directory's own reranking models)."""
+    placed = []
+    for name, weight in rerank:
+        scorer, colon, argument = name.partition(":")
+        if colon and argument.strip() and not Path(argument.strip()).is_absolute():
+            name = f"{scorer}:{directory / argument.strip()}"
+        placed.append((name, weight))
+    return placed
 
 
 def rerank(sources: Sequence[str], nbest_lists: Sequence[list["Generation"]],
