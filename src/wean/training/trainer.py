@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import sys
 import time
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import torch
@@ -34,15 +34,11 @@ from wean.checkpoint import WEIGHTS, save_weights
 from wean.config import Config
 from wean.criterion import Criterion
 from wean.data.assets import build_assets
-from wean.data.corpus import drop_matching, encode_pairs, hold_out, make_batches, oriented, read_parallel
+from wean.data.corpus import encode_pairs, make_batches
 from wean.data.vocabulary import SPECIALS
-from wean.data_root import data_path
 from wean.device import resolve_device
 from wean.errors import WeanError
-from wean.model_dir import (
-    Assets, check_directory, check_resumed_plugins, clear_model_files, load_assets, remove_leftovers_of_a_kill, save_assets,
-    write_control_counts,
-)
+from wean.model_dir import Assets, clear_model_files, load_assets, remove_leftovers_of_a_kill, save_assets, write_control_counts
 from wean.models.interfaces import TrainingCorpus
 from wean.models.model import build_model
 from wean.textio import atomic_write_json
@@ -51,8 +47,9 @@ from wean.training.distributed import join, leave
 from wean.training.optimizers import build_optimizer
 from wean.training.patience import halved, higher_is_better, judge
 from wean.training.precision import autocast_dtype, check_precision
+from wean.training.run_directory import check_new_run, resumed_assets
+from wean.training.training_text import training_text
 from wean.training.validation import Validation
-
 
 
 @dataclass
@@ -89,61 +86,17 @@ class Trainer:
         main = self.distributed.main
         self._print = (log or (lambda message: print(message, file=sys.stderr))) if main else (lambda message: None)
         self.checkpoints = RunCheckpoints(self.directory)
-        if resume and not self.checkpoints.exist():
-            raise WeanError(f"{self.directory}: nothing to resume (no checkpoints/latest)")
-        if not resume and self.checkpoints.exist() and not overwrite:
-            raise WeanError(
-                f"{self.directory}: already holds a training run; pass --resume to continue it, --overwrite to "
-                "replace it, or choose another model_dir"
-            )
-        if not resume:  # checked now; the old model's files go only when the new one is first written
-            check_directory(self.directory, overwrite)
+        check_new_run(self.directory, self.checkpoints.exist(), resume, overwrite)
+        if not resume:
             self.distributed.barrier()  # every process has checked before the first writes
         torch.manual_seed(config.training.seed)
-        train = read_parallel(data_path(config.data.train))
-        self.notes: list[str] = []  # said in the log when training starts
-        if config.data.valid:
-            valid = read_parallel(data_path(config.data.valid))
-        else:
-            train, valid = hold_out(train, config.data.valid_holdout, config.training.seed)
-            self.notes.append(
-                f"data.valid is not set: {len(valid.sources)} of the {len(train.sources) + len(valid.sources):,} "
-                f"training pairs (chosen with training.seed {config.training.seed}) are held out and validated on "
-                "(data.valid_holdout)")
-        if config.data.drop_if_matches:
-            train, dropped = drop_matching(train, config.data.drop_if_matches)
-            if not train.sources:
-                raise WeanError(f"{config.data.train}: data.drop_if_matches drops every training pair")
-            self.notes.append(f"data.drop_if_matches: {dropped:,} training pairs dropped, {len(train.sources):,} kept")
-        if config.data.fix_text:
-            from wean.data.fix_text import fix_training_text
-
-            train, repaired = fix_training_text(train)
-            self.notes.append(f"data.fix_text: {repaired.pairs:,} of {len(train.sources):,} training pairs "
-                              f"repaired ({repaired.sources:,} sources, {repaired.targets:,} targets)")
-        if config.data.direction != "forward":
-            train, valid = oriented(train, config.data.direction), oriented(valid, config.data.direction)
-            self.notes.append(f"data.direction: {config.data.direction}")
+        train, valid, self.notes = training_text(config)  # self.notes: said in the log when training starts
         if resume:
             if main:
                 leftovers = remove_leftovers_of_a_kill(self.directory)
                 if leftovers:
                     self.notes.append(f"removed what a kill during a save left: {', '.join(leftovers)}")
-            check_resumed_plugins(self.directory, config.plugins)
-            assets = load_assets(self.directory)
-            for section in ("data", "model"):
-                if _weights_depend_on(assets.config, section) != _weights_depend_on(config, section):
-                    raise WeanError(
-                        f"{self.directory}: the {section} section differs from the run being resumed; "
-                        "only training and generation settings may change on --resume"
-                    )
-            for setting in ("selection_metric", "optimizer"):
-                # the kept best values and both patiences count in the old metric; the saved
-                # optimizer state is the old optimizer's
-                before, now = getattr(assets.config.training, setting), getattr(config.training, setting)
-                if before != now:
-                    raise WeanError(f"{self.directory}: training.{setting} was {before!r}; it cannot change on --resume")
-            self.assets = Assets(config, assets.tokenizer, assets.source_vocabulary, assets.target_vocabulary)
+            self.assets = resumed_assets(self.directory, config)
             self.distributed.barrier()  # every process has read them before rank 0 rewrites them
             if main:
                 save_assets(self.directory, self.assets)  # the model is used with the settings it finished under
@@ -482,15 +435,6 @@ def _check_every_parameter_learns(model: nn.Module) -> None:
             f"in it ({', '.join(unused[:5])}{', ...' if len(unused) > 5 else ''}): a component that leaves "
             "parameters unused trains in one process only"
         )
-
-
-def _weights_depend_on(config: Config, section: str):
-    """A config section without the settings that only matter outside training: how the corpus was
-    tokenized is used only to turn plain text into model text and back."""
-    value = getattr(config, section)
-    if section == "data":
-        value = replace(value, tokenizer=replace(value.tokenizer, corpus_tokenization="none"))
-    return value
 
 
 def train(config: Config, resume: bool = False) -> TrainingState:

@@ -1,0 +1,54 @@
+"""What a run directory may hold when training starts, and what may change when a run resumes:
+a new run does not write over another unless told to (``--overwrite``); a resumed run keeps its
+data and model sections (the weights depend on them), its selection metric (the kept best values
+and both patiences count in it) and its optimizer (the saved state is that optimizer's), and the
+plug-in files it was trained with."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+from wean.config import Config
+from wean.errors import WeanError
+from wean.model_dir import Assets, check_directory, check_resumed_plugins, load_assets
+
+
+def check_new_run(directory: Path, has_checkpoints: bool, resume: bool, overwrite: bool) -> None:
+    """Refuse to resume nothing, or to start a run where another is, unless ``overwrite``."""
+    if resume and not has_checkpoints:
+        raise WeanError(f"{directory}: nothing to resume (no checkpoints/latest)")
+    if not resume and has_checkpoints and not overwrite:
+        raise WeanError(
+            f"{directory}: already holds a training run; pass --resume to continue it, --overwrite to "
+            "replace it, or choose another model_dir"
+        )
+    if not resume:  # checked now; the old model's files go only when the new one is first written
+        check_directory(directory, overwrite)
+
+
+def resumed_assets(directory: Path, config: Config) -> Assets:
+    """The run's tokenizer and vocabularies under ``config``, once ``config`` is one the run may
+    resume with."""
+    check_resumed_plugins(directory, config.plugins)
+    saved = load_assets(directory)
+    for section in ("data", "model"):
+        if _weights_depend_on(saved.config, section) != _weights_depend_on(config, section):
+            raise WeanError(
+                f"{directory}: the {section} section differs from the run being resumed; "
+                "only training and generation settings may change on --resume"
+            )
+    for setting in ("selection_metric", "optimizer"):
+        before, now = getattr(saved.config.training, setting), getattr(config.training, setting)
+        if before != now:
+            raise WeanError(f"{directory}: training.{setting} was {before!r}; it cannot change on --resume")
+    return Assets(config, saved.tokenizer, saved.source_vocabulary, saved.target_vocabulary)
+
+
+def _weights_depend_on(config: Config, section: str):
+    """A config section without the settings that only matter outside training: how the corpus was
+    tokenized is used only to turn plain text into model text and back."""
+    value = getattr(config, section)
+    if section == "data":
+        value = replace(value, tokenizer=replace(value.tokenizer, corpus_tokenization="none"))
+    return value

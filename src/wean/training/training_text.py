@@ -1,0 +1,41 @@
+"""The pairs a run trains and validates on, as its config asks: read under the data root, a
+validation split held out where none is named, pairs dropped by ``data.drop_if_matches``,
+mojibake repaired (``data.fix_text``), turned to ``data.direction``. Validation text is kept as
+written but for its direction."""
+
+from __future__ import annotations
+
+from wean.config import Config
+from wean.data.corpus import ParallelText, drop_matching, hold_out, oriented, read_parallel
+from wean.data_root import data_path
+from wean.errors import WeanError
+
+
+def training_text(config: Config) -> tuple[ParallelText, ParallelText, list[str]]:
+    """(training pairs, validation pairs, what was done to them: lines for the log)."""
+    data = config.data
+    train = read_parallel(data_path(data.train))
+    notes = []
+    if data.valid:
+        valid = read_parallel(data_path(data.valid))
+    else:
+        train, valid = hold_out(train, data.valid_holdout, config.training.seed)
+        notes.append(
+            f"data.valid is not set: {len(valid.sources)} of the {len(train.sources) + len(valid.sources):,} "
+            f"training pairs (chosen with training.seed {config.training.seed}) are held out and validated on "
+            "(data.valid_holdout)")
+    if data.drop_if_matches:
+        train, dropped = drop_matching(train, data.drop_if_matches)
+        if not train.sources:
+            raise WeanError(f"{data.train}: data.drop_if_matches drops every training pair")
+        notes.append(f"data.drop_if_matches: {dropped:,} training pairs dropped, {len(train.sources):,} kept")
+    if data.fix_text:
+        from wean.data.fix_text import fix_training_text
+
+        train, repaired = fix_training_text(train)
+        notes.append(f"data.fix_text: {repaired.pairs:,} of {len(train.sources):,} training pairs "
+                     f"repaired ({repaired.sources:,} sources, {repaired.targets:,} targets)")
+    if data.direction != "forward":
+        train, valid = oriented(train, data.direction), oriented(valid, data.direction)
+        notes.append(f"data.direction: {data.direction}")
+    return train, valid, notes
