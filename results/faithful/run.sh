@@ -49,16 +49,17 @@ score_ratings $OUT
 
 # 3. Noisy-channel reranking: a reverse model (simple -> complex) and a language model of the
 #    simple side, each the simplifier's architecture trained on kauchak_v2 without its lost-byte
-#    mojibake to early stopping on held-out training pairs (configs/), exported to read plain text;
-#    the weights and the list size chosen on the 400 tune sentences (tune_rerank.py), then each
-#    test set read once with them, and compared with the shipped model's outputs.
+#    mojibake for 2,000 updates (configs/; the checkpoint kept is the best by held-out pairs'
+#    loss), exported in fp16 to read plain text; the weights and the list size chosen on the 400
+#    tune sentences (tune_rerank.py), then each test set read once with them, and compared with
+#    the shipped model's outputs.
 RUNS=${RUNS:-runs}
 for model in reverse lm; do
     dir=$RUNS/faithful-$model
     if ! test -e $dir-plain/model.safetensors; then
         resume=; test -e $dir/checkpoints/latest && resume=--resume
         "$WEAN" train results/faithful/configs/$model.yaml --set model_dir=$dir $resume
-        "$WEAN" export $dir $dir-plain --set generation.plain_text=true
+        "$WEAN" export $dir $dir-plain --fp16 --set generation.plain_text=true
     fi
 done
 test -e $OUT/rerank-choice.json || "$PYTHON" results/faithful/tune_rerank.py --model $SHIPPED \
