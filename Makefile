@@ -38,8 +38,9 @@ train-demo: install
 		$$(test -e runs/demo/checkpoints/latest && echo --resume)
 	$(BIN)/wean generate --model runs/demo --input examples/complex.txt --plain-text --scores
 
+# one test process per core, at most 4 (each test runs on one thread: tests/conftest.py)
 test: install
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n auto --maxprocesses=4
 
 clean:
 	rm -rf $(VENV) *.egg-info src/*.egg-info

@@ -126,7 +126,7 @@ def test_empty_output_lines_are_scored_with_a_warning(tiny, capsys):
 def test_missing_data_root_is_a_clear_error(capsys, tiny):
     status, _, err = run(capsys, "--hyp", str(tiny / "hyp"), "--benchmark", "turkcorpus-test",
                          "--data-root", str(tiny / "no-such-dir"))
-    assert status == 1 and "no-such-dir not found" in err
+    assert status == 1 and "no-such-dir (--data-root) is not a folder" in err
 
 
 def installed_wean() -> str:
