@@ -49,10 +49,10 @@ score_ratings $OUT
 
 # 3. Noisy-channel reranking: a reverse model (simple -> complex) and a language model of the
 #    simple side, each the simplifier's architecture trained on kauchak_v2 without its lost-byte
-#    mojibake for 1,200 and 2,000 updates (configs/; the checkpoint kept is the best by held-out pairs'
-#    loss), exported in fp16 to read plain text; the weights and the list size chosen on the 400
-#    tune sentences (tune_rerank.py), then each test set read once with them, and compared with
-#    the shipped model's outputs.
+#    mojibake for 1,200 and 2,000 updates (configs/; the checkpoint kept is the best by the
+#    held-out pairs' loss), exported in fp16 to read plain text; the weights and the list size
+#    chosen on the 400 tune sentences (tune_rerank.py), then each test set read once with them,
+#    and compared with the shipped model's outputs.
 RUNS=${RUNS:-runs}
 for model in reverse lm; do
     dir=$RUNS/faithful-$model
