@@ -18,8 +18,7 @@ import torch
 
 from wean.checkpoint import WEIGHTS, load_weights
 from wean.errors import WeanError
-from wean.export import write_model_directory
-from wean.model_dir import load_assets
+from wean.model_dir import load_assets, write_model_directory
 from wean.models.model import build_model
 
 _STEP = re.compile(r"step-(\d+)")

@@ -7,12 +7,11 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
-from wean.checkpoint import WEIGHTS, load_weights, save_weights
+from wean.checkpoint import WEIGHTS, load_weights
 from wean.config import apply_overrides, config_from_dict
 from wean.errors import WeanError
-from wean.model_dir import CONTROL_COUNTS, check_directory, clear_model_files, load_assets, save_assets
+from wean.model_dir import check_directory, clear_model_files, load_assets, write_model_directory
 from wean.models.model import build_model
-from wean.textio import atomic_write_text
 
 
 def export_model(source: Path, target: Path, fp16: bool = False, overrides: list[str] | None = None,
@@ -35,13 +34,3 @@ def export_model(source: Path, target: Path, fp16: bool = False, overrides: list
         clear_model_files(target, keep=source)
     write_model_directory(source, target, dataclasses.replace(assets, config=config), model.half() if fp16 else model)
     return (target / WEIGHTS).stat().st_size
-
-
-def write_model_directory(source: Path, target: Path, assets, model) -> None:
-    """``target`` as a model directory of ``model`` with ``assets``, and the records of how
-    ``source``'s default control values were chosen and which values training saw (for tune-control)."""
-    save_assets(target, assets)
-    save_weights(model, target / WEIGHTS)
-    for record in (source / "control-tuning.json", source / CONTROL_COUNTS):
-        if record.exists():
-            atomic_write_text(target / record.name, record.read_text(encoding="utf-8"))

@@ -8,9 +8,10 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
+import torch
 import yaml
 
-from wean.checkpoint import remove_leftovers
+from wean.checkpoint import WEIGHTS, remove_leftovers, save_weights
 from wean.config import Config, load_config
 from wean.data.control import Control
 from wean.data.tokenizers import SentencePieceTokenizer, Tokenizer, load_tokenizer
@@ -202,6 +203,16 @@ def save_assets(directory: Path, assets: Assets) -> None:
     else:
         assets.source_vocabulary.save(directory / "vocab.src.json")
         assets.target_vocabulary.save(directory / "vocab.tgt.json")
+
+
+def write_model_directory(source: Path, target: Path, assets: Assets, model: torch.nn.Module) -> None:
+    """``target`` as a model directory of ``model`` with ``assets``, and the records of how
+    ``source``'s default control values were chosen and which values training saw (for tune-control)."""
+    save_assets(target, assets)
+    save_weights(model, target / WEIGHTS)
+    for record in (source / "control-tuning.json", source / CONTROL_COUNTS):
+        if record.exists():
+            atomic_write_text(target / record.name, record.read_text(encoding="utf-8"))
 
 
 def load_assets(directory: Path, trust_plugins: bool = False) -> Assets:
