@@ -97,6 +97,25 @@ def test_export_fp16_halves_the_weights_and_keeps_the_outputs(model_dir, tmp_pat
     assert "only generation.* settings" in capsys.readouterr().err
 
 
+def test_an_exported_model_carries_the_models_it_reranks_with(model_dir, tmp_path, capsys):
+    import yaml
+
+    from wean.generator import load
+
+    out = tmp_path / "shipped"
+    assert main(["export", str(model_dir), str(out), "--rerank", f"length=100,channel:{model_dir}=0.5",
+                 "--set", "generation.rerank_size=4"]) == 0
+    generation = yaml.safe_load((out / "config.yaml").read_text())["generation"]
+    assert (generation["rerank"], generation["rerank_size"]) == ("length=100.0,channel:reranker/channel=0.5", 4)
+    assert (out / "reranker" / "channel" / "model.safetensors").is_file()
+    inputs = ["a b c d e f", "j i h g f e d c b a", "b b c d"]
+    asked = load(model_dir).generate(inputs, nbest=4, rerank=f"length=100,channel:{model_dir}=0.5")
+    assert [g.text for g in load(out).generate(inputs)] == [g.text for g in asked]
+    capsys.readouterr()
+    assert main(["export", str(model_dir), str(tmp_path / "bad"), "--rerank", "length"]) == 1
+    assert "expected NAME=WEIGHT" in capsys.readouterr().err
+
+
 def test_plain_text_in_and_out(model_dir, tmp_path):
     """A PTB-tokenized, lowercasing model reads plain text and writes it back cased and detokenized."""
     from wean.generator import load

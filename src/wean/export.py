@@ -1,6 +1,7 @@
 """A trained model directory made into one to ship: the selected weights alone (no checkpoints,
-no logs), optionally in fp16, and generation settings changed for its users. fp16 halves the
-size; the weights are cast back to fp32 when loaded, so inference runs as before."""
+no logs), optionally in fp16, generation settings changed for its users, and the models it
+reranks with carried inside it. fp16 halves the size; the weights are cast back to fp32 when
+loaded, so inference runs as before."""
 
 from __future__ import annotations
 
@@ -12,12 +13,19 @@ from wean.config import apply_overrides, config_from_dict
 from wean.errors import WeanError
 from wean.model_dir import check_directory, clear_model_files, load_assets, write_model_directory
 from wean.models.model import build_model
+from wean.search.rerank import parse_rerank
+
+
+RERANKERS = "reranker"  # the folder of an exported model's own reranking models
 
 
 def export_model(source: Path, target: Path, fp16: bool = False, overrides: list[str] | None = None,
-                 overwrite: bool = False, trust_plugins: bool = False) -> int:
+                 overwrite: bool = False, trust_plugins: bool = False, rerank: str | None = None) -> int:
     """Write ``target`` from the model directory ``source``; returns the weights' size in bytes.
-    A ``target`` that holds anything is refused unless ``overwrite`` (which removes its model files)."""
+    A ``target`` that holds anything is refused unless ``overwrite`` (which removes its model files).
+    ``rerank``: NAME=WEIGHT,... the exported model reranks with by itself (``generation.rerank``);
+    each model directory a scorer names (``channel:DIR``, ``lm:DIR``) is exported with it, into
+    ``target/reranker/NAME``, reading text as the exported model does."""
     assets = load_assets(source, trust_plugins)
     overrides = overrides or []
     for override in overrides:
@@ -25,6 +33,20 @@ def export_model(source: Path, target: Path, fp16: bool = False, overrides: list
             raise WeanError(f"--set {override!r}: only generation.* settings can change after training")
     config = config_from_dict(apply_overrides(assets.config.to_dict(), overrides))
     config.model_dir = str(target)  # where it now is, not the training machine's run directory
+    carried = []  # (model directory, its folder in target)
+    if rerank is not None:
+        chosen = []
+        for name, weight in parse_rerank(rerank):
+            scorer, colon, argument = name.partition(":")
+            if colon and (Path(argument) / "config.yaml").is_file():
+                folder = f"{RERANKERS}/{scorer}"
+                if folder in [taken for _, taken in carried]:  # two models of one kind
+                    folder += f"-{len(carried)}"
+                carried.append((Path(argument), folder))
+                name = f"{scorer}:{folder}"
+            chosen.append(f"{name}={weight!r}")
+        config.generation.rerank = ",".join(chosen)
+        config.validate()
     model = build_model(config.model, len(assets.source_vocabulary), len(assets.target_vocabulary))
     load_weights(model, source / WEIGHTS)
     if target.resolve() == source.resolve():
@@ -33,4 +55,7 @@ def export_model(source: Path, target: Path, fp16: bool = False, overrides: list
     if overwrite and target.exists():
         clear_model_files(target, keep=source)
     write_model_directory(source, target, dataclasses.replace(assets, config=config), model.half() if fp16 else model)
+    for directory, folder in carried:
+        export_model(directory, target / folder, fp16, [f"generation.plain_text={str(config.generation.plain_text).lower()}"],
+                     overwrite, trust_plugins)
     return (target / WEIGHTS).stat().st_size
