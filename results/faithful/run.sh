@@ -67,9 +67,13 @@ test -e $OUT/rerank-choice.json || "$PYTHON" results/faithful/tune_rerank.py --m
 RERANK=$("$PYTHON" -c "import json; c = json.load(open('$OUT/rerank-choice.json'))['chosen']
 print(c['size'], f\"channel:$RUNS/faithful-reverse-plain={c['channel']},lm:$RUNS/faithful-lm-plain={c['lm']},length={c['length']}\")")
 read -r SIZE WEIGHTS <<< "$RERANK"
+# the pipeline as it would ship: the shipped model reranking by itself with the models it carries
+PIPELINE=$RUNS/shipped-rerank
+test -e $PIPELINE/config.yaml || "$WEAN" export $SHIPPED $PIPELINE --rerank "$WEIGHTS" \
+    --set generation.rerank_size="$SIZE"
 for benchmark in turkcorpus-test wikismall-test; do
-    test -e $OUT/shipped-rerank.$benchmark.txt || "$WEAN" test --model $SHIPPED --system shipped-rerank \
-        --benchmark $benchmark --beam "$SIZE" --nbest "$SIZE" --rerank "$WEIGHTS" --out-dir $OUT
+    test -e $OUT/shipped-rerank.$benchmark.txt || "$WEAN" test --model $PIPELINE --system shipped-rerank \
+        --benchmark $benchmark --out-dir $OUT
     "$WEAN" compare --hyp $OUT/shipped-rerank.$benchmark.txt $OUT/shipped.$benchmark.txt --benchmark $benchmark \
         > $OUT/significance-shipped-rerank-vs-shipped.$benchmark.txt
 done
@@ -77,8 +81,8 @@ done
 # 4. The same blind rating for reranking: the 50 held-out tune sentences of step 2, the shipped
 #    simplifier against the same with noisy-channel reranking, the first human reference and the
 #    source; raters are given rating-rerank/sheet.csv and sheet.json's protocol only.
-test -e $OUT/tune/shipped-rerank.turkcorpus-tune.txt || "$WEAN" test --model $SHIPPED --system shipped-rerank \
-    --benchmark turkcorpus-tune --beam "$SIZE" --nbest "$SIZE" --rerank "$WEIGHTS" --out-dir $OUT/tune
+test -e $OUT/tune/shipped-rerank.turkcorpus-tune.txt || "$WEAN" test --model $PIPELINE --system shipped-rerank \
+    --benchmark turkcorpus-tune --out-dir $OUT/tune
 if ! test -e $OUT/rating-rerank/key.json; then
     LINES=$("$PYTHON" -c 'import json; print(",".join(str(i["line"]) for i in json.load(open("results/decoding/rating/key.json"))["items"]))')
     "$WEAN" rate prepare --benchmark turkcorpus-tune --lines "$LINES" --seed 71 --out $OUT/rating-rerank \
