@@ -23,17 +23,17 @@ import warnings
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Callable, Mapping, Sequence
 
 import torch
 
 from wean.checkpoint import WEIGHTS, load_weights
-from wean.data.copy_vocabulary import encode_source, encode_target, token_of
+from wean.data.copy_vocabulary import encode_source, token_of
 from wean.data.corpus import pad
 from wean.data.plain_text import PlainText
 from wean.data.sentences import split_sentences
 from wean.data.tokenizers import SentencePieceTokenizer, without_lone_surrogates
-from wean.data.vocabulary import BOS_ID, EOS, UNK_ID
+from wean.data.vocabulary import UNK_ID
 from wean.device import model_device, resolve_device
 from wean.errors import WeanError
 from wean.model_dir import Assets, load_assets, read_control_counts
@@ -44,25 +44,8 @@ from wean.search.rerank import Scorer, inside, parse_rerank, rerank as rerank_li
 from wean.search_options import SearchOptions, check_batch_size
 from wean.source_names import SourceNamesOnly, TokenClasses
 
-
-@dataclass
-class AttentionMaps:
-    """What the decoder attended to while producing ``target_tokens`` (the last is <eos>)."""
-
-    source_tokens: list[str]
-    target_tokens: list[str]
-    hidden: torch.Tensor  # (target, source): attention over encoder states
-    word: torch.Tensor | None  # (target, source): word attention over source embeddings
-    gates: torch.Tensor | None  # (target,): the mean contextual gate o_i
-    source_prediction: torch.Tensor | None = None  # (target, source): SPM's q_j of each source token
-
-    @property
-    def gated(self) -> torch.Tensor | None:
-        """o_i a_ij + (1 - o_i) b_ij: the paper's Figure 2."""
-        if self.gates is None or self.word is None:
-            return None
-        o = self.gates.unsqueeze(1)
-        return o * self.hidden + (1 - o) * self.word
+if TYPE_CHECKING:
+    from wean.attention_maps import AttentionMaps
 
 
 @dataclass
@@ -342,30 +325,14 @@ class Generator:
         return (f"control {', '.join(unseen)}: no training pair had {'this value' if len(unseen) == 1 else 'these values'}, "
                 "so the model never learned what it asks for; outputs may ignore it")
 
-    @torch.no_grad()
     def attention_maps(
         self, source: str, target: str | None = None, control: Mapping[str, float] | None = None
-    ) -> AttentionMaps:
+    ) -> "AttentionMaps":
         """Attention while the model reads ``source`` and writes ``target`` (teacher-forced), or,
-        without a target, its own greedy output."""
-        source_tokens = self.tokenizer.encode(source)
-        if not source_tokens:
-            raise WeanError("attention maps need a non-empty source")
-        source_tokens = self.control_prefix(control) + source_tokens
-        if target is None:
-            target = self.generate([source], strategy="greedy", nbest=1, control=control)[0].text
-        target_tokens = self.tokenizer.encode(target)
-        device = model_device(self.model)
-        ids, copied = encode_source(source_tokens, self.assets.source_vocabulary, self.model.copies_source)
-        source_ids = torch.tensor([ids], device=device)
-        target_ids = encode_target(target_tokens, self.assets.target_vocabulary, copied, add_eos=True)
-        previous = torch.tensor([[BOS_ID] + target_ids[:-1]], device=device)
-        output = self.model(source_ids, torch.tensor([len(source_tokens)], device=device), previous, extras=True)
-        word, gates, spm = (
-            output.extras[name][0].cpu() if name in output.extras else None
-            for name in ("word_attention", "gate", "source_prediction")
-        )
-        return AttentionMaps(source_tokens, target_tokens + [EOS], output.attention[0].cpu(), word, gates, spm)
+        without a target, its own greedy output (:mod:`wean.attention_maps`)."""
+        from wean.attention_maps import attention_maps
+
+        return attention_maps(self, source, target, control)
 
     def _finish(
         self, sentence: str, source_tokens: list[str], copied: list[str], hypothesis: Hypothesis, replace_unk: bool,
