@@ -20,7 +20,7 @@ from __future__ import annotations
 import dataclasses
 import difflib
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Mapping, Sequence
@@ -36,6 +36,7 @@ from wean.data.tokenizers import SentencePieceTokenizer, without_lone_surrogates
 from wean.data.vocabulary import UNK_ID
 from wean.device import model_device, resolve_device
 from wean.errors import WeanError
+from wean.generation import Generation, joined
 from wean.model_dir import Assets, load_assets, read_control_counts
 from wean.models.model import EncoderDecoder, build_model
 from wean.quantize import quantize
@@ -46,25 +47,6 @@ from wean.source_names import SourceNamesOnly, TokenClasses
 
 if TYPE_CHECKING:
     from wean.attention_maps import AttentionMaps
-
-
-@dataclass
-class Generation:
-    source: str
-    text: str  # detokenized output
-    tokens: list[str]  # output tokens, <unk> already replaced where asked
-    source_tokens: list[str]  # what the model read: control tokens first, if the model has them
-    score: float  # ranking score of the search
-    log_prob: float  # sum of token log-probabilities, <eos> included
-    attention: torch.Tensor  # (len(tokens) + 1, len(source_tokens)); the last row is <eos>
-    warning: str | None = None  # something the reader of the output should know (plain text only)
-    alternatives: list["Generation"] = field(default_factory=list)  # the rest of the n-best list, best first
-    rerank_scores: dict[str, float] | None = None  # with rerank: the search's score and each scorer's
-
-    @property
-    def nbest(self) -> list["Generation"]:
-        """This output and its alternatives, best first."""
-        return [self, *self.alternatives]
 
 
 class UntrainedControlWarning(UserWarning):
@@ -218,7 +200,7 @@ class Generator:
         start = 0
         for text, parts in zip(texts, split_texts):
             done = per_sentence[start : start + len(parts)]
-            results.append(None if None in done else _joined(text, done))
+            results.append(None if None in done else joined(text, done))
             start += len(parts)
         return results
 
@@ -370,42 +352,6 @@ class _Run:
     scorers: list  # (name, function, weight) for reranking
     keep: int  # outputs returned per sentence: the caller's nbest, though more were reranked
     progress: Callable[[int, int], None] | None = None
-
-
-def _joined(text: str, parts: list[Generation]) -> Generation:
-    """The generations of a text's sentences as one (:func:`_joined_best`); its j-th alternative
-    joins each sentence's j-th (or, where a sentence has fewer, its last)."""
-    if len(parts) == 1:
-        return dataclasses.replace(parts[0], source=text)
-    alternatives = max((len(part.alternatives) for part in parts), default=0)
-    joined = _joined_best(text, [dataclasses.replace(part, alternatives=[]) for part in parts])
-    joined.alternatives = [
-        _joined_best(text, [part.nbest[min(j, len(part.alternatives))] for part in parts])
-        for j in range(1, alternatives + 1)
-    ]
-    return joined
-
-
-def _joined_best(text: str, parts: list[Generation]) -> Generation:
-    """The generations of a text's sentences as one: texts joined by a space, tokens and scores
-    added up, attention block-diagonal (each sentence attends only to itself), one <eos> row."""
-    if not parts:
-        return Generation(text, "", [], [], 0.0, 0.0, torch.zeros(1, 0))
-    blocks = [part.attention[:-1] for part in parts]  # each (output tokens, source tokens)
-    width = sum(part.attention.size(1) for part in parts)
-    attention = torch.zeros(sum(block.size(0) for block in blocks) + 1, width)
-    row = column = 0
-    for block in blocks:
-        attention[row : row + block.size(0), column : column + block.size(1)] = block
-        row, column = row + block.size(0), column + block.size(1)
-    last = parts[-1].attention
-    attention[-1, width - last.size(1) :] = last[-1]
-    warnings = [part.warning for part in parts if part.warning]
-    return Generation(
-        text, " ".join(part.text for part in parts if part.text), [t for part in parts for t in part.tokens],
-        [t for part in parts for t in part.source_tokens], sum(part.score for part in parts),
-        sum(part.log_prob for part in parts), attention, "; ".join(warnings) or None,
-    )
 
 
 def _length_chunks(order: list[int], lengths: list[int], batch_size: int) -> list[list[int]]:
