@@ -35,7 +35,7 @@ if [[ " $TABLES " == *" gigaword "* ]]; then
             ! recorded "$dir" "$OUT" || continue
             # shellcheck disable=SC2086
             train_row configs/encdec-gigaword.yaml "$dir" $SCALE ${GIGAWORD[$row]} --set training.seed="$seed"
-            .venv/bin/wean test --model "$dir" --system "gigaword-$row-seed$seed" --out-dir "$OUT" \
+            "$WEAN" test --model "$dir" --system "gigaword-$row-seed$seed" --out-dir "$OUT" \
                 --benchmark gigaword-test --device "$DEVICE"
             keep_run "$dir" "$OUT"
         done
@@ -56,7 +56,7 @@ if [[ " $TABLES " == *" lcsts "* ]]; then
         # shellcheck disable=SC2086
         train_row configs/seq2seq-lcsts.yaml "$dir" $SCALE $COPY --set model.output_layer.vocabulary_layer=linear \
             --set training.seed="$seed"
-        .venv/bin/wean test --model "$dir" --system "lcsts-pg-seed$seed" --out-dir "$OUT" --benchmark lcsts-test \
+        "$WEAN" test --model "$dir" --system "lcsts-pg-seed$seed" --out-dir "$OUT" --benchmark lcsts-test \
             --device "$DEVICE"
         keep_run "$dir" "$OUT"
     done
@@ -74,7 +74,7 @@ if [[ " $TABLES " == *" simplifier "* ]]; then
             # shellcheck disable=SC2086
             train_row configs/simplifier-control.yaml "$dir" ${SIMPLIFIER[$row]} --set training.seed="$seed"
             for benchmark in turkcorpus-test wikismall-test; do
-                .venv/bin/wean test --model "$dir" --system "simplifier-$row-seed$seed" --out-dir "$OUT" \
+                "$WEAN" test --model "$dir" --system "simplifier-$row-seed$seed" --out-dir "$OUT" \
                     --benchmark "$benchmark" --plain-text --device "$DEVICE"
             done
             keep_run "$dir" "$OUT"
@@ -89,19 +89,19 @@ for seed in $SEEDS; do
     for row in pg pg-coverage; do
         hyp=$OUT/gigaword-$row-seed$seed.gigaword-test.txt
         test -e "$hyp" || continue
-        .venv/bin/wean compare --hyp "$hyp" "$encdec" --benchmark gigaword-test
-        .venv/bin/wean compare --hyp "$hyp" "$encdec" --benchmark gigaword-test --metrics repeated_tokens,length_shortfall
+        "$WEAN" compare --hyp "$hyp" "$encdec" --benchmark gigaword-test
+        "$WEAN" compare --hyp "$hyp" "$encdec" --benchmark gigaword-test --metrics repeated_tokens,length_shortfall
     done
     if test -e "$OUT/lcsts-pg-seed$seed.lcsts-test.txt"; then
         for base in seq2seq wean; do
-            .venv/bin/wean compare --hyp "$OUT/lcsts-pg-seed$seed.lcsts-test.txt" \
+            "$WEAN" compare --hyp "$OUT/lcsts-pg-seed$seed.lcsts-test.txt" \
                 "results/lcsts/part2/$base-seed$seed.lcsts-test.txt" --benchmark lcsts-test
         done
     fi
     for benchmark in turkcorpus-test wikismall-test; do
         hyp=$OUT/simplifier-pg-seed$seed.$benchmark.txt
         test -e "$hyp" || continue
-        .venv/bin/wean compare --hyp "$hyp" "$OUT/simplifier-plain-seed$seed.$benchmark.txt" --benchmark "$benchmark" \
+        "$WEAN" compare --hyp "$hyp" "$OUT/simplifier-plain-seed$seed.$benchmark.txt" --benchmark "$benchmark" \
             --metrics +fidelity
     done
 done > "$OUT/significance.txt"
