@@ -4,7 +4,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from wean.config import load_config
+from wean.config import Config, load_config
 from wean.errors import WeanError
 from wean.models.model import build_model
 
@@ -133,6 +133,24 @@ def test_a_preset_inherits_its_base_and_overrides_only_what_it_names(tmp_path):
     (tmp_path / "base.yaml").write_text("base: presets/child.yaml\n")
     with pytest.raises(WeanError, match="leads back to itself"):
         load_config(tmp_path / "presets" / "child.yaml")
+
+
+def test_bases_and_config_files_read_in_order_and_null_takes_the_default(tmp_path):
+    (tmp_path / "preset.yaml").write_text("model:\n  dropout: 0.3\n  encoder: {layers: 1}\n  decoder: {bridge: linear}\n"
+                                          "generation:\n  beam: 7\n")
+    (tmp_path / "schedule.yaml").write_text("training:\n  max_epochs: 9\nmodel:\n  encoder: {layers: 3}\n")
+    (tmp_path / "row.yaml").write_text("base: [preset.yaml, schedule.yaml]\ngeneration:\n  beam: null\n")
+    row = load_config(tmp_path / "row.yaml")
+    assert (row.model.dropout, row.model.encoder.layers, row.training.max_epochs) == (0.3, 3, 9)  # later bases win
+    assert row.generation.beam == Config().generation.beam  # null: wean's default, not the base's 7
+    both = load_config([tmp_path / "preset.yaml", tmp_path / "schedule.yaml"])  # wean train A.yaml B.yaml
+    assert (both.model.encoder.layers, both.training.max_epochs, both.generation.beam) == (3, 9, 7)
+    (tmp_path / "bad.yaml").write_text("base: [preset.yaml, 3]\n")
+    with pytest.raises(WeanError, match="base must be the path of another config file, or a list of them"):
+        load_config(tmp_path / "bad.yaml")
+    (tmp_path / "list.yaml").write_text("- a\n")
+    with pytest.raises(WeanError, match="list.yaml: a config file is a mapping of sections"):
+        load_config([tmp_path / "preset.yaml", tmp_path / "list.yaml"])
 
 
 def test_presets_with_a_base_equal_their_full_listing():
