@@ -75,7 +75,8 @@ def test_conv_model_learns_to_copy_and_refuses_over_long_input(tmp_path):
     # Copying, not reversing: reversal needs the distance to the sentence end, which a stack of
     # width-3 convolutions only sees within its receptive field.
     data = write_corpus(tmp_path / "data", reverse=False)
-    config = tiny_config(data, tmp_path / "model", max_epochs=12, learning_rate=0.01, early_stopping_patience=0)
+    config = tiny_config(data, tmp_path / "model", max_epochs=12, learning_rate=0.01, early_stopping_patience=0,
+                         max_valid_sentences=20)
     config.model.encoder.type, config.model.encoder.layers, config.model.encoder.hidden_size = "conv", 4, 64
     config.model.encoder.max_positions = 20
     config.model.decoder.bridge = "zero"
