@@ -112,6 +112,9 @@ def test_an_exported_model_carries_the_models_it_reranks_with(model_dir, tmp_pat
     asked = load(model_dir).generate(inputs, nbest=4, rerank=f"length=100,channel:{model_dir}=0.5")
     assert [g.text for g in load(out).generate(inputs)] == [g.text for g in asked]
     capsys.readouterr()
+    (tmp_path / "in.txt").write_text("".join(line + "\n" for line in inputs))
+    assert main(["generate", "--model", str(out), "--input", str(tmp_path / "in.txt")]) == 0  # the command too
+    assert capsys.readouterr().out.splitlines() == [g.text for g in asked]
     assert main(["export", str(model_dir), str(tmp_path / "bad"), "--rerank", "length"]) == 1
     assert "expected NAME=WEIGHT" in capsys.readouterr().err
 

@@ -10,7 +10,7 @@ import yaml
 
 from synthetic import tiny_config, write_corpus
 from wean.cli import main
-from wean.data_root import data_path, data_root
+from wean.data_root import data_path, data_root, portable_path
 from wean.errors import WeanError
 from wean.training import Trainer
 
@@ -54,3 +54,12 @@ def test_a_benchmark_without_a_root_is_one_line(tmp_path, monkeypatch, capsys):
     assert main(["evaluate", "--hyp", str(tmp_path / "out.txt"), "--benchmark", "turkcorpus-test"]) != 0
     error = capsys.readouterr().err.strip()
     assert error.count("\n") == 0 and "no data root" in error
+
+
+def test_records_name_files_under_the_root_by_the_placeholder(tmp_path, monkeypatch):
+    (tmp_path / "root" / "set").mkdir(parents=True)
+    monkeypatch.setenv("WEAN_DATA_ROOT", str(tmp_path / "root"))
+    assert portable_path(tmp_path / "root" / "set" / "test.src") == "${WEAN_DATA_ROOT}/set/test.src"
+    assert portable_path(tmp_path / "elsewhere.txt") == str(tmp_path / "elsewhere.txt")
+    monkeypatch.delenv("WEAN_DATA_ROOT")
+    assert portable_path(tmp_path / "root" / "set" / "test.src") == str(tmp_path / "root" / "set" / "test.src")

@@ -92,3 +92,6 @@ if ! test -e $OUT/rating-rerank/key.json; then
         --system source=$WEAN_DATA_ROOT/turkcorpus/case_detok/tune.src
 fi
 score_ratings $OUT rating-rerank
+
+# 5. The pipeline's cost: sentences/s against the shipped model's, one run, on an idle machine.
+test -e $OUT/speed.txt || "$PYTHON" results/faithful/speed.py --pipeline $PIPELINE | tee $OUT/speed.txt

@@ -32,6 +32,19 @@ def data_root(explicit: str | Path | None = None) -> Path:
     return root
 
 
+def portable_path(path: str | Path) -> str:
+    """``path`` as a record should name it: under the data root (``$WEAN_DATA_ROOT``), as
+    ``${WEAN_DATA_ROOT}/...``, so that no machine's folders are written into results; any other as
+    given."""
+    root = os.environ.get(VARIABLE)
+    if root:
+        try:
+            return f"{PLACEHOLDER}/{Path(path).resolve().relative_to(Path(root).resolve()).as_posix()}"
+        except ValueError:  # not under the root
+            pass
+    return str(path)
+
+
 def data_path(text: str | Path) -> Path:
     """A config's data path with a leading ``${WEAN_DATA_ROOT}`` replaced by :func:`data_root`;
     any other path as written (relative to the working directory)."""

@@ -45,7 +45,7 @@ def write_outputs(args: argparse.Namespace, plain_text: bool | None, detokenizer
     generator, control = options.load_generator(args)
     search = options.search_arguments(args)
     as_json = generator.search_options(**search).nbest > 1
-    rerank = getattr(args, "rerank", None) or ()  # NAME=WEIGHT,..., checked with the other options
+    rerank = getattr(args, "rerank", None)  # NAME=WEIGHT,... (checked with the other options); None: the model's own
     if getattr(args, "text", None):
         sources = [" ".join(text.split()) for text in args.text]
     elif args.input is not None:

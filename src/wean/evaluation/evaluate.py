@@ -18,6 +18,7 @@ from typing import Callable, Sequence
 
 import sacrebleu
 
+from wean.data_root import portable_path
 from wean.errors import WeanError
 from wean.evaluation import bleu, fidelity, fkgl, rouge
 from wean.evaluation.benchmarks import Benchmark
@@ -394,7 +395,7 @@ def _reverse(inputs: MetricInputs) -> MetricResult:
 
 
 def _file_record(path: Path, lines: int) -> dict:
-    return {"path": str(path), "lines": lines, "sha256": hashlib.sha256(path.read_bytes()).hexdigest()}
+    return {"path": portable_path(path), "lines": lines, "sha256": hashlib.sha256(path.read_bytes()).hexdigest()}
 
 
 def _warn_empty(path: Path, lines: Sequence[str], what: str) -> None:
