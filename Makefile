@@ -40,7 +40,7 @@ train-demo: install
 
 # one test process per core, at most 4 (each test runs on one thread: tests/conftest.py)
 test: install
-	$(BIN)/python -m pytest -q -n auto --maxprocesses=4
+	$(BIN)/python -m pytest -q -n auto --maxprocesses=4 --dist worksteal
 
 clean:
 	rm -rf $(VENV) *.egg-info src/*.egg-info
