@@ -12,9 +12,8 @@ import pytest
 import torch
 
 # One thread per test process, here and in the commands tests start: the tests' models are tiny,
-# and where other work holds the cores a second OpenMP thread spins at every operation's barrier
-# (a learning test beside two trainings: 66 s on two threads, 45 s on one, half the CPU time).
-os.environ.setdefault("OMP_NUM_THREADS", "1")
+# and where other work holds the cores a second OpenMP thread spins at every operation's barrier.
+os.environ["OMP_NUM_THREADS"] = os.environ.get("OMP_NUM_THREADS") or "1"
 torch.set_num_threads(int(os.environ["OMP_NUM_THREADS"]))
 
 SHARED = Path(__file__).resolve().parents[2] / "shared"

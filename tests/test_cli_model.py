@@ -115,8 +115,15 @@ def test_an_exported_model_carries_the_models_it_reranks_with(model_dir, tmp_pat
     (tmp_path / "in.txt").write_text("".join(line + "\n" for line in inputs))
     assert main(["generate", "--model", str(out), "--input", str(tmp_path / "in.txt")]) == 0  # the command too
     assert capsys.readouterr().out.splitlines() == [g.text for g in asked]
+    again = tmp_path / "again"  # exported again, it keeps its reranking models
+    assert main(["export", str(out), str(again), "--fp16"]) == 0
+    assert (again / "reranker" / "channel" / "model.safetensors").is_file()
+    assert len(load(again).generate(inputs)) == 3
+    capsys.readouterr()
     assert main(["export", str(model_dir), str(tmp_path / "bad"), "--rerank", "length"]) == 1
     assert "expected NAME=WEIGHT" in capsys.readouterr().err
+    assert main(["export", str(model_dir), str(tmp_path / "typo"), "--rerank", f"channel:{tmp_path / 'nowhere'}=1"]) == 1
+    assert "not a model directory" in capsys.readouterr().err and not (tmp_path / "typo").exists()
 
 
 def test_plain_text_in_and_out(model_dir, tmp_path):

@@ -35,6 +35,10 @@ def test_config_paths_expand_the_placeholder_only_at_their_start(tmp_path, monke
     assert str(data_path("data/x/train")) == "data/x/train"
     with pytest.raises(WeanError, match=r"may only begin a data path"):
         data_path("data/${WEAN_DATA_ROOT}/train")
+    assert data_path("$WEAN_DATA_ROOT/kauchak_v2/train") == tmp_path / "kauchak_v2" / "train"  # the shell's spelling
+    monkeypatch.delenv("WEAN_DATA_ROOT")
+    with pytest.raises(WeanError, match=r"^\$\{WEAN_DATA_ROOT\}/x: WEAN_DATA_ROOT is not set"):
+        data_path("${WEAN_DATA_ROOT}/x")
 
 
 def test_training_reads_under_the_root_and_keeps_the_placeholder(tmp_path, monkeypatch):
@@ -46,6 +50,25 @@ def test_training_reads_under_the_root_and_keeps_the_placeholder(tmp_path, monke
     Trainer(config)
     saved = yaml.safe_load((tmp_path / "model" / "config.yaml").read_text(encoding="utf-8"))
     assert saved["data"]["train"] == "${WEAN_DATA_ROOT}/toy/train"  # no machine's folder in the model
+
+
+def test_a_run_resumes_whichever_spelling_leads_to_its_data(tmp_path, monkeypatch):
+    """A run saved with a relative data path resumes under ${WEAN_DATA_ROOT}/... naming the same
+    files; other files are refused, naming the key."""
+    import dataclasses
+
+    write_corpus(tmp_path / "root" / "toy", train=100, valid=10)
+    write_corpus(tmp_path / "root" / "other", train=100, valid=10)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("WEAN_DATA_ROOT", str(tmp_path / "root"))
+    config = tiny_config(tmp_path, tmp_path / "model", max_updates=2, batch_size=16)
+    relative = dataclasses.replace(config.data, train="root/toy/train", valid="root/toy/valid")
+    Trainer(dataclasses.replace(config, data=relative)).train()
+    placed = dataclasses.replace(config.data, train="${WEAN_DATA_ROOT}/toy/train", valid="${WEAN_DATA_ROOT}/toy/valid")
+    Trainer(dataclasses.replace(config, data=placed), resume=True)
+    other = dataclasses.replace(placed, train="${WEAN_DATA_ROOT}/other/train")
+    with pytest.raises(WeanError, match="data.train differs from the run being resumed"):
+        Trainer(dataclasses.replace(config, data=other), resume=True)
 
 
 def test_a_benchmark_without_a_root_is_one_line(tmp_path, monkeypatch, capsys):

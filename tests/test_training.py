@@ -73,7 +73,7 @@ def test_resume_refuses_a_changed_model(tmp_path):
     Trainer(tiny_config(data, tmp_path / "model", max_updates=2)).train()
     changed = tiny_config(data, tmp_path / "model", max_updates=4)
     changed.model.embedding_size = 16
-    with pytest.raises(WeanError, match="model section differs"):
+    with pytest.raises(WeanError, match="model.embedding_size differs from the run being resumed"):
         Trainer(changed, resume=True)
     other_metric = tiny_config(data, tmp_path / "model", max_updates=4, selection_metric="loss")
     with pytest.raises(WeanError, match="selection_metric was 'bleu'; it cannot change"):

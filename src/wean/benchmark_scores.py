@@ -56,8 +56,7 @@ def score_on_benchmarks(
         record["inputs"]["hypothesis"]["path"] = hypothesis.name  # relative: the folder moves
         record["generation"] = {key: value for key, value in search.items() if value is not None}
         record["generation"]["detokenize"] = detokenizer
-        if rerank:
-            record["generation"]["rerank"] = rerank
+        record["generation"].update(_reranking(generator, rerank, search))
         if as_plain_text:
             record["generation"]["plain_text"] = True
         records[name] = record
@@ -66,6 +65,21 @@ def score_on_benchmarks(
             gathered.setdefault(system, {})[name] = record
             atomic_write_json(metrics_path, gathered)
     return records
+
+
+def _reranking(generator: Generator, rerank: str | None, search: dict) -> dict:
+    """The reranking a record names: the caller's, or the model directory's own where its search
+    does it (with the beam it widens to)."""
+    if rerank is not None:
+        return {"rerank": rerank} if rerank.strip() not in ("", "none") else {}
+    own_rerank = getattr(generator, "own_rerank", None)  # stand-ins in tests have none
+    if own_rerank is None:
+        return {}
+    chosen, options = own_rerank(generator.search_options(**search))
+    if not chosen:
+        return {}
+    own = generator.config.generation
+    return {"rerank": own.rerank, "rerank_size": own.rerank_size, "beam": options.beam}
 
 
 def _read_metrics(path: Path) -> dict:

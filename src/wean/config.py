@@ -211,7 +211,8 @@ class GenerationConfig(SearchOptions):
     # NAME=WEIGHT,..., e.g. channel:reranker/channel=0.1,lm:reranker/lm=0.05; a relative DIR is read
     # inside the model directory, which so carries its reranking models. The search then keeps
     # rerank_size outputs per sentence (widening the beam to as many) for the scorers to reorder;
-    # the caller still gets nbest. Greedy search and sampling are not reranked unless asked
+    # the caller still gets nbest. Other strategies (greedy, sampling, diverse beams) are not
+    # reranked unless asked
     rerank: str = ""
     rerank_size: int = 5
 
@@ -565,7 +566,7 @@ def load_config(path: str | Path | Sequence[str | Path], overrides: list[str] | 
     already (``--plugins``); any other is refused in one line. ``check_plugins(paths)``, called
     once they are allowed and before any is imported, may refuse them too."""
     paths = [Path(p) for p in path] if isinstance(path, (list, tuple)) else [Path(path)]
-    path = paths[-1]  # errors name the file read last, whose keys win
+    where = " + ".join(str(each) for each in paths)  # what errors name
     values: dict = {}
     for each in paths:
         read = _read_yaml(each)
@@ -580,7 +581,7 @@ def load_config(path: str | Path | Sequence[str | Path], overrides: list[str] | 
         untrusted = [raw for raw in plugins if not plugin_loaded(raw)]
         if untrusted:
             raise WeanError(
-                f"{path}: names plug-in code ({', '.join(untrusted)}), which loading a model directory does not run "
+                f"{where}: names plug-in code ({', '.join(untrusted)}), which loading a model directory does not run "
                 "unless asked: pass --trust-plugins (wean.load(..., trust_plugins=True)), or import a file you have "
                 "read with --plugins FILE")
     if plugins and check_plugins is not None:
@@ -588,4 +589,4 @@ def load_config(path: str | Path | Sequence[str | Path], overrides: list[str] | 
     try:
         return config_from_dict(apply_overrides(values, overrides or []), import_plugins=trust_plugins)
     except WeanError as error:
-        raise WeanError(f"{path}: {error}") from None
+        raise WeanError(f"{where}: {error}") from None

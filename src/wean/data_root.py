@@ -49,7 +49,11 @@ def data_path(text: str | Path) -> Path:
     """A config's data path with a leading ``${WEAN_DATA_ROOT}`` replaced by :func:`data_root`;
     any other path as written (relative to the working directory)."""
     text = str(text)
+    if text.startswith("$" + VARIABLE):  # the shell's spelling, without braces
+        text = PLACEHOLDER + text[len(VARIABLE) + 1:]
     if text.startswith(PLACEHOLDER):
+        if not os.environ.get(VARIABLE):
+            raise WeanError(f"{text}: {VARIABLE} is not set; set it to the folder the data lie in")
         return data_root() / text[len(PLACEHOLDER):].lstrip("/")
     if VARIABLE in text:
         raise WeanError(f"{text}: {PLACEHOLDER} may only begin a data path")

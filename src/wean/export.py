@@ -13,10 +13,10 @@ from wean.config import apply_overrides, config_from_dict
 from wean.errors import WeanError
 from wean.model_dir import check_directory, clear_model_files, load_assets, write_model_directory
 from wean.models.model import build_model
-from wean.search.rerank import parse_rerank
+from wean.search.rerank import parse_rerank, resolve
 
 
-RERANKERS = "reranker"  # the folder of an exported model's own reranking models
+RERANKER_FOLDER = "reranker"  # where an exported model keeps the models it reranks with
 
 
 def export_model(source: Path, target: Path, fp16: bool = False, overrides: list[str] | None = None,
@@ -25,7 +25,8 @@ def export_model(source: Path, target: Path, fp16: bool = False, overrides: list
     A ``target`` that holds anything is refused unless ``overwrite`` (which removes its model files).
     ``rerank``: NAME=WEIGHT,... the exported model reranks with by itself (``generation.rerank``);
     each model directory a scorer names (``channel:DIR``, ``lm:DIR``) is exported with it, into
-    ``target/reranker/NAME``, reading text as the exported model does."""
+    ``target/reranker/NAME``, reading text as the exported model does. Without it, the reranking
+    models a source that reranks by itself keeps in its directory are exported with it."""
     assets = load_assets(source, trust_plugins)
     overrides = overrides or []
     for override in overrides:
@@ -34,12 +35,18 @@ def export_model(source: Path, target: Path, fp16: bool = False, overrides: list
     config = config_from_dict(apply_overrides(assets.config.to_dict(), overrides))
     config.model_dir = str(target)  # where it now is, not the training machine's run directory
     carried = []  # (model directory, its folder in target)
-    if rerank is not None:
+    if rerank is None:  # the source's own reranking models, at the same places
+        for name, _ in parse_rerank(config.generation.rerank):
+            scorer, colon, argument = name.partition(":")
+            if colon and not Path(argument).is_absolute() and (source / argument / "config.yaml").is_file():
+                carried.append((source / argument, argument))
+    else:
+        resolve(rerank)  # every scorer known and every DIR a model directory: one line, before anything is written
         chosen = []
         for name, weight in parse_rerank(rerank):
             scorer, colon, argument = name.partition(":")
             if colon and (Path(argument) / "config.yaml").is_file():
-                folder = f"{RERANKERS}/{scorer}"
+                folder = f"{RERANKER_FOLDER}/{scorer}"
                 if folder in [taken for _, taken in carried]:  # two models of one kind
                     folder += f"-{len(carried)}"
                 carried.append((Path(argument), folder))

@@ -157,7 +157,7 @@ class Generator:
         options = self.search_options(**search)
         keep = options.nbest
         if rerank is None:
-            rerank, options = self._own_rerank(options)
+            rerank, options = self.own_rerank(options)
         scorers = resolve_scorers(rerank)
         if scorers and options.nbest == 1:
             raise WeanError("rerank: an n-best list of one output has nothing to reorder; ask for nbest above 1")
@@ -264,9 +264,10 @@ class Generator:
         """The target tokens that are numbers and names (names_and_numbers: from_source)."""
         return TokenClasses.of(self.assets.target_vocabulary)
 
-    def _own_rerank(self, options: SearchOptions) -> tuple[list[tuple[str, float]], SearchOptions]:
-        """The model's reranking (``generation.rerank``, its models read inside its directory) and
-        the search widened to the lists it reorders; none for greedy search and sampling."""
+    def own_rerank(self, options: SearchOptions) -> tuple[list[tuple[str, float]], SearchOptions]:
+        """The model's own reranking (``generation.rerank``, its models read inside its directory)
+        and the search ``options`` widened to the lists it reorders; none but for beam search of a
+        beam above 1."""
         defaults = self.config.generation
         if not defaults.rerank or options.strategy != "beam" or options.beam == 1:
             return [], options

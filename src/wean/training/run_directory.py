@@ -6,10 +6,11 @@ plug-in files it was trained with."""
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import fields, replace
 from pathlib import Path
 
 from wean.config import Config
+from wean.data_root import data_path
 from wean.errors import WeanError
 from wean.model_dir import Assets, check_directory, check_resumed_plugins, load_assets
 
@@ -33,9 +34,11 @@ def resumed_assets(directory: Path, config: Config) -> Assets:
     check_resumed_plugins(directory, config.plugins)
     saved = load_assets(directory)
     for section in ("data", "model"):
-        if _weights_depend_on(saved.config, section) != _weights_depend_on(config, section):
+        before, now = _weights_depend_on(saved.config, section), _weights_depend_on(config, section)
+        if before != now:
+            keys = [f.name for f in fields(before) if getattr(before, f.name) != getattr(now, f.name)]
             raise WeanError(
-                f"{directory}: the {section} section differs from the run being resumed; "
+                f"{directory}: {section}.{keys[0]} differs from the run being resumed; "
                 "only training and generation settings may change on --resume"
             )
     for setting in ("selection_metric", "optimizer"):
@@ -47,8 +50,14 @@ def resumed_assets(directory: Path, config: Config) -> Assets:
 
 def _weights_depend_on(config: Config, section: str):
     """A config section without the settings that only matter outside training: how the corpus was
-    tokenized is used only to turn plain text into model text and back."""
+    tokenized is used only to turn plain text into model text and back, and a data path counts by
+    the files it leads to (``../data/x`` and ``${WEAN_DATA_ROOT}/x`` may be the same)."""
     value = getattr(config, section)
     if section == "data":
-        value = replace(value, tokenizer=replace(value.tokenizer, corpus_tokenization="none"))
+        value = replace(value, tokenizer=replace(value.tokenizer, corpus_tokenization="none"),
+                        train=_where(value.train), valid=_where(value.valid))
     return value
+
+
+def _where(path: str) -> str:
+    return str(data_path(path).resolve()) if path else ""
