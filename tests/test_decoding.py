@@ -330,6 +330,18 @@ def test_wean_test_writes_and_scores_the_reranked_best(model_dir, tmp_path, monk
     assert main(["test", "--model", str(model_dir), "--benchmark", "tiny", "--out-dir", str(out),
                  "--data-root", str(tmp_path), "--rerank", "length=x"]) == 1
     assert "expected NAME=WEIGHT" in capsys.readouterr().err
+    import yaml  # a model directory that reranks by itself: its record says so
+
+    own = tmp_path / "own"
+    shutil.copytree(model_dir, own)
+    config = yaml.safe_load((own / "config.yaml").read_text())
+    config["generation"].update(rerank="length=100", rerank_size=4)
+    (own / "config.yaml").write_text(yaml.safe_dump(config))
+    assert main(["test", "--model", str(own), "--benchmark", "tiny", "--out-dir", str(out), "--system", "own",
+                 "--data-root", str(tmp_path)]) == 0
+    assert (out / "own.tiny.txt").read_text().splitlines() == [g.text for g in longer]
+    generation = json.loads((out / "metrics.json").read_text())["own"]["tiny"]["generation"]
+    assert (generation["rerank"], generation["rerank_size"], generation["beam"]) == ("length=100", 4, 5)
 
 
 def test_a_model_directory_reranks_with_the_models_it_carries(model_dir, tmp_path):

@@ -13,6 +13,7 @@ from wean.data.ptb import detokenize
 from wean.evaluation import EvaluationSettings, data_root, evaluate_files, get_benchmark
 from wean.evaluation.evaluate import metric_list
 from wean.generator import Generator
+from wean.search_options import SearchOptions
 from wean.textio import atomic_write_json, atomic_write_text, one_line, read_json, read_lines
 
 
@@ -75,7 +76,8 @@ def _reranking(generator: Generator, rerank: str | None, search: dict) -> dict:
     own_rerank = getattr(generator, "own_rerank", None)  # stand-ins in tests have none
     if own_rerank is None:
         return {}
-    chosen, options = own_rerank(generator.search_options(**search))
+    chosen, options = own_rerank(generator.search_options(
+        **{name: value for name, value in search.items() if name in SearchOptions.names()}))  # not control
     if not chosen:
         return {}
     own = generator.config.generation
