@@ -13,6 +13,19 @@ OUT=results/faithful
 SHIPPED=src/wean/pretrained/simplifier
 export OMP_NUM_THREADS=${OMP_NUM_THREADS:-1}
 
+# prepare_rating FOLDER SEED NAME FILE: the blind sheet of the 50 tune sentences results/decoding
+# rated, the shipped simplifier against NAME's outputs (FILE), the first human reference and the
+# source, identical outputs merged; raters are given FOLDER/sheet.csv and sheet.json's protocol only
+prepare_rating() {
+    test -e $OUT/$1/key.json && return
+    local lines
+    lines=$("$PYTHON" -c 'import json; print(",".join(str(i["line"]) for i in json.load(open("results/decoding/rating/key.json"))["items"]))')
+    "$WEAN" rate prepare --benchmark turkcorpus-tune --lines "$lines" --seed "$2" --out "$OUT/$1" \
+        --system shipped=results/fidelity/tune/shipped.turkcorpus-tune.txt --system "$3=$4" \
+        --system human="$WEAN_DATA_ROOT"/turkcorpus/case_detok/tune.ref.0 \
+        --system source="$WEAN_DATA_ROOT"/turkcorpus/case_detok/tune.src
+}
+
 selected() {  # label: whether it has been scored on tune
     test -e $OUT/selection.jsonl && grep -q "\"label\": \"$1\"" $OUT/selection.jsonl
 }
@@ -37,14 +50,7 @@ done
 #    outputs merged; raters are given rating/sheet.csv and sheet.json's protocol only.
 test -e $OUT/tune/shipped-names.turkcorpus-tune.txt || "$WEAN" test --model $SHIPPED --system shipped-names \
     --benchmark turkcorpus-tune --names-and-numbers from_source --out-dir $OUT/tune
-if ! test -e $OUT/rating/key.json; then
-    LINES=$("$PYTHON" -c 'import json; print(",".join(str(i["line"]) for i in json.load(open("results/decoding/rating/key.json"))["items"]))')
-    "$WEAN" rate prepare --benchmark turkcorpus-tune --lines "$LINES" --seed 70 --out $OUT/rating \
-        --system shipped=results/fidelity/tune/shipped.turkcorpus-tune.txt \
-        --system shipped-names=$OUT/tune/shipped-names.turkcorpus-tune.txt \
-        --system human=$WEAN_DATA_ROOT/turkcorpus/case_detok/tune.ref.0 \
-        --system source=$WEAN_DATA_ROOT/turkcorpus/case_detok/tune.src
-fi
+prepare_rating rating 70 shipped-names $OUT/tune/shipped-names.turkcorpus-tune.txt
 score_ratings $OUT
 
 # 3. Noisy-channel reranking: a reverse model (simple -> complex) and a language model of the
@@ -83,14 +89,7 @@ done
 #    source; raters are given rating-rerank/sheet.csv and sheet.json's protocol only.
 test -e $OUT/tune/shipped-rerank.turkcorpus-tune.txt || "$WEAN" test --model $PIPELINE --system shipped-rerank \
     --benchmark turkcorpus-tune --out-dir $OUT/tune
-if ! test -e $OUT/rating-rerank/key.json; then
-    LINES=$("$PYTHON" -c 'import json; print(",".join(str(i["line"]) for i in json.load(open("results/decoding/rating/key.json"))["items"]))')
-    "$WEAN" rate prepare --benchmark turkcorpus-tune --lines "$LINES" --seed 71 --out $OUT/rating-rerank \
-        --system shipped=results/fidelity/tune/shipped.turkcorpus-tune.txt \
-        --system shipped-rerank=$OUT/tune/shipped-rerank.turkcorpus-tune.txt \
-        --system human=$WEAN_DATA_ROOT/turkcorpus/case_detok/tune.ref.0 \
-        --system source=$WEAN_DATA_ROOT/turkcorpus/case_detok/tune.src
-fi
+prepare_rating rating-rerank 71 shipped-rerank $OUT/tune/shipped-rerank.turkcorpus-tune.txt
 score_ratings $OUT rating-rerank
 
 # 5. The pipeline's cost: sentences/s against the shipped model's, one run, on an idle machine.
