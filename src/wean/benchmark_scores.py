@@ -13,6 +13,7 @@ from wean.data.ptb import detokenize
 from wean.evaluation import EvaluationSettings, data_root, evaluate_files, get_benchmark
 from wean.evaluation.evaluate import metric_list
 from wean.generator import Generator
+from wean.search.rerank import parse_rerank
 from wean.search_options import SearchOptions
 from wean.textio import atomic_write_json, atomic_write_text, one_line, read_json, read_lines
 
@@ -72,7 +73,7 @@ def _reranking(generator: Generator, rerank: str | None, search: dict) -> dict:
     """The reranking a record names: the caller's, or the model directory's own where its search
     does it (with the beam it widens to)."""
     if rerank is not None:
-        return {"rerank": rerank} if rerank.strip() not in ("", "none") else {}
+        return {"rerank": rerank} if parse_rerank(rerank) else {}
     own_rerank = getattr(generator, "own_rerank", None)  # stand-ins in tests have none
     if own_rerank is None:
         return {}

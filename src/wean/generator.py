@@ -41,7 +41,7 @@ from wean.model_dir import Assets, load_assets, read_control_counts
 from wean.models.model import EncoderDecoder, build_model
 from wean.quantize import quantize
 from wean.search import Hypothesis, decode
-from wean.search.rerank import Scorer, inside, parse_rerank, rerank as rerank_lists, resolve as resolve_scorers
+from wean.search.rerank import Scorer, parse_rerank, read_in_directory, rerank as rerank_lists, resolve as resolve_scorers
 from wean.search_options import SearchOptions, check_batch_size
 from wean.source_names import SourceNamesOnly, TokenClasses
 
@@ -273,7 +273,7 @@ class Generator:
             return [], options
         chosen = parse_rerank(defaults.rerank)
         if self.directory is not None:
-            chosen = inside(chosen, self.directory)
+            chosen = read_in_directory(chosen, self.directory)
         size = defaults.rerank_size
         return chosen, options.replace(beam=max(options.beam, size), nbest=max(options.nbest, size))
 

@@ -109,7 +109,7 @@ def parse_rerank(text: str) -> list[tuple[str, float]]:
     return chosen
 
 
-def inside(rerank: list[tuple[str, float]], directory: Path) -> list[tuple[str, float]]:
+def read_in_directory(rerank: list[tuple[str, float]], directory: Path) -> list[tuple[str, float]]:
     """``rerank`` with each relative ``NAME:DIR`` argument read inside ``directory`` (a model
     directory's own reranking models)."""
     placed = []
