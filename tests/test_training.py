@@ -58,6 +58,32 @@ def test_resume_gives_the_same_next_losses_as_an_uninterrupted_run(tmp_path):
     assert resumed.losses[8:] == full.losses[8:16]  # exactly: optimizer, RNG and data order restored
 
 
+def test_a_run_killed_between_validations_resumes_from_its_last_save_every_checkpoint(tmp_path, monkeypatch):
+    from wean.training.trainer import Trainer as TrainerClass
+
+    data = write_corpus(tmp_path / "data", train=300, valid=20)
+    settings = dict(max_updates=12, validate_every=0, save_every=4, batch_size=16, max_epochs=10)
+    # 19 batches per epoch: no validation before the kill, only the checkpoints of updates 4 and 8
+    full = Trainer(tiny_config(data, tmp_path / "full", **settings)).train()
+    real_update, calls = TrainerClass._update, []
+
+    def killed_at_ten(self, examples):
+        calls.append(1)
+        if len(calls) == 10:
+            raise KeyboardInterrupt("kill -9")
+        return real_update(self, examples)
+
+    monkeypatch.setattr(TrainerClass, "_update", killed_at_ten)
+    with pytest.raises(KeyboardInterrupt):
+        Trainer(tiny_config(data, tmp_path / "killed", **settings)).train()
+    monkeypatch.setattr(TrainerClass, "_update", real_update)
+    checkpoints = tmp_path / "killed" / "checkpoints"
+    assert (checkpoints / "latest").read_text().strip() == "step-00000008"
+    assert not (checkpoints / "step-00000004").exists()  # not validated, so not kept once a later one is
+    resumed = Trainer(tiny_config(data, tmp_path / "killed", **settings), resume=True).train()
+    assert resumed.losses == full.losses
+
+
 def test_an_existing_run_is_never_overwritten(tmp_path):
     data = write_corpus(tmp_path / "data", train=50, valid=10)
     config = tiny_config(data, tmp_path / "model", max_updates=2)

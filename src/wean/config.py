@@ -169,6 +169,9 @@ class TrainingConfig:
     max_epochs: int = 50
     max_updates: int = 0  # 0: no limit
     validate_every: int = 0  # updates; 0: at the end of every epoch
+    # updates between resumable checkpoints besides those of validations (0: at validations only):
+    # a killed run loses at most this many updates when epochs are long
+    save_every: int = 0
     # loss, perplexity or a score key of a registered metric (bleu, sari, rouge2, invented_names,
     # a plug-in's own, ...): chooses checkpoints, LR and stopping, in the key's own direction
     selection_metric: str = "loss"
@@ -333,7 +336,7 @@ ABOVE_ZERO = {"bucket", "c", "distributed_timeout"}
 AT_MOST = {"layers": 64, "attention_layers": 64, "hidden_size": 1 << 16, "embedding_size": 1 << 16,
            "kernel_width": 1 << 10, "max_positions": 1 << 20, "vocab_size": 1 << 24}
 AT_LEAST_ZERO = {"learning_rate", "coverage_loss", "attention_layers", "candidates", "init_range", "concat_init_range", "seed", "clip_grad_norm", "batch_tokens",
-                 "max_updates", "validate_every", "lr_patience", "min_learning_rate", "early_stopping_patience",
+                 "max_updates", "validate_every", "save_every", "lr_patience", "min_learning_rate", "early_stopping_patience",
                  "max_valid_sentences"}
 
 

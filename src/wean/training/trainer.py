@@ -312,13 +312,14 @@ class Trainer:
                         not settings.validate_every and end_of_epoch
                     )
                     limit = settings.max_updates and self.state.updates >= settings.max_updates
+                    save = settings.save_every and self.state.updates % settings.save_every == 0
                     if due:
                         validation_start = time.perf_counter()
                         stop = self._validate()
                         window_start += time.perf_counter() - validation_start
                     if limit:
                         stop = True
-                    if (due or limit) and not stop:  # the run's last checkpoint is _finish's
+                    if (due or save) and not stop:  # the run's last checkpoint is _finish's
                         self._save(f"step-{self.state.updates:08d}")
                         self._prune()
                     if stop or end_of_epoch:
