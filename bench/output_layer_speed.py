@@ -19,7 +19,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 from seq2seq_speed import synthetic_examples  # noqa: E402
 from timing import interleaved, load_average, rates, report  # noqa: E402
 
-from wean.config import ModelConfig  # noqa: E402
+from wean.config import ModelConfig, section_config  # noqa: E402
 from wean.data.corpus import collate  # noqa: E402
 from wean.models.model import build_model  # noqa: E402
 from wean.search import beam_search  # noqa: E402
@@ -44,7 +44,7 @@ def main() -> None:
         torch.manual_seed(0)
         config = ModelConfig(embedding_size=args.size)
         config.encoder.hidden_size = config.decoder.hidden_size = args.size
-        config.output_layer.type, config.output_layer.score = kind, score
+        config.output_layer = section_config("model.output_layer", {"type": kind, **({"score": score} if kind == "wean" else {})})
         models[kind if kind == "linear" else f"wean-{score}"] = build_model(config, args.vocabulary, args.vocabulary).eval()
 
     def decode(model):

@@ -10,7 +10,7 @@ import math
 import torch
 from torch import nn
 
-from wean.config import ModelConfig, config_from_dict
+from wean.config import ModelConfig, config_from_dict, section_config
 from wean.models.interfaces import DecoderState, EncoderOutput, StepOutput
 from wean.models.model import build_model
 
@@ -91,10 +91,10 @@ def conv_model(decoder="conditional", output="linear", seed=0, position_embeddin
     """A small conv-encoder model (CNN-a: 4 blocks of 24 channels; CNN-c: 2 of 16), in eval mode."""
     torch.manual_seed(seed)
     config = ModelConfig(embedding_size=16)
-    config.encoder.position_embeddings, config.encoder.max_positions = position_embeddings, 30
-    config.encoder.type, config.encoder.hidden_size, config.encoder.layers = "conv", 24, 4
-    config.decoder.type, config.decoder.hidden_size, config.decoder.bridge = decoder, 16, "zero"
-    config.output_layer.type = output
+    config.encoder = section_config("model.encoder", {"type": "conv", "hidden_size": 24, "layers": 4,
+                                                      "position_embeddings": position_embeddings, "max_positions": 30})
+    config.decoder = section_config("model.decoder", {"type": decoder, "hidden_size": 16, "bridge": "zero"})
+    config.output_layer = section_config("model.output_layer", {"type": output})
     return build_model(config, 30, 30).eval()
 
 

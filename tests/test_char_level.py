@@ -2,6 +2,7 @@
 Chinese out, scored by character ROUGE, with WEAN's output layer as in the paper's LCSTS rows."""
 
 from synthetic import HANZI, reverse_pairs, tiny_config, write_corpus
+from wean.config import section_config
 from wean.evaluation.rouge import corpus_rouge
 from wean.generator import load
 from wean.training import Trainer
@@ -11,7 +12,7 @@ def test_a_char_level_wean_model_learns_to_reverse_unsegmented_hanzi(tmp_path):
     data = write_corpus(tmp_path / "data", symbols=HANZI, separator="")
     config = tiny_config(data, tmp_path / "model")
     config.data.tokenizer.type = "char"
-    config.model.output_layer.type = "wean"
+    config.model.output_layer = section_config("model.output_layer", {"type": "wean"})
     config.model.embedding_size = 64  # WEAN scores 64-d queries against these embeddings
     Trainer(config).train()
 

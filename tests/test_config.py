@@ -4,7 +4,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from wean.config import Config, load_config
+from wean.config import Config, config_from_dict, load_config
 from wean.errors import WeanError
 from wean.models.model import build_model
 
@@ -57,8 +57,9 @@ def test_every_row_of_the_word_attention_and_conv_tables_is_a_valid_config(task)
         model = build_model(config.model, 40, 40)
         logits = model(torch.randint(4, 40, (2, 7)), torch.tensor([7, 5]), torch.randint(4, 40, (2, 4))).log_probs
         assert logits.shape == (2, 4, 40)
-        kinds.add((config.model.encoder.type, config.model.encoder.position_embeddings, config.model.decoder.type,
-                   config.model.decoder.word_attention))
+        encoder, decoder = config.model.encoder, config.model.decoder
+        kinds.add((encoder.type, getattr(encoder, "position_embeddings", None), decoder.type,
+                   getattr(decoder, "word_attention", None)))
     assert len(kinds) == 6  # the keys really change the model
 
 
@@ -109,13 +110,50 @@ def _keys(values: dict, prefix: str = "") -> set[str]:
     return keys
 
 
-def test_the_reference_config_lists_every_key():
+def test_the_reference_config_lists_every_key_of_every_builtin_component():
+    import dataclasses
+
     import yaml
 
-    from wean.config import Config
+    import wean.registry
+    from wean.config import COMPONENT_SECTIONS, Config
 
     reference = yaml.safe_load(Path("configs/seq2seq-pwkp.yaml").read_text())
-    assert _keys(reference) == _keys(Config().to_dict())
+    every = _keys(Config().to_dict())
+    for section, registry_name in COMPONENT_SECTIONS.items():
+        registry = getattr(wean.registry, registry_name)
+        for name in registry.names():
+            config = registry.entry(name).config
+            every |= {f"{section}.{item.name}" for item in dataclasses.fields(config)} if config else set()
+    assert _keys(reference) == every
+
+
+def test_each_builtin_component_reads_only_its_own_keys():
+    config = config_from_dict({"model": {"encoder": {"type": "conv", "kernel_width": 5},
+                                         "decoder": {"type": "bahdanau", "word_attention": "gates", "bridge": "zero"},
+                                         "output_layer": {"type": "wean", "score": "concat"}}})
+    encoder, decoder, output = config.model.encoder, config.model.decoder, config.model.output_layer
+    assert encoder.kernel_width == 5 and not hasattr(encoder, "bidirectional")
+    assert decoder.word_attention == "gates" and not hasattr(decoder, "coverage")
+    assert output.score == "concat" and not hasattr(Config().model.output_layer, "score")  # linear has none
+    saved = config.to_dict()
+    assert "bidirectional" not in saved["model"]["encoder"] and "input_feeding" not in saved["model"]["decoder"]
+    with pytest.raises(WeanError, match=r"unknown key model.encoder.kernel_widht \(did you mean kernel_width\?\)"):
+        config_from_dict({"model": {"encoder": {"type": "conv", "kernel_widht": 5}}})
+
+
+def test_another_components_keys_are_set_aside_so_old_model_directories_and_presets_load():
+    """Model directories saved when each section held every component's keys (the shipped
+    simplifier's among them) load; a preset's LSTM keys do not stop --set model.encoder.type=conv."""
+    from wean.config import LSTMEncoderConfig, WeanOutputLayerConfig
+
+    shipped = load_config("src/wean/pretrained/simplifier/config.yaml")
+    assert "kernel_width" in Path("src/wean/pretrained/simplifier/config.yaml").read_text()  # saved before
+    assert shipped.model.encoder == LSTMEncoderConfig(type="lstm", hidden_size=128, layers=2, bidirectional=True,
+                                                      dropout=0.2)
+    assert isinstance(shipped.model.output_layer, WeanOutputLayerConfig)
+    conv = load_config("configs/encdec-gigaword.yaml", ["model.encoder.type=conv", "model.decoder.bridge=zero"])
+    assert conv.model.encoder.type == "conv" and not hasattr(conv.model.encoder, "bidirectional")
 
 
 def test_a_preset_inherits_its_base_and_overrides_only_what_it_names(tmp_path):
@@ -154,12 +192,18 @@ def test_bases_and_config_files_read_in_order_and_null_takes_the_default(tmp_pat
 
 
 def test_presets_with_a_base_equal_their_full_listing():
-    """wean-pwkp.yaml is seq2seq-pwkp.yaml and one key: the Seq2seq and WEAN rows differ only there."""
-    full = _keys(load_config("configs/seq2seq-pwkp.yaml").to_dict())
+    """wean-pwkp.yaml is seq2seq-pwkp.yaml and one key: the Seq2seq and WEAN rows differ only there
+    (and in the WEAN layer's own keys, at the defaults the reference lists)."""
+    import dataclasses
+
+    from wean.config import WeanOutputLayerConfig
+
+    wean_keys = {f"model.output_layer.{item.name}" for item in dataclasses.fields(WeanOutputLayerConfig)} - {
+        "model.output_layer.type"}
     for preset, base in (("wean-pwkp", "seq2seq-pwkp"), ("wean-lcsts", "seq2seq-lcsts")):
         child, parent = load_config(f"configs/{preset}.yaml").to_dict(), load_config(f"configs/{base}.yaml").to_dict()
-        assert _keys(child) == full
-        differ = {key for key in full if _get(child, key) != _get(parent, key)}
+        assert _keys(child) == _keys(parent) | wean_keys
+        differ = {key for key in _keys(parent) if _get(child, key) != _get(parent, key)}
         assert differ == {"name", "model_dir", "model.output_layer.type"}
 
 

@@ -4,7 +4,7 @@ import pytest
 import torch
 
 from synthetic import conv_model, reverse_pairs, tiny_config, write_corpus
-from wean.config import ModelConfig
+from wean.config import ModelConfig, section_config
 from wean.errors import WeanError
 from wean.generator import load
 from wean.models.conv_encoder import default_attention_layers
@@ -20,9 +20,9 @@ def test_cnn_c_depth_follows_fairseq_lua():
 @pytest.mark.parametrize("last_residual", [True, False])
 def test_cnn_c_ends_without_residual_as_fairseq_lua_when_asked(last_residual):
     config = ModelConfig(embedding_size=16)
-    config.encoder.type, config.encoder.hidden_size, config.encoder.layers = "conv", 24, 6
-    config.encoder.values_last_residual = last_residual
-    config.decoder.type, config.decoder.hidden_size, config.decoder.bridge = "conditional", 16, "zero"
+    config.encoder = section_config("model.encoder", {"type": "conv", "hidden_size": 24, "layers": 6,
+                                                      "values_last_residual": last_residual})
+    config.decoder = section_config("model.decoder", {"type": "conditional", "hidden_size": 16, "bridge": "zero"})
     values = build_model(config, 30, 30).encoder.value_cnn
     assert [block.residual for block in values] == [True, True, last_residual]
 
@@ -77,8 +77,8 @@ def test_conv_model_learns_to_copy_and_refuses_over_long_input(tmp_path):
     data = write_corpus(tmp_path / "data", reverse=False)
     config = tiny_config(data, tmp_path / "model", max_epochs=12, learning_rate=0.01, early_stopping_patience=0,
                          max_valid_sentences=20)
-    config.model.encoder.type, config.model.encoder.layers, config.model.encoder.hidden_size = "conv", 4, 64
-    config.model.encoder.max_positions = 20
+    config.model.encoder = section_config("model.encoder", {"type": "conv", "layers": 4, "hidden_size": 64,
+                                                            "max_positions": 20})
     config.model.decoder.bridge = "zero"
     config.model.init_range = 0  # PyTorch's defaults: with uniform(-0.1, 0.1) it did not learn on an AVX2-only CPU
     config.data.max_tokens = 20

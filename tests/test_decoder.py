@@ -4,7 +4,7 @@ speed, UnrolledLSTM) computes the same function as the step path that search tak
 import pytest
 import torch
 
-from wean.config import ModelConfig
+from wean.config import ModelConfig, section_config
 from wean.models.model import build_model
 
 
@@ -13,10 +13,9 @@ def model_and_batch(layers: int, bridge: str, attention: str, seed: int = 0, dec
     torch.manual_seed(seed)
     config = ModelConfig(embedding_size=12, dropout=0.0, share_embeddings=False)
     config.encoder.hidden_size, config.encoder.layers, config.encoder.bidirectional = 8, layers, True
-    config.decoder.hidden_size, config.decoder.layers = 16, layers
-    config.decoder.bridge, config.decoder.attention, config.decoder.input_feeding = bridge, attention, input_feeding
-    config.decoder.coverage = coverage
-    config.decoder.type, config.decoder.word_attention = decoder, word_attention
+    config.decoder = section_config("model.decoder", {  # each decoder takes its own keys of these
+        "type": decoder, "hidden_size": 16, "layers": layers, "bridge": bridge, "attention": attention,
+        "input_feeding": input_feeding, "coverage": coverage, "word_attention": word_attention})
     model = build_model(config, 30, 25)
     source = torch.randint(4, 30, (3, 7))
     source[1, 5:] = 0  # padding

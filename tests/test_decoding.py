@@ -12,7 +12,7 @@ import torch
 
 from synthetic import A, B, C, ScriptedModel, conv_model
 from wean.cli import main
-from wean.config import ModelConfig
+from wean.config import ModelConfig, section_config
 from wean.data.vocabulary import BOS_ID, EOS_ID, UNK_ID
 from wean.ensemble import Ensemble
 from wean.errors import WeanError
@@ -211,9 +211,9 @@ def _model(encoder: str, decoder: str, output: str, seed: int = 0):
     torch.manual_seed(seed)
     config = ModelConfig(embedding_size=16)
     config.encoder.hidden_size, config.encoder.layers = 16, 1
-    config.decoder.type, config.decoder.hidden_size, config.decoder.layers = decoder, 16, 1
-    config.decoder.bridge = "zero" if decoder == "conditional" else "copy"
-    config.output_layer.type = output
+    config.decoder = section_config("model.decoder", {"type": decoder, "hidden_size": 16, "layers": 1,
+                                                      "bridge": "zero" if decoder == "conditional" else "copy"})
+    config.output_layer = section_config("model.output_layer", {"type": output})
     return build_model(config, 30, 30).eval()
 
 

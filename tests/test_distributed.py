@@ -18,6 +18,7 @@ import yaml
 from safetensors.torch import load_file
 
 from synthetic import tiny_config, write_corpus
+from wean.config import OutputLayerConfig
 from wean.errors import WeanError
 from wean.training import Trainer
 
@@ -222,7 +223,7 @@ def test_a_parameter_outside_the_loss_is_named_in_one_line_under_torchrun(tmp_pa
     plugin.write_text(UNUSED_PARAMETER_PLUGIN)
     config = tiny_config(data, tmp_path / "model", **SETTINGS, max_updates=3)
     config.plugins = [str(plugin)]
-    config.model.output_layer.type = "linear-with-a-spare"
+    config.model.output_layer = OutputLayerConfig(type="linear-with-a-spare")
     path = tmp_path / "model.yaml"
     path.write_text(yaml.safe_dump(config.to_dict()))
     result = torchrun(path)

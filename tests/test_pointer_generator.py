@@ -7,7 +7,7 @@ import pytest
 import torch
 
 from synthetic import tiny_config
-from wean.config import ModelConfig, config_from_dict
+from wean.config import ModelConfig, config_from_dict, section_config
 from wean.criterion import Criterion
 from wean.data.copy_vocabulary import encode_source, encode_target, token_of
 from wean.data.corpus import Example, collate
@@ -29,8 +29,8 @@ def pointer_model(vocabulary_layer="wean", seed=0, coverage_vector=False, **mode
     config = ModelConfig(embedding_size=16, **model)
     config.encoder.hidden_size = config.decoder.hidden_size = 16
     config.decoder.coverage = coverage_vector
-    config.output_layer = config_from_dict({"model": {"output_layer": {
-        "type": "pointer_generator", "vocabulary_layer": vocabulary_layer}}}).model.output_layer
+    config.output_layer = section_config("model.output_layer", {"type": "pointer_generator",
+                                                                "vocabulary_layer": vocabulary_layer})
     return build_model(config, V, V)
 
 

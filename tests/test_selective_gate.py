@@ -2,17 +2,16 @@
 
 import torch
 
-from wean.config import ModelConfig
+from wean.config import ModelConfig, section_config
 from wean.models.model import build_model
 
 
 def gated_model(encoder_type="lstm"):
     torch.manual_seed(0)
     config = ModelConfig(embedding_size=8)
-    config.encoder.hidden_size, config.encoder.bidirectional, config.encoder.selective_gate = 6, True, True
-    config.decoder.hidden_size, config.decoder.bridge = 12, "linear"
-    if encoder_type == "conv":
-        config.encoder.type, config.decoder.bridge = "conv", "zero"
+    config.encoder = section_config("model.encoder", {"type": encoder_type, "hidden_size": 6, "bidirectional": True,
+                                                      "selective_gate": True})
+    config.decoder.hidden_size, config.decoder.bridge = 12, "zero" if encoder_type == "conv" else "linear"
     return build_model(config, 20, 20).eval()
 
 

@@ -101,18 +101,18 @@ def test_attention_figures_include_the_spm_alignment(tmp_path):
 def test_spm_composes_with_every_other_module_through_configuration(encoder):
     """SPM with the selective gate, word attention with gates and the WEAN output layer on either
     encoder: one training step reaches every part, and search never needs the SPM head."""
-    from wean.config import ModelConfig
+    from wean.config import ModelConfig, section_config
     from wean.models.model import build_model
     from wean.search import beam_search
     from wean.criterion import Criterion
 
     torch.manual_seed(0)
     config = ModelConfig(embedding_size=16)
-    config.encoder.type, config.encoder.hidden_size, config.encoder.selective_gate = encoder, 16, True
-    if encoder == "conv":
-        config.encoder.layers, config.decoder.bridge = 4, "zero"
-    config.decoder.hidden_size, config.decoder.word_attention = 16, "gates"
-    config.output_layer.type = "wean"
+    config.encoder = section_config("model.encoder", {"type": encoder, "hidden_size": 16, "selective_gate": True,
+                                                      **({"layers": 4} if encoder == "conv" else {})})
+    config.decoder = section_config("model.decoder", {"type": "bahdanau", "hidden_size": 16, "word_attention": "gates",
+                                                      "bridge": "zero" if encoder == "conv" else "copy"})
+    config.output_layer = section_config("model.output_layer", {"type": "wean"})
     config.spm.enabled = True
     model = build_model(config, 30, 30)
     batch = collate([Example(0, [5, 6, 7, 8, 9, 10], [5, 7, EOS_ID]), Example(1, [11, 12, 13], [11, EOS_ID])],

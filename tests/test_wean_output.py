@@ -7,7 +7,7 @@ import torch
 from torch import nn
 
 from synthetic import reverse_pairs, tiny_config, write_corpus
-from wean.config import ModelConfig
+from wean.config import ModelConfig, section_config
 from wean.criterion import Criterion
 from wean.data.vocabulary import UNK_ID
 from wean.errors import WeanError
@@ -43,7 +43,7 @@ def test_dot_model_equals_a_tied_linear_model():
     torch.manual_seed(0)
     config = ModelConfig(embedding_size=8)
     config.encoder.hidden_size = config.decoder.hidden_size = 8
-    config.output_layer.type, config.output_layer.score = "wean", "dot"
+    config.output_layer = section_config("model.output_layer", {"type": "wean", "score": "dot"})
     model = build_model(config, 20, 20).eval()
     source, lengths, previous = torch.randint(4, 20, (2, 6)), torch.tensor([6, 6]), torch.randint(4, 20, (2, 4))
     output = model(source, lengths, previous)
@@ -201,7 +201,7 @@ def test_validation_scores_the_weights_trained_so_far(tmp_path):
     data = write_corpus(tmp_path / "data", train=200, valid=20)
     config = tiny_config(data, tmp_path / "model", max_updates=12, validate_every=4, batch_size=16,
                          selection_metric="loss")
-    config.model.output_layer.type = "wean"
+    config.model.output_layer = section_config("model.output_layer", {"type": "wean"})
     trainer = Trainer(config)
     state = trainer.train()
     fresh = build_model(config.model, len(trainer.assets.source_vocabulary), len(trainer.assets.target_vocabulary))
@@ -247,7 +247,7 @@ def test_detached_embeddings_get_no_gradient_from_the_output():
 def test_wean_model_learns_to_reverse_symbols(tmp_path):
     data = write_corpus(tmp_path / "data")
     config = tiny_config(data, tmp_path / "model")
-    config.model.output_layer.type = "wean"
+    config.model.output_layer = section_config("model.output_layer", {"type": "wean"})
     config.model.embedding_size = 64  # WEAN scores 64-d queries against these embeddings
     Trainer(config).train()
     sources, targets = reverse_pairs(200, seed=7)
@@ -257,7 +257,8 @@ def test_wean_model_learns_to_reverse_symbols(tmp_path):
 
 def test_concat_init_range_draws_only_concats_projections_and_its_default_draws_nothing():
     config = ModelConfig(embedding_size=16)
-    config.decoder.hidden_size, config.output_layer.type, config.output_layer.score = 16, "wean", "concat"
+    config.decoder.hidden_size = 16
+    config.output_layer = section_config("model.output_layer", {"type": "wean", "score": "concat"})
 
     def built(init_range):
         config.output_layer.concat_init_range = init_range
@@ -277,8 +278,8 @@ def test_wean_concat_learns_to_reverse_symbols_from_a_wider_start(tmp_path):
     """At every weight in U(-0.1, 0.1) it learned nothing here (results/wean/concat-init)."""
     data = write_corpus(tmp_path / "data")
     config = tiny_config(data, tmp_path / "model")
-    config.model.output_layer.type, config.model.output_layer.score = "wean", "concat"
-    config.model.output_layer.concat_init_range = 0.5
+    config.model.output_layer = section_config("model.output_layer", {"type": "wean", "score": "concat",
+                                                                      "concat_init_range": 0.5})
     config.model.embedding_size = 64
     Trainer(config).train()
     sources, targets = reverse_pairs(200, seed=7)
@@ -294,7 +295,7 @@ def test_candidate_words_are_the_most_frequent_source_words_and_are_saved(tmp_pa
     (data / "valid.src").write_text("a b\n")
     (data / "valid.dst").write_text("a\n")
     config = tiny_config(data, tmp_path / "model", max_updates=1)
-    config.model.output_layer.type, config.model.output_layer.candidates = "wean", 2
+    config.model.output_layer = section_config("model.output_layer", {"type": "wean", "candidates": 2})
     config.model.embedding_size = 64
     Trainer(config).train()
     model = load(tmp_path / "model")

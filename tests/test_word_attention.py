@@ -1,10 +1,12 @@
 """Word attention with contextual gates (Wu et al., AAAI 2018) on the bahdanau decoder."""
 
+from dataclasses import asdict
+
 import pytest
 import torch
 
 from synthetic import reverse_pairs, tiny_config, write_corpus
-from wean.config import ModelConfig
+from wean.config import ModelConfig, section_config
 from wean.errors import WeanError
 from wean.generator import load
 from wean.models.model import build_model
@@ -16,8 +18,8 @@ def model_with(variant: str, seed: int = 0):
     torch.manual_seed(seed)
     config = ModelConfig(embedding_size=12)
     config.encoder.hidden_size, config.encoder.bidirectional = 8, True
-    config.decoder.type, config.decoder.word_attention = "bahdanau", variant
-    config.decoder.hidden_size, config.decoder.bridge, config.decoder.attention = 10, "linear", "concat"
+    config.decoder = section_config("model.decoder", {"type": "bahdanau", "word_attention": variant, "hidden_size": 10,
+                                                      "bridge": "linear", "attention": "concat"})
     return build_model(config, 25, 25).eval()
 
 
@@ -57,18 +59,20 @@ def test_closed_gates_reduce_to_the_hidden_context_model():
     assert not torch.allclose(gated(SOURCE, LENGTHS, PREVIOUS).log_probs, baseline(SOURCE, LENGTHS, PREVIOUS).log_probs)
 
 
-def test_word_attention_needs_the_bahdanau_decoder(tmp_path):
+def test_word_attention_is_a_key_of_the_bahdanau_decoder_only(tmp_path):
     data = write_corpus(tmp_path / "data", train=20, valid=5)
     config = tiny_config(data, tmp_path / "m")
-    config.model.decoder.word_attention = "gates"
-    with pytest.raises(WeanError, match="word_attention needs model.decoder.type: bahdanau"):
+    assert not hasattr(config.model.decoder, "word_attention")  # luong's config
+    config.model.decoder.type = "bahdanau"  # its keys are not there: refused, not built as a luong section
+    with pytest.raises(WeanError, match="model.decoder holds the keys of decoder 'luong', not of its type 'bahdanau'"):
         config.validate()
 
 
 def test_gated_word_attention_model_learns_to_reverse_symbols(tmp_path):
     data = write_corpus(tmp_path / "data")
     config = tiny_config(data, tmp_path / "model", max_epochs=8)
-    config.model.decoder.type, config.model.decoder.word_attention = "bahdanau", "gates"
+    config.model.decoder = section_config("model.decoder", {**asdict(config.model.decoder), "type": "bahdanau",
+                                                            "word_attention": "gates"})
     config.model.init_range = 0  # PyTorch's defaults: uniform(-0.1, 0.1) reached 0.93 with two threads here
     Trainer(config).train()
     sources, targets = reverse_pairs(200, seed=7)
@@ -81,7 +85,8 @@ def test_attention_figures_of_a_word_attention_model(tmp_path, capsys):
 
     data = write_corpus(tmp_path / "data", train=40, valid=5)
     config = tiny_config(data, tmp_path / "model", max_updates=2)
-    config.model.decoder.type, config.model.decoder.word_attention = "bahdanau", "gates"
+    config.model.decoder = section_config("model.decoder", {**asdict(config.model.decoder), "type": "bahdanau",
+                                                            "word_attention": "gates"})
     Trainer(config).train()
     maps = load(tmp_path / "model").attention_maps("a b c d e", "e d c b a")
     assert maps.target_tokens == ["e", "d", "c", "b", "a", "<eos>"] and maps.hidden.shape == (6, 5)

@@ -78,48 +78,77 @@ class DataConfig:
     control: ControlConfig = field(default_factory=ControlConfig)
 
 
+# The component sections below (encoder, decoder, output layer) hold the keys every component of
+# their kind has; each registered component reads its section into a subclass with its own keys
+# (the registry names it: wean's own are the subclasses here, a plug-in brings its own).
 @dataclass
 class EncoderConfig:
     type: str = "lstm"  # lstm | conv (Gehring et al. 2016)
     hidden_size: int = 256  # LSTM state size, or CNN-a channels
     layers: int = 2  # LSTM layers, or CNN-a depth
-    bidirectional: bool = False  # lstm only
-    dropout: float = 0.0  # lstm only: between layers
-    kernel_width: int = 3  # conv only
-    attention_layers: int = 0  # conv only: CNN-c depth; 0: floor(layers / 2) in [1, 5]
-    max_positions: int = 1024  # conv only: longest source with a position embedding
-    position_embeddings: bool = True  # conv only: false ablates them (word order from the edges' padding alone)
-    values_last_residual: bool = True  # conv only: false: CNN-c's last block without residual, as fairseq-lua's
     selective_gate: bool = False  # SEASS's gate on the encoder states (Zhou et al. 2017)
+
+
+@dataclass
+class LSTMEncoderConfig(EncoderConfig):
+    bidirectional: bool = False
+    dropout: float = 0.0  # between layers
+
+
+@dataclass
+class ConvEncoderConfig(EncoderConfig):
+    kernel_width: int = 3
+    attention_layers: int = 0  # CNN-c depth; 0: floor(layers / 2) in [1, 5]
+    max_positions: int = 1024  # longest source with a position embedding
+    position_embeddings: bool = True  # false ablates them (word order from the edges' padding alone)
+    values_last_residual: bool = True  # false: CNN-c's last block without residual, as fairseq-lua's
 
 
 @dataclass
 class DecoderConfig:
     type: str = "luong"  # luong: attend after the LSTM step (s_t); bahdanau: before it (s_{t-1});
     # conditional: Gehring et al.'s (query W_d h_{t-1} + b_d + previous word embedding)
-    word_attention: str = "none"  # bahdanau only: none | attention | gates (Wu et al. 2018)
     hidden_size: int = 256
     layers: int = 2
     dropout: float = 0.0
-    attention: str = "general"  # dot | general | concat
-    input_feeding: bool = False
     bridge: str = "copy"  # copy | linear | zero
-    # luong only: See et al.'s coverage vector (the attention summed over the steps before) enters
-    # the attention's scores (wean/models/attention.py)
+
+
+@dataclass
+class AttentionalDecoderConfig(DecoderConfig):
+    """A decoder whose attention score is chosen (the conditional decoder's is its paper's)."""
+
+    attention: str = "general"  # dot | general | concat
+
+
+@dataclass
+class LuongDecoderConfig(AttentionalDecoderConfig):
+    input_feeding: bool = False
+    # See et al.'s coverage vector (the attention summed over the steps before) enters the
+    # attention's scores (wean/models/attention.py)
     coverage: bool = False
+
+
+@dataclass
+class BahdanauDecoderConfig(AttentionalDecoderConfig):
+    word_attention: str = "none"  # none | attention | gates (Wu et al. 2018)
 
 
 @dataclass
 class OutputLayerConfig:
     type: str = "linear"  # linear | wean | pointer_generator (wean/models/pointer_generator.py)
-    score: str = "general"  # wean only: dot | general | concat (equation 5)
-    bias: bool = True  # wean general: bias on the query projection, as the public code
-    detach_embeddings: bool = False  # wean: no gradient from the output layer into the embeddings
-    candidates: int = 0  # wean: generate only the n most frequent training-source words; 0: all
-    # wean concat: chunked (plain PyTorch, any machine) | fused (torch.compile's kernels, which
-    # never write out the queries x words x hidden tensor; a GPU, or a CPU with a C++ compiler)
+
+
+@dataclass
+class WeanOutputLayerConfig(OutputLayerConfig):
+    score: str = "general"  # dot | general | concat (equation 5)
+    bias: bool = True  # general: bias on the query projection, as the public code
+    detach_embeddings: bool = False  # no gradient from the output layer into the embeddings
+    candidates: int = 0  # generate only the n most frequent training-source words; 0: all
+    # concat: chunked (plain PyTorch, any machine) | fused (torch.compile's kernels, which never
+    # write out the queries x words x hidden tensor; a GPU, or a CPU with a C++ compiler)
     concat_kernel: str = "chunked"
-    # wean concat: its W_q and W_e start in U(-r, r) for this r; 0: as every weight (model.init_range).
+    # concat: its W_q and W_e start in U(-r, r) for this r; 0: as every weight (model.init_range).
     # At 0.1 concat's scores start nearly blind to the query (results/wean/concat-init)
     concat_init_range: float = 0.0
 
@@ -145,8 +174,8 @@ class ModelConfig:
     embeddings: EmbeddingsConfig = field(default_factory=EmbeddingsConfig)
     dropout: float = 0.0  # on embeddings and on the attentional state before the output layer
     init_range: float = 0.1  # parameters start uniform in [-init_range, init_range]; 0: PyTorch defaults
-    encoder: EncoderConfig = field(default_factory=EncoderConfig)
-    decoder: DecoderConfig = field(default_factory=DecoderConfig)
+    encoder: EncoderConfig = field(default_factory=LSTMEncoderConfig)
+    decoder: DecoderConfig = field(default_factory=LuongDecoderConfig)
     output_layer: OutputLayerConfig = field(default_factory=OutputLayerConfig)
     spm: SPMConfig = field(default_factory=SPMConfig)
     # lambda of See et al.'s coverage loss (wean/models/coverage_loss.py): attention that returns to
@@ -236,21 +265,9 @@ class Config:
         return dataclasses.asdict(self)
 
     def validate(self) -> "Config":
-        choices = {
-            "data.tokenizer.corpus_tokenization": (self.data.tokenizer.corpus_tokenization, ("none", "ptb")),
-            "data.direction": (self.data.direction, ("forward", "reverse", "lm")),
-            "model.decoder.word_attention": (self.model.decoder.word_attention, ("none", "attention", "gates")),
-            "model.decoder.attention": (self.model.decoder.attention, ("dot", "general", "concat")),
-            "model.decoder.bridge": (self.model.decoder.bridge, ("copy", "linear", "zero")),
-            "model.output_layer.score": (self.model.output_layer.score, ("dot", "general", "concat")),
-            "model.output_layer.concat_kernel": (self.model.output_layer.concat_kernel, ("chunked", "fused")),
-            "training.precision": (self.training.precision, ("fp32", "bf16", "fp16")),
-            "training.optimizer": (self.training.optimizer, ("adam", "sgd")),
-            "training.loss_per": (self.training.loss_per, ("token", "sentence")),
-            "training.device": (self.training.device, DEVICES),
-        }
-        for key, (value, allowed) in choices.items():
-            if value not in allowed:
+        for key, allowed in CHOICES.items():
+            value = _lookup(self, key)
+            if value is not _ABSENT and value not in allowed:
                 raise WeanError(f"config: {key} is {value!r}; choose one of {', '.join(allowed)}")
         from wean.evaluation.evaluate import selectable_key
         from wean.registry import METRICS
@@ -297,6 +314,7 @@ class Config:
         check_batch_size(generation.batch_size, "config: generation.batch_size")
         if self.model.share_embeddings and not self.data.tokenizer.shared_vocab:
             raise WeanError("config: model.share_embeddings needs data.tokenizer.shared_vocab: true")
+        check_model_sections(self.model)
         from wean.registry import DECODERS, ENCODERS, OUTPUT_LAYERS, TOKENIZERS  # the registered names
 
         TOKENIZERS.get(self.data.tokenizer.type, "data.tokenizer.type")
@@ -307,23 +325,40 @@ class Config:
                           OUTPUT_LAYERS.get(self.model.output_layer.type, "model.output_layer.type")):
             component.check_config(self)
         memory_size = encoder_class.state_size(self.model)
-        if decoder.attention == "dot" and memory_size not in (None, decoder.hidden_size):
+        if getattr(decoder, "attention", None) == "dot" and memory_size not in (None, decoder.hidden_size):
             raise WeanError(
                 f"config: dot attention needs encoder states ({memory_size}) as large as "
                 f"model.decoder.hidden_size ({decoder.hidden_size}); use general or concat"
             )
-        if decoder.word_attention != "none" and decoder.type != "bahdanau":
-            raise WeanError("config: model.decoder.word_attention needs model.decoder.type: bahdanau")
-        if decoder.type != "luong" and decoder.coverage:
-            raise WeanError("config: model.decoder.coverage is for the luong decoder")
-        if decoder.type != "luong" and decoder.input_feeding:
-            raise WeanError("config: input_feeding is for the luong decoder; the others feed their contexts already")
         if decoder.bridge == "copy" and (encoder.layers != decoder.layers or memory_size not in (None, decoder.hidden_size)):
             raise WeanError(
                 "config: bridge copy needs as many encoder as decoder layers and equal state sizes; "
                 "use bridge: linear"
             )
         return self
+
+
+# the keys whose value is one of a few names, wherever the config's section has them
+CHOICES = {
+    "data.tokenizer.corpus_tokenization": ("none", "ptb"),
+    "data.direction": ("forward", "reverse", "lm"),
+    "model.decoder.word_attention": ("none", "attention", "gates"),
+    "model.decoder.attention": ("dot", "general", "concat"),
+    "model.decoder.bridge": ("copy", "linear", "zero"),
+    "model.output_layer.score": ("dot", "general", "concat"),
+    "model.output_layer.concat_kernel": ("chunked", "fused"),
+    "training.precision": ("fp32", "bf16", "fp16"),
+    "training.optimizer": ("adam", "sgd"),
+    "training.loss_per": ("token", "sentence"),
+    "training.device": DEVICES,
+}
+_ABSENT = object()
+
+
+def _lookup(config: Any, key: str) -> Any:
+    for part in key.split("."):
+        config = getattr(config, part, _ABSENT)
+    return config
 
 
 # the numeric settings' ranges by name, wherever their section (a plug-in's fields of these names too)
@@ -371,6 +406,10 @@ def _from_dict(cls, values: Any, where: str):
     for key, value in values.items():
         path = f"{where}.{key}" if where else key
         if key not in known:
+            if _another_components_key(where, key):
+                # another component's key: a preset's (bidirectional, when --set makes the encoder
+                # conv), or a model directory's saved when each section held every component's keys
+                continue
             close = difflib.get_close_matches(key, known, n=1)
             hint = f" (did you mean {close[0]}?)" if close else ""
             raise WeanError(f"config: unknown key {path}{hint}")
@@ -407,6 +446,17 @@ def _section_class(kind: type, values: Any, path: str) -> type:
     return config
 
 
+def _another_components_key(section: str, key: str) -> bool:
+    """Whether a registered component of ``section`` other than the one chosen has ``key``."""
+    if section not in COMPONENT_SECTIONS:
+        return False
+    import wean.registry
+
+    registry = getattr(wean.registry, COMPONENT_SECTIONS[section])
+    configs = [registry.entry(name).config for name in registry.names()]
+    return any(key in {item.name for item in dataclasses.fields(config)} for config in configs if config is not None)
+
+
 def _coerce(value: Any, kind: Any, path: str):
     origin = typing.get_origin(kind)
     if origin is list:
@@ -434,6 +484,43 @@ def config_from_dict(values: dict, import_plugins: bool = True) -> Config:
 
         load_plugins(_coerce(values["plugins"], list[str], "plugins"))
     return _from_dict(Config, values, "").validate()
+
+
+def section_config(path: str, values: dict) -> Any:
+    """The section at ``path`` (``model.decoder``, ...) read from ``values`` as a config file's
+    would be: a component section into the class of the ``type`` they name, another type's keys
+    set aside. To change a component in code::
+
+        config.model.decoder = section_config("model.decoder", {**asdict(config.model.decoder), "type": "bahdanau"})
+    """
+    return _from_dict(_section_class(_declared(path), values, path), values, path)
+
+
+def check_model_sections(model: ModelConfig) -> None:
+    """Each part's section is its type's class: a type changed in code without its keys (see
+    :func:`section_config`) is refused before a model is built from the wrong keys."""
+    for name in ("encoder", "decoder", "output_layer"):
+        path, section = f"model.{name}", getattr(model, name)
+        if type(section) is not _section_class(_declared(path), {"type": section.type}, path):
+            raise WeanError(f"config: {path} holds the keys of {_owner(path, type(section))}, not of its type "
+                            f"{section.type!r}; build the section with wean.config.section_config")
+
+
+def _declared(path: str) -> type:
+    """The section class ``path`` is declared with in :class:`Config`."""
+    kind: Any = Config
+    for part in path.split("."):
+        kind = typing.get_type_hints(kind)[part]
+    return kind
+
+
+def _owner(path: str, config: type) -> str:
+    """Which registered components read their section into ``config``, for messages."""
+    import wean.registry
+
+    registry = getattr(wean.registry, COMPONENT_SECTIONS[path])
+    names = [name for name in registry.names() if (registry.entry(name).config or _declared(path)) is config]
+    return f"{registry.kind} {' / '.join(repr(name) for name in names) or config.__name__}"
 
 
 def apply_overrides(values: dict, overrides: list[str]) -> dict:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from torch import nn
 
-from wean.config import load_config
+from wean.config import OutputLayerConfig, WeanOutputLayerConfig, load_config
 from wean.data.vocabulary import SPECIALS
 from wean.models.model import build_model
 
@@ -62,7 +62,8 @@ def output_layer_table(config, target_size: int) -> str:
              f"{config.model.embedding_size}:"]
     for label, kind, score, bias in variants:
         variant = copy.deepcopy(config.model)
-        variant.output_layer.type, variant.output_layer.score, variant.output_layer.bias = kind, score, bias
+        variant.output_layer = (WeanOutputLayerConfig(type=kind, score=score, bias=bias) if kind == "wean"
+                                else OutputLayerConfig(type=kind))
         model = build_model(variant, target_size, target_size)
         lines.append(f"  {label:<36} {parameter_groups(model)['output layer']:>12,}")
     return "\n".join(lines)

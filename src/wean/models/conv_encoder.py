@@ -30,7 +30,7 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from wean.config import EncoderConfig
+from wean.config import ConvEncoderConfig
 from wean.errors import WeanError
 from wean.models.interfaces import Encoder, EncoderOutput
 from wean.registry import ENCODERS
@@ -55,9 +55,9 @@ class ConvBlock(nn.Module):
         return torch.tanh(y + x if self.residual else y)
 
 
-@ENCODERS.register("conv")
+@ENCODERS.register("conv", config=ConvEncoderConfig)
 class ConvEncoder(Encoder):
-    def __init__(self, embedding: nn.Embedding, config: EncoderConfig, embedding_dropout: float = 0.0):
+    def __init__(self, embedding: nn.Embedding, config: ConvEncoderConfig, embedding_dropout: float = 0.0):
         super().__init__()
         size = embedding.embedding_dim
         self.embedding = embedding

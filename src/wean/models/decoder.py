@@ -18,7 +18,7 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from wean.config import DecoderConfig
+from wean.config import LuongDecoderConfig
 from wean.models.attention import LuongAttention
 from wean.models.bridge import Bridge
 from wean.models.interfaces import DecoderOutput, DecoderState, EncoderOutput
@@ -26,9 +26,9 @@ from wean.models.recurrent_decoder import RecurrentDecoder, lstm
 from wean.registry import DECODERS
 
 
-@DECODERS.register("luong")
+@DECODERS.register("luong", config=LuongDecoderConfig)
 class LSTMDecoder(RecurrentDecoder):
-    def __init__(self, embedding: nn.Embedding, config: DecoderConfig, memory_size: int, dropout: float = 0.0):
+    def __init__(self, embedding: nn.Embedding, config: LuongDecoderConfig, memory_size: int, dropout: float = 0.0):
         super().__init__()
         self.embedding = embedding
         self.input_feeding = config.input_feeding

@@ -6,14 +6,14 @@ import torch
 from torch import nn
 from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 
-from wean.config import EncoderConfig
+from wean.config import LSTMEncoderConfig
 from wean.models.interfaces import Encoder, EncoderOutput
 from wean.registry import ENCODERS
 
 
-@ENCODERS.register("lstm")
+@ENCODERS.register("lstm", config=LSTMEncoderConfig)
 class LSTMEncoder(Encoder):
-    def __init__(self, embedding: nn.Embedding, config: EncoderConfig, embedding_dropout: float = 0.0):
+    def __init__(self, embedding: nn.Embedding, config: LSTMEncoderConfig, embedding_dropout: float = 0.0):
         super().__init__()
         self.embedding = embedding
         self.dropout = nn.Dropout(embedding_dropout)

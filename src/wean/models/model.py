@@ -16,7 +16,7 @@ from dataclasses import replace
 import torch
 from torch import nn
 
-from wean.config import ModelConfig
+from wean.config import ModelConfig, check_model_sections
 from wean.data.vocabulary import PAD_ID, UNK_ID
 from wean.errors import WeanError
 from wean.models.interfaces import (
@@ -132,6 +132,7 @@ class EncoderDecoder(nn.Module):
 def build_model(config: ModelConfig, source_vocabulary_size: int, target_vocabulary_size: int) -> EncoderDecoder:
     """The model of ``config``; one that could not fit in this machine's memory is refused in one
     line before any of it is allocated (built first on PyTorch's meta device, which holds shapes only)."""
+    check_model_sections(config)
     with torch.device("meta"):
         parameters = sum(p.numel() for p in _build(config, source_vocabulary_size, target_vocabulary_size).parameters())
     memory = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")

@@ -33,6 +33,7 @@ import torch
 from torch import nn
 from torch.utils.checkpoint import checkpoint
 
+from wean.config import WeanOutputLayerConfig
 from wean.data.vocabulary import EOS_ID, PAD_ID, UNK_ID
 from wean.errors import WeanError
 from wean.models.concat_score import fused_concat_scores
@@ -58,7 +59,7 @@ class LinearOutput(OutputLayer):
         return self.projection(query)
 
 
-@OUTPUT_LAYERS.register("wean")
+@OUTPUT_LAYERS.register("wean", config=WeanOutputLayerConfig)
 class WeanOutput(OutputLayer):
     reads_weights = True  # uses its projections' weight tensors, not only their forward (int8 keeps fp32)
     def __init__(

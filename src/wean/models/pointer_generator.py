@@ -32,7 +32,7 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
-from wean.config import OutputLayerConfig
+from wean.config import WeanOutputLayerConfig
 from wean.data.vocabulary import UNK_ID
 from wean.errors import WeanError
 from wean.models.interfaces import OutputContext, OutputLayer, TrainingCorpus
@@ -42,9 +42,9 @@ TINY = torch.finfo(torch.float32).tiny  # the least copy mass an entry is given:
 
 
 @dataclass
-class PointerGeneratorConfig(OutputLayerConfig):
-    # linear | wean: the layer whose distribution over the vocabulary copying is mixed with (its
-    # keys above: score, bias, candidates, ... for wean)
+class PointerGeneratorConfig(WeanOutputLayerConfig):
+    # linear | wean: the layer whose distribution over the vocabulary copying is mixed with (WEAN's
+    # keys, inherited, apply when it is wean)
     vocabulary_layer: str = "wean"
 
 

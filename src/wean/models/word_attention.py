@@ -40,7 +40,7 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from wean.config import DecoderConfig
+from wean.config import BahdanauDecoderConfig
 from wean.models.attention import LuongAttention
 from wean.models.bridge import Bridge
 from wean.models.interfaces import DecoderState, EncoderOutput
@@ -50,9 +50,9 @@ from wean.registry import DECODERS
 VARIANTS = ("none", "attention", "gates")
 
 
-@DECODERS.register("bahdanau")
+@DECODERS.register("bahdanau", config=BahdanauDecoderConfig)
 class WordAttentionDecoder(RecurrentDecoder):
-    def __init__(self, embedding: nn.Embedding, config: DecoderConfig, memory_size: int, dropout: float = 0.0):
+    def __init__(self, embedding: nn.Embedding, config: BahdanauDecoderConfig, memory_size: int, dropout: float = 0.0):
         super().__init__()
         if config.word_attention not in VARIANTS:
             raise ValueError(f"unknown word attention variant {config.word_attention!r}")
