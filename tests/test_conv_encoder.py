@@ -64,8 +64,8 @@ def test_conv_encoder_composes_with_every_decoder_and_output_layer(decoder, outp
 def test_conditional_decoder_reads_an_lstm_encoder_too():
     torch.manual_seed(0)
     config = ModelConfig(embedding_size=16)
-    config.encoder.hidden_size, config.decoder.hidden_size = 12, 12
-    config.decoder.type, config.decoder.bridge = "conditional", "copy"
+    config.encoder.hidden_size = 12
+    config.decoder = section_config("model.decoder", {"type": "conditional", "hidden_size": 12, "bridge": "copy"})
     model = build_model(config, 30, 30).eval()
     logits = model(torch.tensor([[5, 6, 7]]), torch.tensor([3]), torch.tensor([[2, 5]])).log_probs
     assert logits.shape == (1, 2, 30)

@@ -133,14 +133,14 @@ def test_beam_attention_follows_a_hypothesis_that_changed_beams():
 
 
 def test_generate_cuts_its_model_calls_by_length_so_one_long_input_runs_alone():
-    from wean.generator import _length_chunks
+    from wean.text_search import length_chunks
 
     lengths = [3, 4, 3, 700, 4, 6, 7]
     order = sorted(range(len(lengths)), key=lengths.__getitem__)
     # no sentence padded past twice its length: 7 would pad a 3 to 7, and 700 anything
-    assert _length_chunks(order, lengths, batch_size=32) == [[0, 2, 1, 4, 5], [6], [3]]
-    assert _length_chunks(order, [4] * 7, batch_size=3) == [order[:3], order[3:6], order[6:]]
-    assert [i for chunk in _length_chunks(order, lengths, 2) for i in chunk] == order
+    assert length_chunks(order, lengths, batch_size=32) == [[0, 2, 1, 4, 5], [6], [3]]
+    assert length_chunks(order, [4] * 7, batch_size=3) == [order[:3], order[3:6], order[6:]]
+    assert [i for chunk in length_chunks(order, lengths, 2) for i in chunk] == order
 
 
 class CountingModel(nn.Module):

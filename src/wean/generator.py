@@ -17,33 +17,25 @@ config.
 
 from __future__ import annotations
 
-import dataclasses
 import difflib
 import warnings
-from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Mapping, Sequence
 
-import torch
-
 from wean.checkpoint import WEIGHTS, load_weights
-from wean.data.copy_vocabulary import encode_source, token_of
-from wean.data.corpus import pad
 from wean.data.plain_text import PlainText
-from wean.data.sentences import split_sentences
-from wean.data.tokenizers import SentencePieceTokenizer, without_lone_surrogates
-from wean.data.vocabulary import UNK_ID
-from wean.device import model_device, resolve_device
+from wean.data.tokenizers import without_lone_surrogates
+from wean.device import resolve_device
 from wean.errors import WeanError
-from wean.generation import Generation, joined
+from wean.generation import Generation
 from wean.model_dir import Assets, load_assets, read_control_counts
 from wean.models.model import EncoderDecoder, build_model
 from wean.quantize import quantize
-from wean.search import Hypothesis, decode
-from wean.search.rerank import Scorer, parse_rerank, read_in_directory, rerank as rerank_lists, resolve as resolve_scorers
+from wean.search.rerank import Scorer, parse_rerank, read_in_directory, resolve as resolve_scorers
 from wean.search_options import SearchOptions, check_batch_size
-from wean.source_names import SourceNamesOnly, TokenClasses
+from wean.source_names import TokenClasses
+from wean.text_search import TextSearch, banned_ids
 
 if TYPE_CHECKING:
     from wean.attention_maps import AttentionMaps
@@ -54,6 +46,10 @@ class UntrainedControlWarning(UserWarning):
 
 
 class Generator:
+    """What a caller asks for (search options over the model's ``generation`` config, control
+    values, reranking) resolved into a :class:`wean.text_search.TextSearch`, which does the work;
+    and the loading of model directories and ensembles."""
+
     def __init__(self, model: EncoderDecoder, assets: Assets, control_counts: dict[str, int] | None = None,
                  directory: Path | None = None):
         """``control_counts``: training pairs per control token (the model directory's
@@ -66,13 +62,7 @@ class Generator:
         self.tokenizer = assets.tokenizer
         self.plain_text = PlainText(assets.config.data.tokenizer)
         self.control = assets.control
-        # ids the search never writes: control tokens, and <unk> where the tokenizer can spell
-        # every character (byte fallback), so that nothing unreadable reaches the output
-        target = assets.target_vocabulary
-        banned = [target.stoi[t] for t in self.control.reserved_tokens() if t in target.stoi]
-        if isinstance(self.tokenizer, SentencePieceTokenizer) and self.tokenizer.byte_fallback:
-            banned.append(UNK_ID)
-        self.banned_ids = banned
+        self.banned_ids = banned_ids(assets)
 
     @classmethod
     def from_directory(
@@ -161,103 +151,11 @@ class Generator:
         scorers = resolve_scorers(rerank)
         if scorers and options.nbest == 1:
             raise WeanError("rerank: an n-best list of one output has nothing to reorder; ask for nbest above 1")
-        run = _Run(options, batch_size, replace_unk, prefix, scorers, keep, progress)
+        search = TextSearch(self.model, self.assets, options, batch_size, replace_unk, prefix, scorers, keep, progress,
+                            self.token_classes if options.names_and_numbers == "from_source" else None)
         if plain_text:
-            split = True if split_sentences is None else split_sentences
-            return self._generate_plain_text(sentences, split, run, wanted)
-        source_tokens = [self.tokenizer.encode(sentence) for sentence in sentences]
-        return self._generate_tokens(sentences, source_tokens, run, wanted)
-
-    def _generate_plain_text(
-        self, texts: list[str], split: bool, run: "_Run", wanted: Callable[[int], bool] | None
-    ) -> list[Generation | None]:
-        """With ``split``, each text split into sentences, each sentence simplified, the outputs
-        joined back: one text in, one out; a sentence longer than any the model was trained on
-        (data.max_tokens) comes back unchanged with a warning: a model asked for it invents text."""
-        split_texts = [split_sentences(text) if split else [text] for text in texts]
-        sentences = [sentence for parts in split_texts for sentence in parts]
-        text_of = [t for t, parts in enumerate(split_texts) for _ in parts]  # each sentence's text
-        source_tokens = [self.tokenizer.encode(self.plain_text.to_model_text(sentence)) for sentence in sentences]
-        longest = self.config.data.max_tokens if split else 0
-        too_long = [bool(longest) and len(tokens) > longest for tokens in source_tokens]
-        kept = [i for i, long in enumerate(too_long) if not long]
-        generated = self._generate_tokens(
-            [sentences[i] for i in kept], [source_tokens[i] for i in kept], run,
-            None if wanted is None else lambda j: wanted(text_of[kept[j]]), self.plain_text.to_plain_text,
-        )
-        per_sentence: list[Generation | None] = [None] * len(sentences)
-        for i, generation in zip(kept, generated):
-            if generation is not None:  # None: abandoned
-                per_sentence[i] = generation
-        for i, long in enumerate(too_long):
-            if long:
-                per_sentence[i] = Generation(
-                    sentences[i], sentences[i], [], [], 0.0, 0.0, torch.zeros(1, 0),
-                    warning=f"a sentence of {len(source_tokens[i])} tokens, longer than any "
-                    f"this model was trained on (data.max_tokens {longest}), was left unchanged",
-                )
-        results: list[Generation | None] = []
-        start = 0
-        for text, parts in zip(texts, split_texts):
-            done = per_sentence[start : start + len(parts)]
-            results.append(None if None in done else joined(text, done))
-            start += len(parts)
-        return results
-
-    def _generate_tokens(
-        self, sentences: list[str], source_tokens: list[list[str]], run: "_Run",
-        wanted: Callable[[int], bool] | None = None, to_text: Callable[[str, str], str] | None = None,
-    ) -> list[Generation | None]:
-        """Outputs for ``sentences``, given as the tokens the model reads (``source_tokens``);
-        ``to_text(output, source)`` turns each output's text into the caller's (plain text), before
-        any reranking scores it."""
-        prefix = run.prefix
-        limit = self.model.max_source_length
-        for number, tokens in enumerate(source_tokens, start=1):
-            if limit and len(tokens) + len(prefix) > limit:
-                raise WeanError(
-                    f"input line {number}: {len(tokens)} tokens, more than this model's encoder takes "
-                    f"(max_positions {limit}); it is not truncated"
-                )
-        results: list[Generation | None] = [None] * len(sentences)
-        order = sorted((i for i, tokens in enumerate(source_tokens) if tokens), key=lambda i: len(source_tokens[i]))
-        for i, tokens in enumerate(source_tokens):
-            if not tokens:  # nothing to say about an empty line
-                results[i] = Generation(sentences[i], "", [], [], 0.0, 0.0, torch.zeros(1, 0))
-            else:
-                source_tokens[i] = prefix + tokens
-        device = model_device(self.model)
-        model = self.model
-        if run.options.names_and_numbers == "from_source":
-            if self.assets.source_vocabulary.itos != self.assets.target_vocabulary.itos:
-                raise WeanError("names_and_numbers from_source compares source tokens with output tokens: it needs "
-                                "a model with one vocabulary for both (data.tokenizer.shared_vocab)")
-            model = SourceNamesOnly(model, self.token_classes)
-        done = len(sentences) - len(order)  # empty ones
-        for chunk in _length_chunks(order, [len(tokens) for tokens in source_tokens], run.batch_size):
-            done += len(chunk)
-            abandoned = None
-            if wanted is not None:
-                chunk = [i for i in chunk if wanted(i)]
-                if not chunk:
-                    continue
-                abandoned = lambda live, rows=chunk: [row for row in live if not wanted(rows[row])]  # noqa: E731
-            encoded = [encode_source(source_tokens[i], self.assets.source_vocabulary, self.model.copies_source)
-                       for i in chunk]
-            copied = {i: words for i, (_, words) in zip(chunk, encoded)}
-            source = pad([ids for ids, _ in encoded]).to(device)
-            lengths = torch.tensor([len(ids) for ids, _ in encoded], device=device)
-            nbest_lists = decode(model, source, lengths, run.options, self.banned_ids, abandoned)
-            kept = [(i, hypotheses) for i, hypotheses in zip(chunk, nbest_lists) if hypotheses]  # None: abandoned
-            outputs = [[self._finish(sentences[i], source_tokens[i], copied[i], h, run.replace_unk, len(prefix), to_text)
-                        for h in hypotheses] for i, hypotheses in kept]
-            if run.scorers and kept:
-                outputs = rerank_lists([sentences[i] for i, _ in kept], outputs, run.scorers)
-            for (i, _), generations in zip(kept, outputs):
-                results[i] = dataclasses.replace(generations[0], alternatives=generations[1:run.keep])
-            if run.progress is not None:
-                run.progress(done, len(sentences))
-        return results
+            return search.texts(sentences, True if split_sentences is None else split_sentences, wanted)
+        return search.sentences(sentences, [self.tokenizer.encode(sentence) for sentence in sentences], wanted)
 
     @cached_property
     def token_classes(self) -> TokenClasses:
@@ -316,57 +214,6 @@ class Generator:
         from wean.attention_maps import attention_maps
 
         return attention_maps(self, source, target, control)
-
-    def _finish(
-        self, sentence: str, source_tokens: list[str], copied: list[str], hypothesis: Hypothesis, replace_unk: bool,
-        prefix: int, to_text: Callable[[str, str], str] | None = None,
-    ) -> Generation:
-        """``copied``: the source's words outside the vocabulary, which extended ids copy."""
-        vocabulary = self.assets.target_vocabulary
-        tokens = [token_of(i, vocabulary, copied) for i in hypothesis.tokens]
-        if replace_unk:
-            # <unk> becomes the source token it attended to most (Luong et al. 2015; WEAN's -unk),
-            # never one of the ``prefix`` control tokens
-            for position, index in enumerate(hypothesis.tokens):
-                if index == UNK_ID:
-                    tokens[position] = source_tokens[prefix + int(hypothesis.attention[position, prefix:].argmax())]
-        text = self.tokenizer.decode(tokens)
-        return Generation(
-            sentence,
-            to_text(text, sentence) if to_text is not None else text,
-            tokens,
-            source_tokens,
-            hypothesis.score,
-            hypothesis.log_prob,
-            hypothesis.attention.cpu(),
-        )
-
-
-@dataclass
-class _Run:
-    """What one generate() call asked for, resolved."""
-
-    options: SearchOptions
-    batch_size: int
-    replace_unk: bool
-    prefix: list[str]  # control tokens
-    scorers: list  # (name, function, weight) for reranking
-    keep: int  # outputs returned per sentence: the caller's nbest, though more were reranked
-    progress: Callable[[int, int], None] | None = None
-
-
-def _length_chunks(order: list[int], lengths: list[int], batch_size: int) -> list[list[int]]:
-    """``order`` (indices sorted by length) cut into model calls of at most ``batch_size``
-    sentences in which no sentence is padded past twice its length: one very long input then runs
-    alone instead of making every sentence of its batch as long (7 inputs, one of them of 7,056
-    tokens: 34 s in one call, 7 s one at a time)."""
-    chunks: list[list[int]] = []
-    for i in order:
-        if not chunks or len(chunks[-1]) == batch_size or lengths[i] > 2 * lengths[chunks[-1][0]]:
-            chunks.append([i])
-        else:
-            chunks[-1].append(i)
-    return chunks
 
 
 def load(directory: str | Path | Sequence[str | Path] | None = None, device: str = "auto",

@@ -15,8 +15,9 @@ from wean.criterion import Criterion
 from wean.data.corpus import ParallelText, collate, encode_pairs, make_batches
 from wean.evaluation import METRICS, EvaluationSettings, evaluate, score_key
 from wean.data.plain_text import PlainText
-from wean.generator import Generator
 from wean.model_dir import Assets
+from wean.search_options import SearchOptions
+from wean.text_search import TextSearch
 
 
 class Validation:
@@ -59,13 +60,18 @@ class Validation:
         :func:`validation_metrics` (bleu, sari, sari_add, ..., rouge2, ...)."""
         record = {"loss": self.loss(criterion, device)}
         record["perplexity"] = math.exp(min(record["loss"], 50))
-        generator = Generator(criterion.model, assets)
         # greedy and without n-gram blocking (the model's own choices), with the model's default
         # control values (generation.control) if it has control tokens
-        outputs = [g.text for g in generator.generate(
-            self.valid.sources, strategy="greedy", nbest=1, block_ngram_repeat=0, replace_unk=True,
-            plain_text=self.config.data.valid_plain_text, split_sentences=False,
-        )]
+        options = SearchOptions.of(self.config.generation).replace(strategy="greedy", nbest=1, block_ngram_repeat=0)
+        prefix = assets.control.tokens(None) if assets.control else []
+        search = TextSearch(criterion.model.eval(), assets, options, self.config.generation.batch_size,
+                            replace_unk=True, prefix=prefix)
+        sources = self.valid.sources
+        if self.config.data.valid_plain_text:
+            generations = search.texts(sources, split=False)
+        else:
+            generations = search.sentences(sources, [assets.tokenizer.encode(source) for source in sources])
+        outputs = [g.text for g in generations]
         characters = self.config.data.tokenizer.type == "char"  # Chinese: character-level scores
         metrics = validation_metrics(self.config)
         settings = EvaluationSettings(metrics=metrics, tokenizer="char" if characters else "13a")
