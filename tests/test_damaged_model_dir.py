@@ -80,7 +80,7 @@ def rewrite_weights(directory: Path, change, keep_digest: bool = False) -> None:
     from safetensors import safe_open
     from safetensors.torch import save
 
-    from wean.checkpoint import _write_tensors
+    from wean.checkpoint import write_tensors
 
     path = directory / "model.safetensors"
     with safe_open(str(path), "pt") as weights:
@@ -90,7 +90,7 @@ def rewrite_weights(directory: Path, change, keep_digest: bool = False) -> None:
     if keep_digest:
         path.write_bytes(save(tensors, metadata=metadata))
     else:
-        _write_tensors(path, tensors, {k: v for k, v in metadata.items() if k != "wean.sha256"})
+        write_tensors(path, tensors, {k: v for k, v in metadata.items() if k != "wean.sha256"})
 
 
 def flip_a_byte(directory: Path) -> None:

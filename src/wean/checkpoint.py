@@ -44,7 +44,7 @@ def save_weights(model: torch.nn.Module, path: Path) -> None:
         else:
             stored[view] = name
             tensors[name] = tensor.detach().cpu().contiguous()
-    _write_tensors(path, tensors, aliases or None)
+    write_tensors(path, tensors, aliases or None)
 
 
 def _tensors_digest(data: bytes | memoryview) -> str:
@@ -58,7 +58,7 @@ def _tensors_digest(data: bytes | memoryview) -> str:
     return digest.hexdigest()
 
 
-def _write_tensors(path: Path, tensors: dict[str, torch.Tensor], metadata: dict | None = None) -> None:
+def write_tensors(path: Path, tensors: dict[str, torch.Tensor], metadata: dict | None = None) -> None:
     """safetensors bytes written by Python, so that the file's mode follows the umask like every
     other file of a model directory (safetensors' own writer makes it 0600: a shared model
     directory was unreadable to others); with their digest; atomically."""
@@ -173,7 +173,7 @@ def save_checkpoint(directory: Path, model: torch.nn.Module, state: dict) -> Non
     temporary.mkdir(parents=True)
     save_weights(model, temporary / WEIGHTS)
     tensors, skeleton = flatten_state(state)
-    _write_tensors(temporary / "training.safetensors", tensors)
+    write_tensors(temporary / "training.safetensors", tensors)
     atomic_write_json(temporary / "training.json", skeleton)
     aside = _set_aside(directory)
     if directory.exists():

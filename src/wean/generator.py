@@ -29,11 +29,12 @@ from wean.data.tokenizers import without_lone_surrogates
 from wean.device import resolve_device
 from wean.errors import WeanError
 from wean.generation import Generation
-from wean.model_dir import Assets, load_assets, read_control_counts
+from wean.model_dir import SHORTLIST, Assets, load_assets, read_control_counts
 from wean.models.model import EncoderDecoder, build_model
 from wean.quantize import quantize
 from wean.search.rerank import Scorer, parse_rerank, read_in_directory, resolve as resolve_scorers
 from wean.search_options import SearchOptions, check_batch_size
+from wean.shortlist import ShortlistTable
 from wean.source_names import TokenClasses
 from wean.text_search import TextSearch, banned_ids
 
@@ -152,7 +153,8 @@ class Generator:
         if scorers and options.nbest == 1:
             raise WeanError("rerank: an n-best list of one output has nothing to reorder; ask for nbest above 1")
         search = TextSearch(self.model, self.assets, options, batch_size, replace_unk, prefix, scorers, keep, progress,
-                            self.token_classes if options.names_and_numbers == "from_source" else None)
+                            self.token_classes if options.names_and_numbers == "from_source" else None,
+                            self.shortlist_table if options.shortlist else None)
         if plain_text:
             return search.texts(sentences, True if split_sentences is None else split_sentences, wanted)
         return search.sentences(sentences, [self.tokenizer.encode(sentence) for sentence in sentences], wanted)
@@ -161,6 +163,13 @@ class Generator:
     def token_classes(self) -> TokenClasses:
         """The target tokens that are numbers and names (names_and_numbers: from_source)."""
         return TokenClasses.of(self.assets.target_vocabulary)
+
+    @cached_property
+    def shortlist_table(self) -> ShortlistTable:
+        """The model directory's shortlist table (``wean shortlist``)."""
+        if self.directory is None:
+            raise WeanError("shortlist: the table is read from a model directory; this model was given without one")
+        return ShortlistTable.load(self.directory / SHORTLIST)
 
     def own_rerank(self, options: SearchOptions) -> tuple[list[tuple[str, float]], SearchOptions]:
         """The model's own reranking (``generation.rerank``, its models read inside its directory)

@@ -34,6 +34,7 @@ class Assets:
 
 
 CONTROL_COUNTS = "control-counts.json"
+SHORTLIST = "shortlist.safetensors"  # the vocabulary shortlist's table (wean.shortlist)
 
 
 def write_control_counts(directory: Path, assets: Assets, examples) -> None:
@@ -132,7 +133,7 @@ MODEL_FOLDERS = frozenset({"checkpoints", "tensorboard", PLUGIN_FOLDER})
 MODEL_FILES = frozenset({
     "config.yaml", "vocab.json", "vocab.src.json", "vocab.tgt.json", "sentencepiece.model", "tokenizer.json",
     "model.safetensors", "best.json", "train.log", "validations.json", "checkpoints", "tensorboard",
-    CONTROL_COUNTS, PLUGIN_DIGESTS, PLUGIN_FOLDER, "control-tuning.json",
+    CONTROL_COUNTS, PLUGIN_DIGESTS, PLUGIN_FOLDER, "control-tuning.json", SHORTLIST,
 })
 
 
@@ -207,12 +208,13 @@ def save_assets(directory: Path, assets: Assets) -> None:
 
 def write_model_directory(source: Path, target: Path, assets: Assets, model: torch.nn.Module) -> None:
     """``target`` as a model directory of ``model`` with ``assets``, and the records of how
-    ``source``'s default control values were chosen and which values training saw (for tune-control)."""
+    ``source``'s default control values were chosen and which values training saw (for
+    tune-control), and its shortlist table."""
     save_assets(target, assets)
     save_weights(model, target / WEIGHTS)
-    for record in (source / "control-tuning.json", source / CONTROL_COUNTS):
+    for record in (source / "control-tuning.json", source / CONTROL_COUNTS, source / SHORTLIST):
         if record.exists():
-            atomic_write_text(target / record.name, record.read_text(encoding="utf-8"))
+            atomic_write_bytes(target / record.name, record.read_bytes())
 
 
 def load_assets(directory: Path, trust_plugins: bool = False) -> Assets:

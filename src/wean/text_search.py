@@ -29,6 +29,7 @@ from wean.models.model import EncoderDecoder
 from wean.search import Hypothesis, decode
 from wean.search.rerank import rerank as rerank_lists
 from wean.search_options import SearchOptions
+from wean.shortlist import Shortlisted, ShortlistTable
 from wean.source_names import SourceNamesOnly, TokenClasses
 
 
@@ -56,6 +57,7 @@ class TextSearch:
     keep: int = 1  # outputs returned per sentence: the caller's nbest, though more may be reranked
     progress: Callable[[int, int], None] | None = None  # told (done, total) after each model call
     names: TokenClasses | None = None  # the target's numbers and names, if worked out already
+    shortlist_table: ShortlistTable | None = None  # needed with the shortlist option
 
     @cached_property
     def plain_text(self) -> PlainText:
@@ -130,6 +132,10 @@ class TextSearch:
                 read[i] = prefix + tokens
         device = model_device(self.model)
         model = self.model
+        if self.options.shortlist:
+            if self.shortlist_table is None:
+                raise WeanError("shortlist: this model has no shortlist table; make one with `wean shortlist DIR`")
+            model = Shortlisted(model, self.shortlist_table, self.options.shortlist)
         if self.options.names_and_numbers == "from_source":
             if self.assets.source_vocabulary.itos != self.assets.target_vocabulary.itos:
                 raise WeanError("names_and_numbers from_source compares source tokens with output tokens: it needs "

@@ -45,6 +45,7 @@ from torch import nn
 if TYPE_CHECKING:
     from wean.data.tokenizers import Tokenizer
     from wean.data.vocabulary import Vocabulary
+    from wean.shortlist import Shortlist
 
 
 @dataclass
@@ -57,6 +58,8 @@ class EncoderOutput:
     # (batch, source): the source ids, words outside the vocabulary as extended ids; kept only for
     # an output layer that reads them (OutputLayer.reads_source)
     source: torch.Tensor | None = None
+    # the words the output layer scores for this batch (wean.shortlist), the same for every row
+    shortlist: Shortlist | None = None
 
     @property
     def attention_keys(self) -> torch.Tensor:
@@ -79,7 +82,7 @@ class EncoderOutput:
         return EncoderOutput(
             rows(self.states), rows(self.mask), rows(self.embedded),
             None if self.final is None else tuple(take(state, 1) for state in self.final),
-            rows(self.keys), rows(self.source),
+            rows(self.keys), rows(self.source), self.shortlist,
         )
 
 
@@ -236,8 +239,18 @@ class OutputLayer(Component):
         given ``memory_size``, the size of the encoder states the attention averages."""
         raise NotImplementedError
 
-    def log_probs(self, queries: torch.Tensor, context: OutputContext) -> torch.Tensor:
-        return torch.log_softmax(self(queries).float(), dim=-1)
+    def log_probs(self, queries: torch.Tensor, context: OutputContext | None) -> torch.Tensor:
+        shortlist = None if context is None else context.encoded.shortlist
+        if shortlist is None:
+            return torch.log_softmax(self(queries).float(), dim=-1)
+        kept = torch.log_softmax(nn.functional.linear(queries, shortlist.keys, shortlist.bias).float(), dim=-1)
+        return kept.new_full((*kept.shape[:-1], shortlist.size), float("-inf")).index_copy_(-1, shortlist.words, kept)
+
+    def shortlist(self, words: torch.Tensor) -> Shortlist | None:
+        """What scoring only ``words`` (sorted target ids) takes, worked out once per batch
+        (:mod:`wean.shortlist`): a layer whose logits are one linear product over the vocabulary
+        gives its rows of that product; None: it scores every word, and a shortlist changes nothing."""
+        return None
 
     def map_targets(self, targets: torch.Tensor) -> torch.Tensor:
         """The targets the loss compares with: a layer that cannot generate some words maps them."""

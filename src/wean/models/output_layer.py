@@ -39,6 +39,7 @@ from wean.errors import WeanError
 from wean.models.concat_score import fused_concat_scores
 from wean.models.interfaces import OutputLayer, TrainingCorpus
 from wean.registry import OUTPUT_LAYERS
+from wean.shortlist import Shortlist
 
 NEG_INF = float("-inf")
 
@@ -57,6 +58,12 @@ class LinearOutput(OutputLayer):
 
     def forward(self, query: torch.Tensor) -> torch.Tensor:
         return self.projection(query)
+
+    def shortlist(self, words: torch.Tensor) -> Shortlist | None:
+        if type(self.projection) is not nn.Linear:  # int8: the quantized product scores every word
+            return None
+        weight, bias = self.projection.weight, self.projection.bias
+        return Shortlist(words, weight[words], bias[words], weight.size(0))
 
 
 @OUTPUT_LAYERS.register("wean", config=WeanOutputLayerConfig)
@@ -186,6 +193,14 @@ class WeanOutput(OutputLayer):
         if not bool(self.candidates.all()):
             logits = logits.masked_fill(~self.candidates, NEG_INF)
         return logits
+
+    def shortlist(self, words: torch.Tensor) -> Shortlist | None:
+        if self.score == "concat":
+            return None
+        keys, bias = self._cached_keys()
+        bias = keys.new_zeros(keys.size(0)) if bias is None else bias
+        bias = bias[words].masked_fill(~self.candidates[words], NEG_INF)
+        return Shortlist(words, keys[words], bias, keys.size(0))
 
     def _concat_scores(self, query: torch.Tensor, embedding_side: torch.Tensor) -> torch.Tensor:
         """v^T tanh(W_q q + W_e e) for every query and word, in chunks of words of at most

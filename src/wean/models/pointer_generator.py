@@ -88,6 +88,10 @@ class PointerGenerator(OutputLayer):
     def prepare(self, corpus: TrainingCorpus) -> None:
         self.vocabulary.prepare(corpus)
 
+    def shortlist(self, words: torch.Tensor):
+        """The vocabulary layer's: copying reads the source, whose words every shortlist holds."""
+        return self.vocabulary.shortlist(words)
+
     def generation_probability(self, queries: torch.Tensor, context: OutputContext) -> torch.Tensor:
         """The switch's logit (batch, steps): p_gen = sigmoid of it."""
         contexts = torch.bmm(context.attention.to(context.encoded.states.dtype), context.encoded.states)

@@ -1,0 +1,111 @@
+"""The vocabulary shortlist: the table learnt from pairs, the words a batch keeps, output layers
+scoring only them exactly, and search through it."""
+
+import pytest
+import torch
+
+from synthetic import reverse_pairs, tiny_config, write_corpus
+from wean.cli import main
+from wean.config import ModelConfig, section_config
+from wean.data.vocabulary import EOS_ID, UNK_ID
+from wean.errors import WeanError
+from wean.generator import load
+from wean.models.interfaces import EncoderOutput, OutputContext
+from wean.models.model import build_model
+from wean.shortlist import ShortlistTable
+from wean.training import Trainer
+
+
+def test_the_table_keeps_each_source_words_likeliest_rare_targets_seen_at_least_twice():
+    # 10 and 11 are frequent targets; 20 follows source 5 three times in four, 21 once, 22 twice with 6
+    pairs = [([5, 6], [10, 11, 20]), ([5], [10, 20]), ([5, 7], [11, 20, 21]), ([5], [10]), ([6], [10, 22]),
+             ([6, 8], [11, 22])]
+    table = ShortlistTable.learn(pairs, 30, 30, list(range(30)), per_word=2, frequent=2)
+    assert table.by_frequency[:2].tolist() == [10, 11]
+    assert table.translations[5].tolist() == [20, -1]  # 21: seen once; 10, 11: frequent
+    assert table.translations[6].tolist() == [22, -1]  # 20 was seen with 6 once
+    assert (table.translations[7] == -1).all()
+
+
+def test_a_batch_keeps_the_frequent_words_its_tokens_their_table_words_eos_and_unk():
+    table = ShortlistTable(torch.tensor([9, 8, 7, 6]), torch.tensor([[-1], [-1], [-1], [-1], [-1], [12], [-1]]),
+                           torch.tensor([0, 1, 2, 3, 4, 5, -1]))
+    source = torch.tensor([[5, 6, 40], [5, 0, 0]])  # 6 has no target word; 40 an extended id; 0 padding
+    assert table.words(source, 2).tolist() == sorted({9, 8, 5, 12, EOS_ID, UNK_ID})
+
+
+@pytest.mark.parametrize("layer", [{"type": "linear"}, {"type": "wean", "score": "general"},
+                                   {"type": "wean", "score": "dot"},
+                                   {"type": "pointer_generator", "vocabulary_layer": "linear"}])
+def test_a_layer_scores_the_kept_words_as_before_renormalized_over_them(layer):
+    torch.manual_seed(0)
+    config = ModelConfig(embedding_size=16)
+    config.encoder.hidden_size = config.decoder.hidden_size = 16
+    config.output_layer = section_config("model.output_layer", layer)
+    model = build_model(config, 40, 40).eval()
+    source, lengths, previous = torch.randint(4, 40, (2, 6)), torch.tensor([6, 4]), torch.randint(4, 40, (2, 3))
+    with torch.no_grad():
+        encoded = model.encode(source, lengths)
+        decoded = model.decoder(previous, encoded, model.init_state(encoded))
+        context = OutputContext(decoded.attention, encoded, previous)
+        full = model.output_layer.log_probs(decoded.queries, context)
+        everything = model.output_layer.shortlist(torch.arange(40))
+        assert torch.equal(model.output_layer.log_probs(decoded.queries, _with(context, everything)), full)
+        words = torch.tensor(sorted({EOS_ID, UNK_ID, *source.flatten().tolist(), 30, 31}))
+        kept = model.output_layer.log_probs(decoded.queries, _with(context, model.output_layer.shortlist(words)))
+    outside = torch.ones(40, dtype=torch.bool)
+    outside[words] = False
+    assert (kept[..., outside] < -80).all()  # -inf; the pointer-generator's copy floor, log(float32's tiny)
+    if layer["type"] != "pointer_generator":  # there copying mixes in: renormalization is not the rule
+        expected = torch.log_softmax(full[..., words], dim=-1)
+        assert torch.allclose(kept[..., words], expected, atol=1e-5)
+    assert torch.allclose(kept.exp().sum(-1), torch.ones(kept.shape[:-1]), atol=1e-5)
+
+
+def _with(context: OutputContext, shortlist) -> OutputContext:
+    encoded = context.encoded
+    return OutputContext(context.attention, EncoderOutput(encoded.states, encoded.mask, encoded.embedded,
+                                                          encoded.final, encoded.keys, encoded.source, shortlist),
+                         context.previous)
+
+
+def test_a_concat_wean_layer_has_no_shortlist_and_scores_every_word():
+    config = ModelConfig(embedding_size=16)
+    config.output_layer = section_config("model.output_layer", {"type": "wean", "score": "concat"})
+    assert build_model(config, 20, 20).output_layer.shortlist(torch.arange(5)) is None
+
+
+@pytest.fixture(scope="module")
+def model_dir(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("shortlist")
+    data = write_corpus(folder / "data", train=400, valid=20)
+    Trainer(tiny_config(data, folder / "model", max_updates=60, validate_every=60)).train()
+    return folder / "model"
+
+
+def test_wean_shortlist_writes_the_table_and_search_keeps_to_its_words(model_dir, capsys):
+    sources, _ = reverse_pairs(30, seed=3)
+    model = load(model_dir)
+    with pytest.raises(WeanError, match="no shortlist.safetensors; make one with `wean shortlist"):
+        model.generate(sources, shortlist=5)
+    assert main(["shortlist", str(model_dir), "--per-word", "2", "--frequent", "3"]) == 0
+    assert "shortlist.safetensors: 400 training pairs" in capsys.readouterr().out
+    model = load(model_dir)
+    full = [g.text for g in model.generate(sources, beam=3)]
+    assert [g.text for g in model.generate(sources, beam=3, shortlist=100_000)] == full  # every word kept
+    table = ShortlistTable.load(model_dir / "shortlist.safetensors")
+    vocabulary = model.assets.target_vocabulary
+    few = ["a b c", "c b a b", "b a"]  # the shortlist is the batch's: these three share one
+    allowed = {vocabulary.itos[i] for i in table.words(torch.tensor([[vocabulary.stoi[t] for t in "a b c".split()]]), 2)}
+    assert len(allowed) < len(vocabulary)  # a real restriction
+    for generation in model.generate(few, beam=3, shortlist=2):
+        assert set(generation.tokens) <= allowed
+
+
+def test_an_exported_model_keeps_its_shortlist_and_an_ensemble_is_refused_one(model_dir, tmp_path):
+    if not (model_dir / "shortlist.safetensors").exists():
+        assert main(["shortlist", str(model_dir)]) == 0
+    assert main(["export", str(model_dir), str(tmp_path / "exported")]) == 0
+    assert (tmp_path / "exported" / "shortlist.safetensors").read_bytes() == (model_dir / "shortlist.safetensors").read_bytes()
+    with pytest.raises(WeanError, match="shortlist: a single model's option, not an ensemble's"):
+        load([model_dir, model_dir]).generate(["a b c"], shortlist=5)
