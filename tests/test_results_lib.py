@@ -13,8 +13,6 @@ from pathlib import Path
 
 import pytest
 
-from synthetic import tiny_config, write_corpus
-from wean.training import Trainer
 
 LIB = Path(__file__).resolve().parent.parent / "results" / "lib"
 

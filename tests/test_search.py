@@ -6,7 +6,6 @@ from torch import nn
 
 from wean.config import ModelConfig
 from wean.data.vocabulary import BOS_ID, EOS_ID
-from wean.models.interfaces import DecoderState, EncoderOutput, StepOutput
 from wean.models.model import build_model
 from wean.search import beam_search, block_repeated_ngrams, greedy_search
 
