@@ -18,7 +18,7 @@ from pathlib import Path
 
 from safetensors.torch import load_file
 
-from wean.checkpoint import flatten_state, unflatten_state
+from wean.tensor_files import flatten_state, unflatten_state
 from wean.textio import atomic_write_json, read_json
 
 

@@ -10,7 +10,7 @@ from safetensors import safe_open
 from safetensors.torch import save_model
 from torch import nn
 
-from wean.checkpoint import load_weights, save_weights
+from wean.tensor_files import load_weights, save_weights
 from wean.errors import WeanError
 
 
@@ -57,7 +57,7 @@ def test_views_of_one_buffer_are_saved_each_whole(tmp_path):
 
 
 def test_files_written_by_save_model_still_load(tmp_path):
-    from wean.checkpoint import UnverifiedWeightsWarning
+    from wean.tensor_files import UnverifiedWeightsWarning
 
     model = Tied()
     save_model(model, str(tmp_path / "old.safetensors"))  # how wean wrote weights before
@@ -78,7 +78,7 @@ def test_weights_of_another_shape_are_refused_by_name(tmp_path):
 def test_a_kill_while_a_checkpoint_is_rewritten_leaves_a_whole_copy(tmp_path, monkeypatch):
     """The last save of a run rewrites the step ``latest`` names. Killed after the old copy was
     moved out of the way and before the new one was renamed in, the run must still resume."""
-    import wean.checkpoint as checkpoint
+    import wean.tensor_files as checkpoint
 
     model = nn.Linear(3, 2)
     step = tmp_path / "step-00000010"
@@ -110,7 +110,7 @@ def test_a_kill_while_a_checkpoint_is_rewritten_leaves_a_whole_copy(tmp_path, mo
 def test_weights_files_follow_the_umask_like_the_rest_of_a_model_directory(tmp_path):
     import os
 
-    from wean.checkpoint import save_checkpoint
+    from wean.tensor_files import save_checkpoint
 
     previous = os.umask(0o022)
     try:

@@ -80,7 +80,7 @@ def rewrite_weights(directory: Path, change, keep_digest: bool = False) -> None:
     from safetensors import safe_open
     from safetensors.torch import save
 
-    from wean.checkpoint import write_tensors
+    from wean.tensor_files import write_tensors
 
     path = directory / "model.safetensors"
     with safe_open(str(path), "pt") as weights:
@@ -152,7 +152,7 @@ def test_damaged_weights_and_mismatched_tokenizers_are_refused_by_name(tmp_path,
 def test_weights_without_a_digest_load_with_a_warning_and_fail_verify(tmp_path, capsys):
     """Weights another tool rewrote without wean's digest (a transposed tensor, say) cannot be
     checked: loaded, as an earlier wean's files must be, but never silently."""
-    from wean.checkpoint import UnverifiedWeightsWarning
+    from wean.tensor_files import UnverifiedWeightsWarning
 
     edited = tmp_path / "model"
     shutil.copytree(SIMPLIFIER, edited)

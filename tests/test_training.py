@@ -261,7 +261,7 @@ def test_a_budget_that_ends_between_validations_still_writes_the_model(tmp_path)
 
 
 def saved_trainer_state(model_dir):
-    from wean.checkpoint import read_tensors, unflatten_state
+    from wean.tensor_files import read_tensors, unflatten_state
     from wean.textio import read_json
 
     checkpoint = model_dir / "checkpoints" / (model_dir / "checkpoints" / "latest").read_text().strip()

@@ -21,7 +21,7 @@ from pathlib import Path
 import torch
 
 import wean
-from wean.checkpoint import load_checkpoint
+from wean.tensor_files import load_checkpoint
 from wean.data.corpus import collate, encode_pairs, make_batches, read_parallel
 from wean.data.vocabulary import PAD_ID
 

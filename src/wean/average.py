@@ -16,7 +16,7 @@ from typing import Sequence
 
 import torch
 
-from wean.checkpoint import WEIGHTS, load_weights
+from wean.tensor_files import WEIGHTS, load_weights
 from wean.errors import WeanError
 from wean.model_dir import load_assets, write_model_directory
 from wean.models.model import build_model

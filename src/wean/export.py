@@ -8,7 +8,7 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
-from wean.checkpoint import WEIGHTS, load_weights
+from wean.tensor_files import WEIGHTS, load_weights
 from wean.config import apply_overrides, config_from_dict
 from wean.errors import WeanError
 from wean.model_dir import check_directory, clear_model_files, load_assets, write_model_directory

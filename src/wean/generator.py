@@ -23,7 +23,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Mapping, Sequence
 
-from wean.checkpoint import WEIGHTS, load_weights
+from wean.tensor_files import WEIGHTS, load_weights
 from wean.data.plain_text import PlainText
 from wean.data.tokenizers import without_lone_surrogates
 from wean.device import resolve_device

@@ -11,7 +11,7 @@ from pathlib import Path
 import torch
 import yaml
 
-from wean.checkpoint import WEIGHTS, remove_leftovers, save_weights
+from wean.tensor_files import WEIGHTS, remove_leftovers, save_weights
 from wean.config import Config, load_config
 from wean.data.control import Control
 from wean.data.tokenizers import SentencePieceTokenizer, Tokenizer, load_tokenizer
@@ -179,7 +179,7 @@ def clear_model_files(directory: Path, keep: Path | None = None) -> None:
 
 def remove_leftovers_of_a_kill(directory: Path) -> list[str]:
     """The temporaries a kill during a save leaves beside a model directory's files and in its
-    checkpoints/ (see :func:`wean.checkpoint.remove_leftovers`); the names removed or restored."""
+    checkpoints/ (see :func:`wean.tensor_files.remove_leftovers`); the names removed or restored."""
     done = []
     for path in sorted(directory.glob("*.tmp")):
         stem = path.name[: -len(".tmp")]  # NAME or NAME.PID

@@ -23,7 +23,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from wean.checkpoint import read_tensors, write_tensors
+from wean.tensor_files import read_tensors, write_tensors
 from wean.data.vocabulary import EOS_ID, UNK_ID
 from wean.errors import WeanError
 from wean.model_dir import SHORTLIST

@@ -1,5 +1,5 @@
 """The checkpoints of one training run: ``checkpoints/step-N/`` (weights and training state, see
-:mod:`wean.checkpoint`) and ``checkpoints/latest``, the name of the newest, replaced atomically."""
+:mod:`wean.tensor_files`) and ``checkpoints/latest``, the name of the newest, replaced atomically."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 
 import torch
 
-from wean.checkpoint import load_checkpoint, save_checkpoint
+from wean.tensor_files import load_checkpoint, save_checkpoint
 from wean.textio import atomic_write_text
 
 

@@ -30,7 +30,7 @@ import torch
 from torch import nn
 from torch.nn.parallel import DistributedDataParallel
 
-from wean.checkpoint import WEIGHTS, save_weights
+from wean.tensor_files import WEIGHTS, save_weights
 from wean.config import Config
 from wean.criterion import Criterion
 from wean.data.assets import build_assets
