@@ -27,6 +27,7 @@ from wean.tensor_files import read_tensors, write_tensors
 from wean.data.vocabulary import EOS_ID, UNK_ID
 from wean.errors import WeanError
 from wean.model_dir import SHORTLIST
+from wean.search.wrapper import SearchWrapper
 
 
 @dataclass
@@ -105,47 +106,20 @@ class ShortlistTable:
             raise WeanError(f"{path}: not a shortlist table (no {missing})") from None
 
 
-@dataclass
-class Shortlist:
-    """What scoring only ``words`` takes, worked out once per batch by the output layer: its
-    logits over them are linear(query, keys, bias)."""
-
-    words: torch.Tensor  # (K,) sorted target ids
-    keys: torch.Tensor  # (K, hidden)
-    bias: torch.Tensor | None  # (K,); -inf for a word the layer never writes
-    size: int  # the vocabulary's: the width of the log-probabilities returned
-
-
-class Shortlisted(nn.Module):
-    """A model whose output layer scores, for each batch, only its shortlist's words (a search
-    wrapper, as :class:`wean.source_names.SourceNamesOnly`)."""
+class Shortlisted(SearchWrapper):
+    """A model whose output layer scores, for each batch, only its shortlist's words."""
 
     def __init__(self, model: nn.Module, table: ShortlistTable, size: int):
-        super().__init__()
         if not hasattr(model, "output_layer"):
             raise WeanError("shortlist: a single model's option, not an ensemble's")
-        self.model = model
+        super().__init__(model)
         self.table = table
         self.size = size
-
-    @property
-    def max_source_length(self) -> int | None:
-        return self.model.max_source_length
-
-    @property
-    def copies_source(self) -> bool:
-        return self.model.copies_source
 
     def encode(self, source: torch.Tensor, lengths: torch.Tensor):
         encoded = self.model.encode(source, lengths)
         shortlist = self.model.output_layer.shortlist(self.table.words(source, self.size))
         return encoded if shortlist is None else replace(encoded, shortlist=shortlist)
-
-    def init_state(self, encoded):
-        return self.model.init_state(encoded)
-
-    def decode_step(self, previous: torch.Tensor, encoded, state):
-        return self.model.decode_step(previous, encoded, state)
 
 
 def make_shortlist_table(directory: Path, train: str | None = None, per_word: int = 10, frequent: int = 1000,

@@ -40,6 +40,7 @@ import torch
 from torch import nn
 
 from wean.data.vocabulary import BOS_ID, EOS_ID, SPECIALS, Vocabulary
+from wean.search.wrapper import SearchWrapper
 
 NEG_INF = float("-inf")
 END = -1  # in source_words: a word may end here
@@ -167,19 +168,10 @@ class ConstrainedState:
                                 [self.words[row] for row in rows], [self.last[row] for row in rows])
 
 
-class SourceNamesOnly(nn.Module):
+class SourceNamesOnly(SearchWrapper):
     def __init__(self, model: nn.Module, classes: TokenClasses):
-        super().__init__()
-        self.model = model
+        super().__init__(model)
         self.classes = classes
-
-    @property
-    def max_source_length(self) -> int | None:
-        return self.model.max_source_length
-
-    @property
-    def copies_source(self) -> bool:
-        return self.model.copies_source
 
     def encode(self, source: torch.Tensor, lengths: torch.Tensor) -> ConstrainedEncoding:
         classes, device = self.classes, source.device

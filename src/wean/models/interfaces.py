@@ -45,7 +45,6 @@ from torch import nn
 if TYPE_CHECKING:
     from wean.data.tokenizers import Tokenizer
     from wean.data.vocabulary import Vocabulary
-    from wean.shortlist import Shortlist
 
 
 @dataclass
@@ -84,6 +83,17 @@ class EncoderOutput:
             None if self.final is None else tuple(take(state, 1) for state in self.final),
             rows(self.keys), rows(self.source), self.shortlist,
         )
+
+
+@dataclass
+class Shortlist:
+    """What scoring only ``words`` takes, worked out once per batch by the output layer: its
+    logits over them are linear(query, keys, bias)."""
+
+    words: torch.Tensor  # (K,) sorted target ids
+    keys: torch.Tensor  # (K, hidden)
+    bias: torch.Tensor | None  # (K,); -inf for a word the layer never writes
+    size: int  # the vocabulary's: the width of the log-probabilities returned
 
 
 @dataclass

@@ -37,9 +37,8 @@ from wean.config import WeanOutputLayerConfig
 from wean.data.vocabulary import EOS_ID, PAD_ID, UNK_ID
 from wean.errors import WeanError
 from wean.models.concat_score import fused_concat_scores
-from wean.models.interfaces import OutputLayer, TrainingCorpus
+from wean.models.interfaces import OutputLayer, Shortlist, TrainingCorpus
 from wean.registry import OUTPUT_LAYERS
-from wean.shortlist import Shortlist
 
 NEG_INF = float("-inf")
 
