@@ -10,8 +10,8 @@ from safetensors import safe_open
 from safetensors.torch import save_model
 from torch import nn
 
-from wean.tensor_files import load_weights, save_weights
 from wean.errors import WeanError
+from wean.tensor_files import load_weights, save_weights
 
 
 class Tied(nn.Module):

@@ -21,9 +21,9 @@ from pathlib import Path
 import torch
 
 import wean
-from wean.tensor_files import load_checkpoint
 from wean.data.corpus import collate, encode_pairs, make_batches, read_parallel
 from wean.data.vocabulary import PAD_ID
+from wean.tensor_files import load_checkpoint
 
 
 @torch.no_grad()

@@ -16,10 +16,10 @@ from typing import Sequence
 
 import torch
 
-from wean.tensor_files import WEIGHTS, load_weights
 from wean.errors import WeanError
 from wean.model_dir import load_assets, write_model_directory
 from wean.models.model import build_model
+from wean.tensor_files import WEIGHTS, load_weights
 
 _STEP = re.compile(r"step-(\d+)")
 

@@ -8,12 +8,12 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
-from wean.tensor_files import WEIGHTS, load_weights
 from wean.config import apply_overrides, config_from_dict
 from wean.errors import WeanError
 from wean.model_dir import check_directory, clear_model_files, load_assets, write_model_directory
 from wean.models.model import build_model
 from wean.search.rerank import parse_rerank, resolve
+from wean.tensor_files import WEIGHTS, load_weights
 
 
 RERANKER_FOLDER = "reranker"  # where an exported model keeps the models it reranks with

@@ -23,7 +23,6 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Mapping, Sequence
 
-from wean.tensor_files import WEIGHTS, load_weights
 from wean.data.plain_text import PlainText
 from wean.data.tokenizers import without_lone_surrogates
 from wean.device import resolve_device
@@ -36,6 +35,7 @@ from wean.search.rerank import Scorer, parse_rerank, read_in_directory, resolve 
 from wean.search_options import SearchOptions, check_batch_size
 from wean.shortlist import ShortlistTable
 from wean.source_names import TokenClasses
+from wean.tensor_files import WEIGHTS, load_weights
 from wean.text_search import TextSearch, banned_ids
 
 if TYPE_CHECKING:

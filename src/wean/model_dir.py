@@ -11,12 +11,12 @@ from pathlib import Path
 import torch
 import yaml
 
-from wean.tensor_files import WEIGHTS, remove_leftovers, save_weights
 from wean.config import Config, load_config
 from wean.data.control import Control
 from wean.data.tokenizers import SentencePieceTokenizer, Tokenizer, load_tokenizer
 from wean.data.vocabulary import Vocabulary
 from wean.errors import WeanError
+from wean.tensor_files import WEIGHTS, remove_leftovers, save_weights
 from wean.textio import atomic_write_bytes, atomic_write_json, atomic_write_text, file_digest, is_file, read_json
 
 

@@ -23,11 +23,11 @@ import numpy as np
 import torch
 from torch import nn
 
-from wean.tensor_files import read_tensors, write_tensors
 from wean.data.vocabulary import EOS_ID, UNK_ID
 from wean.errors import WeanError
 from wean.model_dir import SHORTLIST
 from wean.search.wrapper import SearchWrapper
+from wean.tensor_files import read_tensors, write_tensors
 
 
 @dataclass

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from wean.tensor_files import WEIGHTS, load_weights, read_tensors
 from wean.errors import WeanError
 from wean.model_dir import load_assets
 from wean.models.model import build_model
+from wean.tensor_files import WEIGHTS, load_weights, read_tensors
 from wean.textio import read_json
 
 

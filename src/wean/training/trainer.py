@@ -30,7 +30,6 @@ import torch
 from torch import nn
 from torch.nn.parallel import DistributedDataParallel
 
-from wean.tensor_files import WEIGHTS, save_weights
 from wean.config import Config
 from wean.criterion import Criterion
 from wean.data.assets import build_assets
@@ -41,6 +40,7 @@ from wean.errors import WeanError
 from wean.model_dir import Assets, clear_model_files, load_assets, remove_leftovers_of_a_kill, save_assets, write_control_counts
 from wean.models.interfaces import TrainingCorpus
 from wean.models.model import build_model
+from wean.tensor_files import WEIGHTS, save_weights
 from wean.textio import atomic_write_json
 from wean.training.checkpoints import RunCheckpoints
 from wean.training.distributed import join, leave
