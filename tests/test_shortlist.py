@@ -93,8 +93,8 @@ def test_wean_shortlist_writes_the_table_and_search_keeps_to_its_words(model_dir
     model = load(model_dir)
     full = [g.text for g in model.generate(sources, beam=3)]
     assert [g.text for g in model.generate(sources, beam=3, shortlist=100_000)] == full  # every word kept
-    table = ShortlistTable.load(model_dir / "shortlist.safetensors")
     vocabulary = model.assets.target_vocabulary
+    table = ShortlistTable.load(model_dir / "shortlist.safetensors", len(vocabulary), len(vocabulary))
     few = ["a b c", "c b a b", "b a"]  # the shortlist is the batch's: these three share one
     allowed = {vocabulary.itos[i] for i in table.words(torch.tensor([[vocabulary.stoi[t] for t in "a b c".split()]]), 2)}
     assert len(allowed) < len(vocabulary)  # a real restriction
@@ -109,3 +109,6 @@ def test_an_exported_model_keeps_its_shortlist_and_an_ensemble_is_refused_one(mo
     assert (tmp_path / "exported" / "shortlist.safetensors").read_bytes() == (model_dir / "shortlist.safetensors").read_bytes()
     with pytest.raises(WeanError, match="shortlist: a single model's option, not an ensemble's"):
         load([model_dir, model_dir]).generate(["a b c"], shortlist=5)
+    ShortlistTable(torch.arange(5), torch.full((5, 1), -1), torch.arange(5)).save(tmp_path / "exported" / "shortlist.safetensors")
+    with pytest.raises(WeanError, match="made for another model's vocabularies"):
+        load(tmp_path / "exported").generate(["a b c"], shortlist=5)

@@ -40,8 +40,9 @@ def main() -> None:
             model = wean.load(copy)
             if full is None:
                 full = [g.text for g in model.generate(sentences, beam=5, plain_text=True)]
-            table = ShortlistTable.load(copy / "shortlist.safetensors")
             vocabulary = model.assets.source_vocabulary
+            table = ShortlistTable.load(copy / "shortlist.safetensors", len(vocabulary),
+                                        len(model.assets.target_vocabulary))
             ids = [[vocabulary.stoi.get(token, 3) for token in model.tokenizer.encode(model.plain_text.to_model_text(s))]
                    for s in sentences]
             kept = []

@@ -169,7 +169,8 @@ class Generator:
         """The model directory's shortlist table (``wean shortlist``)."""
         if self.directory is None:
             raise WeanError("shortlist: the table is read from a model directory; this model was given without one")
-        return ShortlistTable.load(self.directory / SHORTLIST)
+        return ShortlistTable.load(self.directory / SHORTLIST, len(self.assets.source_vocabulary),
+                                   len(self.assets.target_vocabulary))
 
     def own_rerank(self, options: SearchOptions) -> tuple[list[tuple[str, float]], SearchOptions]:
         """The model's own reranking (``generation.rerank``, its models read inside its directory)

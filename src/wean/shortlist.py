@@ -96,14 +96,22 @@ class ShortlistTable:
                              "source_to_target": self.source_to_target})
 
     @classmethod
-    def load(cls, path: Path) -> "ShortlistTable":
+    def load(cls, path: Path, source_size: int, target_size: int) -> "ShortlistTable":
+        """The table at ``path``, refused in one line unless made for vocabularies of these sizes."""
         if not path.exists():
             raise WeanError(f"{path.parent}: no {SHORTLIST}; make one with `wean shortlist {path.parent}`")
         tensors, _ = read_tensors(path)
         try:
-            return cls(tensors["by_frequency"], tensors["translations"], tensors["source_to_target"])
+            table = cls(tensors["by_frequency"], tensors["translations"], tensors["source_to_target"])
         except KeyError as missing:
             raise WeanError(f"{path}: not a shortlist table (no {missing})") from None
+        sizes = (table.source_to_target.numel(), table.translations.size(0), table.by_frequency.numel())
+        highest = max((int(part.max()) for part in (table.by_frequency, table.translations, table.source_to_target)
+                       if part.numel()), default=-1)
+        if sizes != (source_size, source_size, target_size) or highest >= target_size:
+            raise WeanError(f"{path}: made for another model's vocabularies (not {source_size:,} source and "
+                            f"{target_size:,} target words); make it again with `wean shortlist {path.parent}`")
+        return table
 
 
 class Shortlisted(SearchWrapper):
