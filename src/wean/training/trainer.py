@@ -48,6 +48,7 @@ from wean.training.optimizers import build_optimizer
 from wean.training.patience import halved, higher_is_better, judge
 from wean.training.precision import autocast_dtype, check_precision
 from wean.training.run_directory import check_new_run, resumed_assets
+from wean.training.run_log import RunLog
 from wean.training.training_text import training_text
 from wean.training.validation import Validation
 
@@ -78,13 +79,11 @@ class Trainer:
             raise WeanError(f"model.embeddings.pretrained: {pretrained}: file not found")
         self.config = config
         self.directory = Path(config.model_dir)
-        self.log_file = None
-        self.writer = None
         # joined first: on GPUs, each process's own device is known only then
         self.distributed, self.device = join(resolve_device(config.training.device), config.training.distributed_timeout)
         check_precision(config.training.precision, self.device)
         main = self.distributed.main
-        self._print = (log or (lambda message: print(message, file=sys.stderr))) if main else (lambda message: None)
+        self.run_log = RunLog(self.directory, main, log)
         self.checkpoints = RunCheckpoints(self.directory)
         check_new_run(self.directory, self.checkpoints.exist(), resume, overwrite)
         if not resume:
@@ -168,7 +167,7 @@ class Trainer:
         self.state = TrainingState(**saved["trainer"])
         self.finished_before = self.state.finished
         self.state.finished = False
-        self._print(f"resumed from {name}: epoch {self.state.epoch + 1}, update {self.state.updates}")
+        self.run_log.show(f"resumed from {name}: epoch {self.state.epoch + 1}, update {self.state.updates}")
 
     def _save(self, name: str) -> None:
         # every process's random state (its dropout masks), kept by rank 0
@@ -240,15 +239,11 @@ class Trainer:
         self.notes.append(f"pretrained embeddings from {path}: " + "; ".join(notes))
 
     def train(self) -> TrainingState:
-        from torch.utils.tensorboard import SummaryWriter
         from tqdm import tqdm
 
         settings = self.config.training
         main = self.distributed.main
-        if main:  # the only process that writes
-            self.directory.mkdir(parents=True, exist_ok=True)
-            self.log_file = open(self.directory / "train.log", "a", encoding="utf-8")
-            self.writer = SummaryWriter(str(self.directory / "tensorboard"))
+        self.run_log.open()
         processes = f", {self.distributed.world_size} processes" if self.distributed.enabled else ""
         # the thread count may change float summation order: replay a CPU run on as many threads
         count = torch.get_num_threads()
@@ -327,10 +322,7 @@ class Trainer:
                 progress.close()
             self._finish()
         finally:
-            if self.writer:
-                self.writer.close()
-            if self.log_file:
-                self.log_file.close()
+            self.run_log.close()
             if self.distributed.enabled:
                 leave()
         return self.state
@@ -352,15 +344,10 @@ class Trainer:
         self.distributed.barrier()
 
     def _scalar(self, name: str, value: float) -> None:
-        if self.writer:
-            self.writer.add_scalar(name, value, self.state.updates)
+        self.run_log.scalar(name, value, self.state.updates)
 
     def log(self, message: str, quiet: bool = False) -> None:
-        if self.log_file:
-            self.log_file.write(message + "\n")
-            self.log_file.flush()
-        if not quiet:
-            self._print(message)
+        self.run_log.line(message, quiet)
 
     # --- validation and selection ----------------------------------------------------------------
 
