@@ -55,7 +55,10 @@ def test_a_layer_scores_the_kept_words_as_before_renormalized_over_them(layer):
         kept = model.output_layer.log_probs(decoded.queries, _with(context, model.output_layer.shortlist(words)))
     outside = torch.ones(40, dtype=torch.bool)
     outside[words] = False
-    assert (kept[..., outside] < -80).all()  # -inf; the pointer-generator's copy floor, log(float32's tiny)
+    if layer["type"] == "pointer_generator":  # its copy floor: log of float32's tiny, times 1 - p_gen
+        assert (kept[..., outside] < -80).all()
+    else:
+        assert torch.isinf(kept[..., outside]).all()
     if layer["type"] != "pointer_generator":  # there copying mixes in: renormalization is not the rule
         expected = torch.log_softmax(full[..., words], dim=-1)
         assert torch.allclose(kept[..., words], expected, atol=1e-5)
@@ -88,13 +91,13 @@ def test_wean_shortlist_writes_the_table_and_search_keeps_to_its_words(model_dir
     model = load(model_dir)
     with pytest.raises(WeanError, match="no shortlist.safetensors; make one with `wean shortlist"):
         model.generate(sources, shortlist=5)
-    assert main(["shortlist", str(model_dir), "--per-word", "2", "--frequent", "3"]) == 0
+    assert main(["shortlist", str(model_dir), "--per-word", "2", "--frequent", "2"]) == 0
     assert "shortlist.safetensors: 400 training pairs" in capsys.readouterr().out
     model = load(model_dir)
     full = [g.text for g in model.generate(sources, beam=3)]
     assert [g.text for g in model.generate(sources, beam=3, shortlist=100_000)] == full  # every word kept
     vocabulary = model.assets.target_vocabulary
-    table = ShortlistTable.load(model_dir / "shortlist.safetensors", len(vocabulary), len(vocabulary))
+    table = ShortlistTable.load(model_dir / "shortlist.safetensors", vocabulary, vocabulary)
     few = ["a b c", "c b a b", "b a"]  # the shortlist is the batch's: these three share one
     allowed = {vocabulary.itos[i] for i in table.words(torch.tensor([[vocabulary.stoi[t] for t in "a b c".split()]]), 2)}
     assert len(allowed) < len(vocabulary)  # a real restriction
@@ -109,6 +112,20 @@ def test_an_exported_model_keeps_its_shortlist_and_an_ensemble_is_refused_one(mo
     assert (tmp_path / "exported" / "shortlist.safetensors").read_bytes() == (model_dir / "shortlist.safetensors").read_bytes()
     with pytest.raises(WeanError, match="shortlist: a single model's option, not an ensemble's"):
         load([model_dir, model_dir]).generate(["a b c"], shortlist=5)
-    ShortlistTable(torch.arange(5), torch.full((5, 1), -1), torch.arange(5)).save(tmp_path / "exported" / "shortlist.safetensors")
+    table = ShortlistTable.load(model_dir / "shortlist.safetensors", *[load(model_dir).assets.target_vocabulary] * 2)
+    table.vocabularies = "another model's, of the same size"
+    table.save(tmp_path / "exported" / "shortlist.safetensors")
     with pytest.raises(WeanError, match="made for another model's vocabularies"):
         load(tmp_path / "exported").generate(["a b c"], shortlist=5)
+
+
+def test_a_shortlist_below_the_tables_cut_is_warned_and_validation_never_uses_one(model_dir, tmp_path):
+    from wean.generator import ShortlistWarning
+
+    assert main(["shortlist", str(model_dir), "--frequent", "6"]) == 0
+    with pytest.warns(ShortlistWarning, match="leave out the 6 most frequent, so those ranked 2 to 5"):
+        load(model_dir).generate(["a b c"], shortlist=2)
+    data = write_corpus(tmp_path / "data", train=60, valid=5)
+    config = tiny_config(data, tmp_path / "model", max_updates=2, validate_every=2)
+    config.generation.shortlist = 50  # the model has no table while it trains
+    assert Trainer(config).train().validations

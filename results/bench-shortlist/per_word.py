@@ -41,8 +41,7 @@ def main() -> None:
             if full is None:
                 full = [g.text for g in model.generate(sentences, beam=5, plain_text=True)]
             vocabulary = model.assets.source_vocabulary
-            table = ShortlistTable.load(copy / "shortlist.safetensors", len(vocabulary),
-                                        len(model.assets.target_vocabulary))
+            table = ShortlistTable.load(copy / "shortlist.safetensors", vocabulary, model.assets.target_vocabulary)
             ids = [[vocabulary.stoi.get(token, 3) for token in model.tokenizer.encode(model.plain_text.to_model_text(s))]
                    for s in sentences]
             kept = []

@@ -46,6 +46,10 @@ class UntrainedControlWarning(UserWarning):
     """A control value was asked for that no training pair had: its token's embedding never learned."""
 
 
+class ShortlistWarning(UserWarning):
+    """A shortlist smaller than the most frequent words its table leaves out."""
+
+
 class Generator:
     """What a caller asks for (search options over the model's ``generation`` config, control
     values, reranking) resolved into a :class:`wean.text_search.TextSearch`, which does the work;
@@ -152,6 +156,8 @@ class Generator:
         scorers = resolve_scorers(rerank)
         if scorers and options.nbest == 1:
             raise WeanError("rerank: an n-best list of one output has nothing to reorder; ask for nbest above 1")
+        if options.shortlist:
+            self._check_shortlist(options.shortlist)
         search = TextSearch(self.model, self.assets, options, batch_size, replace_unk, prefix, scorers, keep, progress,
                             self.token_classes if options.names_and_numbers == "from_source" else None,
                             self.shortlist_table if options.shortlist else None)
@@ -169,8 +175,17 @@ class Generator:
         """The model directory's shortlist table (``wean shortlist``)."""
         if self.directory is None:
             raise WeanError("shortlist: the table is read from a model directory; this model was given without one")
-        return ShortlistTable.load(self.directory / SHORTLIST, len(self.assets.source_vocabulary),
-                                   len(self.assets.target_vocabulary))
+        return ShortlistTable.load(self.directory / SHORTLIST, self.assets.source_vocabulary,
+                                   self.assets.target_vocabulary)
+
+    def _check_shortlist(self, most_frequent: int) -> None:
+        if not hasattr(self.model, "output_layer"):
+            raise WeanError("shortlist: a single model's option, not an ensemble's")
+        frequent = self.shortlist_table.frequent
+        if most_frequent < frequent:
+            warnings.warn(f"shortlist {most_frequent}: the table's words leave out the {frequent:,} most frequent, "
+                          f"so those ranked {most_frequent:,} to {frequent - 1:,} are kept only where a source has "
+                          f"them (wean shortlist --frequent sets the cut)", ShortlistWarning, stacklevel=3)
 
     def own_rerank(self, options: SearchOptions) -> tuple[list[tuple[str, float]], SearchOptions]:
         """The model's own reranking (``generation.rerank``, its models read inside its directory)

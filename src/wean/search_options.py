@@ -65,9 +65,10 @@ class SearchOptions:
     names_and_numbers: str = option("any", "from_source: write no number and no capitalised word that the source "
                                     "lacks, except a common word opening a sentence (wean/source_names.py; every "
                                     "strategy); any: no constraint", choices=("any", "from_source"))
-    shortlist: int = option(0, "score only the N most frequent target words, the source's tokens and their "
-                            "translation-table words (the model directory's shortlist.safetensors, from wean "
-                            "shortlist; wean/shortlist.py): faster, nearly always the same outputs; 0: every word",
+    shortlist: int = option(0, "score only the N most frequent target words and, per batch, its sources' tokens "
+                            "and their translation-table words (the model directory's shortlist.safetensors, "
+                            "from wean shortlist; wean/shortlist.py): faster, but outputs may change "
+                            "(results/bench-shortlist); 0: every word",
                             0, 10**7)
 
     @classmethod

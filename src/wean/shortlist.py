@@ -16,6 +16,8 @@ search option ``shortlist: N`` uses it. Training never does.
 
 from __future__ import annotations
 
+import dataclasses
+import hashlib
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -23,7 +25,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from wean.data.vocabulary import EOS_ID, UNK_ID
+from wean.data.vocabulary import EOS_ID, UNK_ID, Vocabulary
 from wean.errors import WeanError
 from wean.model_dir import SHORTLIST
 from wean.search.wrapper import SearchWrapper
@@ -35,6 +37,8 @@ class ShortlistTable:
     by_frequency: torch.Tensor  # (target vocabulary,): target ids, the most frequent in training first
     translations: torch.Tensor  # (source vocabulary, per_word): target ids, -1 where fewer
     source_to_target: torch.Tensor  # (source vocabulary,): each source token's target id, -1 where none
+    frequent: int = 0  # the most frequent target words the translations leave out
+    vocabularies: str = ""  # sha256 of the vocabularies it was made for (vocabularies_digest)
 
     @classmethod
     def learn(cls, pairs: list[tuple[list[int], list[int]]], source_size: int, target_size: int,
@@ -51,18 +55,22 @@ class ShortlistTable:
         rare = np.ones(target_size, dtype=bool)
         rare[by_frequency[:frequent]] = False
         # each (source word, rare target word) seen together in a pair, once per pair, as the key
-        # s * target_size + t: counted in chunks, so memory follows the pairs seen, not V x V
-        keys, counts = np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+        # s * target_size + t: counted per chunk and merged once, so memory follows the pairs seen,
+        # not V x V
+        chunk_keys, chunk_counts = [], []
         for start in range(0, len(pairs), chunk):
-            chunk_keys = []
+            keys = []
             for source, target in pairs[start : start + chunk]:
                 s = np.unique(np.asarray(source, dtype=np.int64))
                 t = np.unique(np.asarray(target, dtype=np.int64))
                 t = t[rare[t]]
-                chunk_keys.append((s[:, None] * target_size + t[None, :]).ravel())
-            keys, inverse = np.unique(np.concatenate([keys, *chunk_keys]), return_inverse=True)
-            counts = np.bincount(inverse, weights=np.concatenate(
-                [counts, np.ones(len(inverse) - len(counts), dtype=np.int64)]), minlength=len(keys)).astype(np.int64)
+                keys.append((s[:, None] * target_size + t[None, :]).ravel())
+            unique, counts = np.unique(np.concatenate(keys) if keys else np.zeros(0, dtype=np.int64), return_counts=True)
+            chunk_keys.append(unique)
+            chunk_counts.append(counts)
+        keys, inverse = np.unique(np.concatenate(chunk_keys or [np.zeros(0, dtype=np.int64)]), return_inverse=True)
+        counts = np.bincount(inverse, weights=np.concatenate(chunk_counts or [np.zeros(0, dtype=np.int64)]),
+                             minlength=len(keys)).astype(np.int64)
         kept = counts >= 2  # a word seen with the source word once says little
         keys, counts = keys[kept], counts[kept]
         sources, targets = keys // target_size, keys % target_size
@@ -74,81 +82,89 @@ class ShortlistTable:
         translations = np.full((source_size, per_word), -1, dtype=np.int64)
         translations[sources[top], rank[top]] = targets[top]
         return cls(torch.from_numpy(by_frequency), torch.from_numpy(translations),
-                   torch.tensor(source_to_target, dtype=torch.long))
+                   torch.tensor(source_to_target, dtype=torch.long), frequent)
 
     @property
     def per_word(self) -> int:
         return self.translations.size(1)
 
-    def words(self, source: torch.Tensor, size: int) -> torch.Tensor:
+    def words(self, source: torch.Tensor, most_frequent: int) -> torch.Tensor:
         """The sorted target ids a batch of ``source`` ids (batch, length; padding 0, extended ids
-        past the vocabulary ignored) may be written with: the ``size`` most frequent, the sources'
+        past the vocabulary ignored) may be written with: the ``most_frequent`` words, the sources'
         tokens and their translations, <eos> and <unk>."""
         device = source.device
         known = source[(source > 0) & (source < self.source_to_target.numel())].unique().cpu()
-        parts = [self.by_frequency[:size], self.source_to_target[known], self.translations[known].flatten(),
+        parts = [self.by_frequency[:most_frequent], self.source_to_target[known], self.translations[known].flatten(),
                  torch.tensor([EOS_ID, UNK_ID])]
         words = torch.cat(parts).unique()  # sorted
         return words[words >= 0].to(device)
 
     def save(self, path: Path) -> None:
         write_tensors(path, {"by_frequency": self.by_frequency, "translations": self.translations,
-                             "source_to_target": self.source_to_target})
+                             "source_to_target": self.source_to_target},
+                      {"frequent": str(self.frequent), "vocabularies": self.vocabularies})
 
     @classmethod
-    def load(cls, path: Path, source_size: int, target_size: int) -> "ShortlistTable":
-        """The table at ``path``, refused in one line unless made for vocabularies of these sizes."""
+    def load(cls, path: Path, source: Vocabulary, target: Vocabulary) -> "ShortlistTable":
+        """The table at ``path``, refused in one line unless made for these vocabularies."""
         if not path.exists():
             raise WeanError(f"{path.parent}: no {SHORTLIST}; make one with `wean shortlist {path.parent}`")
-        tensors, _ = read_tensors(path)
+        tensors, metadata = read_tensors(path)
         try:
-            table = cls(tensors["by_frequency"], tensors["translations"], tensors["source_to_target"])
-        except KeyError as missing:
-            raise WeanError(f"{path}: not a shortlist table (no {missing})") from None
+            table = cls(tensors["by_frequency"], tensors["translations"], tensors["source_to_target"],
+                        int(metadata.get("frequent", 0)), metadata.get("vocabularies", ""))
+        except (KeyError, ValueError) as missing:
+            raise WeanError(f"{path}: not a shortlist table ({missing})") from None
         sizes = (table.source_to_target.numel(), table.translations.size(0), table.by_frequency.numel())
-        highest = max((int(part.max()) for part in (table.by_frequency, table.translations, table.source_to_target)
-                       if part.numel()), default=-1)
-        if sizes != (source_size, source_size, target_size) or highest >= target_size:
-            raise WeanError(f"{path}: made for another model's vocabularies (not {source_size:,} source and "
-                            f"{target_size:,} target words); make it again with `wean shortlist {path.parent}`")
+        if table.vocabularies != vocabularies_digest(source, target) or sizes != (len(source), len(source), len(target)):
+            raise WeanError(f"{path}: made for another model's vocabularies; make it again with "
+                            f"`wean shortlist {path.parent}`")
         return table
+
+
+def vocabularies_digest(source: Vocabulary, target: Vocabulary) -> str:
+    return hashlib.sha256("\n".join([*source.itos, "", *target.itos]).encode("utf-8")).hexdigest()
 
 
 class Shortlisted(SearchWrapper):
     """A model whose output layer scores, for each batch, only its shortlist's words."""
 
-    def __init__(self, model: nn.Module, table: ShortlistTable, size: int):
-        if not hasattr(model, "output_layer"):
-            raise WeanError("shortlist: a single model's option, not an ensemble's")
+    def __init__(self, model: nn.Module, table: ShortlistTable, most_frequent: int):
         super().__init__(model)
         self.table = table
-        self.size = size
+        self.most_frequent = most_frequent
 
     def encode(self, source: torch.Tensor, lengths: torch.Tensor):
         encoded = self.model.encode(source, lengths)
-        shortlist = self.model.output_layer.shortlist(self.table.words(source, self.size))
-        return encoded if shortlist is None else replace(encoded, shortlist=shortlist)
+        shortlist = self.model.output_layer.shortlist(self.table.words(source, self.most_frequent))
+        if shortlist is None:
+            raise WeanError("shortlist: this model's output layer scores every word (WEAN concat, or an int8 "
+                            "linear layer): a shortlist would change nothing")
+        return replace(encoded, shortlist=shortlist)
 
 
 def make_shortlist_table(directory: Path, train: str | None = None, per_word: int = 10, frequent: int = 1000,
                          trust_plugins: bool = False) -> tuple[ShortlistTable, int]:
     """The table of the model in ``directory``, learned from its training pairs (``train``: another
     file prefix), written to ``directory/shortlist.safetensors``; and how many pairs it read."""
-    from wean.data.corpus import encode_pairs, read_parallel
-    from wean.data_root import data_path
+    from wean.data.corpus import encode_pairs
     from wean.model_dir import load_assets
+    from wean.training.training_text import training_text
 
     if per_word < 0 or frequent < 0:
         raise WeanError("shortlist: --per-word and --frequent are counts (0 or more)")
     assets = load_assets(directory, trust_plugins)
-    prefix = train or assets.config.data.train
-    if not prefix:
+    config = assets.config
+    if train:
+        config = dataclasses.replace(config, data=dataclasses.replace(config.data, train=train))
+    if not config.data.train:
         raise WeanError(f"{directory}: its config names no data.train; give the training pairs with --train PREFIX")
-    text = read_parallel(data_path(prefix))
+    text, _, _ = training_text(config)  # the pairs as training read them (direction, cleaning, hold-out)
     source, target = assets.source_vocabulary, assets.target_vocabulary
     examples = encode_pairs(text, assets.tokenizer, source, target, assets.config.data.max_tokens, quiet=True)
     pairs = [(example.source, example.target) for example in examples]
     to_target = [target.stoi.get(token, -1) for token in source.itos]
     table = ShortlistTable.learn(pairs, len(source), len(target), to_target, per_word, frequent)
+    table.vocabularies = vocabularies_digest(source, target)
     table.save(directory / SHORTLIST)
     return table, len(pairs)

@@ -270,7 +270,7 @@ class Trainer:
                 if not finished:
                     self._finish()
                 return self.state
-            # the loss and tokens/s window spans epochs and skips the time spent validating
+            # the loss and tokens/s window spans epochs and skips the time spent validating and saving
             window_loss, window_tokens, window_start = 0.0, 0, time.perf_counter()
             while not stop and self.state.epoch < settings.max_epochs:
                 batches = self._epoch_batches(self.state.epoch)
@@ -315,8 +315,10 @@ class Trainer:
                     if limit:
                         stop = True
                     if (due or save) and not stop:  # the run's last checkpoint is _finish's
+                        save_start = time.perf_counter()
                         self._save(f"step-{self.state.updates:08d}")
                         self._prune()
+                        window_start += time.perf_counter() - save_start
                     if stop or end_of_epoch:
                         break
                 progress.close()
