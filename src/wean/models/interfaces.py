@@ -93,7 +93,7 @@ class Shortlist:
     words: torch.Tensor  # (K,) sorted target ids
     keys: torch.Tensor  # (K, hidden)
     bias: torch.Tensor | None  # (K,); -inf for a word the layer never writes
-    size: int  # the vocabulary's: the width of the log-probabilities returned
+    vocabulary_size: int  # the width of the log-probabilities returned
 
 
 @dataclass
@@ -254,7 +254,8 @@ class OutputLayer(Component):
         if shortlist is None:
             return torch.log_softmax(self(queries).float(), dim=-1)
         kept = torch.log_softmax(nn.functional.linear(queries, shortlist.keys, shortlist.bias).float(), dim=-1)
-        return kept.new_full((*kept.shape[:-1], shortlist.size), float("-inf")).index_copy_(-1, shortlist.words, kept)
+        full = kept.new_full((*kept.shape[:-1], shortlist.vocabulary_size), float("-inf"))
+        return full.index_copy_(-1, shortlist.words, kept)
 
     def shortlist(self, words: torch.Tensor) -> Shortlist | None:
         """What scoring only ``words`` (sorted target ids) takes, worked out once per batch
