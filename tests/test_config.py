@@ -156,6 +156,16 @@ def test_another_components_keys_are_set_aside_so_old_model_directories_and_pres
     assert conv.model.encoder.type == "conv" and not hasattr(conv.model.encoder, "bidirectional")
 
 
+def test_another_components_key_that_asks_for_something_is_said_to_be_set_aside(recwarn):
+    from wean.config import SetAsideWarning
+
+    config_from_dict({"model": {"decoder": {"type": "luong", "word_attention": "none", "coverage": True}}})
+    assert not [w for w in recwarn if w.category is SetAsideWarning]  # its default: says nothing
+    with pytest.warns(SetAsideWarning, match=r"model.decoder.word_attention \('gates'\) is a key of the decoder "
+                                             r"bahdanau; this decoder is 'luong' and sets it aside"):
+        config_from_dict({"model": {"decoder": {"type": "luong", "word_attention": "gates"}}})
+
+
 def test_a_preset_inherits_its_base_and_overrides_only_what_it_names(tmp_path):
     (tmp_path / "presets").mkdir()
     (tmp_path / "base.yaml").write_text(

@@ -12,6 +12,7 @@ import difflib
 import math
 import re
 import typing
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Sequence
@@ -21,7 +22,11 @@ import yaml
 from wean.errors import WeanError
 from wean.search_options import SearchOptions, check_batch_size, check_search_options
 
-DEVICES = ("auto", "cpu", "cuda")  # wean/device.py resolves them; here without importing torch
+DEVICES = ("auto", "cpu", "cuda")
+
+
+class SetAsideWarning(UserWarning):
+    """A component section holds another component's key at a value that asks for something."""  # wean/device.py resolves them; here without importing torch
 
 
 @dataclass
@@ -406,9 +411,18 @@ def _from_dict(cls, values: Any, where: str):
     for key, value in values.items():
         path = f"{where}.{key}" if where else key
         if key not in known:
-            if _another_components_key(where, key):
+            owners = _other_components_with(where, key)
+            if owners:
                 # another component's key: a preset's (bidirectional, when --set makes the encoder
-                # conv), or a model directory's saved when each section held every component's keys
+                # conv), or a model directory's saved when each section held every component's
+                # keys. Set aside; said where it is not that component's default, as it asks for
+                # something this component does not do
+                if all(value != default for _, default in owners):
+                    component = where.rsplit(".", 1)[-1].replace("_", " ")
+                    warnings.warn(f"config: {path} ({value!r}) is a key of the {component} "
+                                  f"{' / '.join(name for name, _ in owners)}; this {component} is "
+                                  f"{values.get('type', cls().type)!r} and sets it aside", SetAsideWarning,
+                                  stacklevel=2)
                 continue
             close = difflib.get_close_matches(key, known, n=1)
             hint = f" (did you mean {close[0]}?)" if close else ""
@@ -446,15 +460,22 @@ def _section_class(kind: type, values: Any, path: str) -> type:
     return config
 
 
-def _another_components_key(section: str, key: str) -> bool:
-    """Whether a registered component of ``section`` other than the one chosen has ``key``."""
+def _other_components_with(section: str, key: str) -> list[tuple[str, Any]]:
+    """The registered components of ``section`` whose own config has ``key``, each with its
+    default there."""
     if section not in COMPONENT_SECTIONS:
-        return False
+        return []
     import wean.registry
 
     registry = getattr(wean.registry, COMPONENT_SECTIONS[section])
-    configs = [registry.entry(name).config for name in registry.names()]
-    return any(key in {item.name for item in dataclasses.fields(config)} for config in configs if config is not None)
+    owners = []
+    for name in registry.names():
+        config = registry.entry(name).config
+        for item in dataclasses.fields(config) if config is not None else ():
+            if item.name == key:
+                default = item.default_factory() if item.default is dataclasses.MISSING else item.default
+                owners.append((name, default))
+    return owners
 
 
 def _coerce(value: Any, kind: Any, path: str):
