@@ -13,9 +13,10 @@ def model_and_batch(layers: int, bridge: str, attention: str, seed: int = 0, dec
     torch.manual_seed(seed)
     config = ModelConfig(embedding_size=12, dropout=0.0, share_embeddings=False)
     config.encoder.hidden_size, config.encoder.layers, config.encoder.bidirectional = 8, layers, True
-    config.decoder = section_config("model.decoder", {  # each decoder takes its own keys of these
-        "type": decoder, "hidden_size": 16, "layers": layers, "bridge": bridge, "attention": attention,
-        "input_feeding": input_feeding, "coverage": coverage, "word_attention": word_attention})
+    own = {"luong": {"attention": attention, "input_feeding": input_feeding, "coverage": coverage},
+           "bahdanau": {"attention": attention, "word_attention": word_attention}, "conditional": {}}[decoder]
+    config.decoder = section_config("model.decoder", {"type": decoder, "hidden_size": 16, "layers": layers,
+                                                      "bridge": bridge, **own})
     model = build_model(config, 30, 25)
     source = torch.randint(4, 30, (3, 7))
     source[1, 5:] = 0  # padding

@@ -9,8 +9,8 @@ from wean.models.model import build_model
 def gated_model(encoder_type="lstm"):
     torch.manual_seed(0)
     config = ModelConfig(embedding_size=8)
-    config.encoder = section_config("model.encoder", {"type": encoder_type, "hidden_size": 6, "bidirectional": True,
-                                                      "selective_gate": True})
+    config.encoder = section_config("model.encoder", {"type": encoder_type, "hidden_size": 6, "selective_gate": True,
+                                                      **({"bidirectional": True} if encoder_type == "lstm" else {})})
     config.decoder.hidden_size, config.decoder.bridge = 12, "zero" if encoder_type == "conv" else "linear"
     return build_model(config, 20, 20).eval()
 
