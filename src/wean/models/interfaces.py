@@ -260,7 +260,7 @@ class OutputLayer(Component):
     def shortlist(self, words: torch.Tensor) -> Shortlist | None:
         """What scoring only ``words`` (sorted target ids) takes, worked out once per batch
         (:mod:`wean.shortlist`): a layer whose logits are one linear product over the vocabulary
-        gives its rows of that product; None: it scores every word, and a shortlist changes nothing."""
+        gives its rows of that product; None: it scores every word (and a shortlist is refused)."""
         return None
 
     def map_targets(self, targets: torch.Tensor) -> torch.Tensor:
