@@ -129,3 +129,34 @@ def test_a_shortlist_below_the_tables_cut_is_warned_and_validation_never_uses_on
     config = tiny_config(data, tmp_path / "model", max_updates=2, validate_every=2)
     config.generation.shortlist = 50  # the model has no table while it trains
     assert Trainer(config).train().validations
+
+
+@pytest.mark.parametrize("search", [
+    {"strategy": "beam", "beam": 3, "nbest": 3, "block_ngram_repeat": 2},
+    {"strategy": "beam", "beam": 3, "coverage_penalty": "summary", "coverage_weight": 0.5, "length_penalty": 1.0},
+    {"strategy": "greedy", "min_length": 4},
+    {"strategy": "diverse_beam", "beam": 4, "diverse_groups": 2, "nbest": 2},
+])
+def test_a_compact_shortlist_searches_as_the_full_width_one(model_dir, search):
+    from wean.data.corpus import pad
+    from wean.search import decode
+    from wean.search_options import SearchOptions
+    from wean.shortlist import Shortlisted, compact_decode
+
+    assert main(["shortlist", str(model_dir), "--per-word", "2", "--frequent", "3"]) == 0
+    generator = load(model_dir)
+    vocabulary = generator.assets.target_vocabulary
+    table = ShortlistTable.load(model_dir / "shortlist.safetensors", vocabulary, vocabulary)
+    sources = [[vocabulary.stoi[t] for t in s.split()] for s in ["a b c", "c b a b d", "b a e e"]]
+    source, lengths = pad(sources), torch.tensor([len(s) for s in sources])
+    options = SearchOptions(**search)
+    banned = [vocabulary.stoi["b"], UNK_ID]  # a word of every list, and a special
+    full = decode(Shortlisted(generator.model, table, 3), source, lengths, options, banned)
+    compact_model = Shortlisted(generator.model, table, 3, compact=True)
+    assert compact_model.words(source).numel() < len(vocabulary)  # a real restriction
+    compact = compact_decode(compact_model, source, lengths, options, banned)
+    assert [[h.tokens for h in n] for n in compact] == [[h.tokens for h in n] for n in full]
+    # the same softmax, but for <pad> and <bos> at -inf among its terms: the sums' rounding may move
+    assert torch.allclose(torch.tensor([h.log_prob for n in compact for h in n]),
+                          torch.tensor([h.log_prob for n in full for h in n]), rtol=0, atol=1e-5)
+    assert all(vocabulary.stoi["b"] not in h.tokens for n in compact for h in n)

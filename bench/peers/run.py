@@ -36,6 +36,10 @@ import roofline  # noqa: E402
 TOOLKITS = ["reference", "wean", "fairseq", "opennmt", "joeynmt"]
 PEERS = ["fairseq", "opennmt", "joeynmt"]
 WARMUP_UPDATES = 20  # start-up and the first updates are left out of the training rate
+SHORTLIST = 1000  # the wean-shortlist row: the 1,000 most frequent target words, each batch's own and their table's
+# wean's decoding modes, by the prefix of their runs' names: fp32, int8, the vocabulary shortlist
+WEAN_MODES = {"": [], "int8-": ["--quantize", "int8"], "shortlist-": ["--shortlist", str(SHORTLIST)]}
+MODE_ROWS = {"wean-int8": "int8-", "wean-shortlist": "shortlist-"}  # the decoding-only rows wean's modes fill
 
 
 # --- what each toolkit runs ----------------------------------------------------------------------
@@ -49,7 +53,8 @@ def substitute(template: Path, target: Path, **values: str) -> Path:
 
 
 def commands(toolkit: str, data: Path, run: Path, peers: Path) -> dict[str, list[str]]:
-    """{'train': argv, 'beam5': argv, 'greedy': argv, ['int8-beam5': ..., 'int8-greedy': ...]}"""
+    """{'train': argv, 'beam5': argv, 'greedy': argv}, and for wean each decoding run again in each
+    of its other modes (WEAN_MODES: 'int8-beam5', 'shortlist-greedy', ...)"""
     python = sys.executable  # the environment wean is installed in
     if toolkit == "reference":
         script, model = str(HERE / "reference.py"), str(run / "model.safetensors")
@@ -61,11 +66,9 @@ def commands(toolkit: str, data: Path, run: Path, peers: Path) -> dict[str, list
         script = str(HERE / "wean_runner.py")
         decode = [python, script, "decode", "--data", str(data), "--run", str(run)]
         runs = {"train": [python, script, "train", "--data", str(data), "--run", str(run)]}
-        for quantize in ("none", "int8"):
-            prefix = "" if quantize == "none" else "int8-"
+        for prefix, mode in WEAN_MODES.items():
             for name, beam in (("beam5", "5"), ("greedy", "1")):
-                runs[prefix + name] = decode + ["--beam", beam, "--quantize", quantize,
-                                                "--out", str(run / f"{prefix}{name}.txt")]
+                runs[prefix + name] = decode + ["--beam", beam, *mode, "--out", str(run / f"{prefix}{name}.txt")]
         return runs
     bin_dir = peers / toolkit / "bin"
     if toolkit == "fairseq":
@@ -203,11 +206,11 @@ def measured(toolkit: str, name: str, argv: list[str], run: Path, environment: d
 # --- the benchmark -------------------------------------------------------------------------------
 
 def by_round(runs: list[dict], toolkit: str, measure: str) -> dict[int, float]:
-    """{round: figure} of one row (``wean-int8``: wean's int8 decoding runs) and one measure
-    (train, beam5 or greedy)."""
-    source, prefix = ("wean", "int8-") if toolkit == "wean-int8" else (toolkit, "")
+    """{round: figure} of one row (``wean-int8``, ``wean-shortlist``: wean's runs in that mode) and
+    one measure (train, beam5 or greedy)."""
+    source, prefix = ("wean", MODE_ROWS[toolkit]) if toolkit in MODE_ROWS else (toolkit, "")
     if measure == "train" and prefix:
-        return {}  # int8 is a decoding mode
+        return {}  # int8 and the shortlist are decoding modes
     name, key = ("train", "target_tokens_per_s") if measure == "train" else (prefix + measure, "sentences_per_s")
     return {r["round"]: r[name][key] for r in runs if r["toolkit"] == source and name in r}
 
@@ -233,13 +236,29 @@ def output_length_check(runs: list[dict], work: Path) -> dict:
     return {key: sorted(lengths) for key, lengths in seen.items()}
 
 
+def mode_agreement(runs: list[dict], work: Path) -> dict:
+    """Per wean decoding mode and measure, the share of outputs identical to fp32's, per round."""
+    shares: dict[str, list[float]] = {}
+    for entry in runs:
+        if entry["toolkit"] != "wean":
+            continue
+        run = work / f"round{entry['round']}" / "wean"
+        for prefix in MODE_ROWS.values():
+            for measure in ("beam5", "greedy"):
+                mode, fp32 = run / f"{prefix}{measure}.txt", run / f"{measure}.txt"
+                if mode.exists() and fp32.exists():
+                    pairs = list(zip(mode.read_text().splitlines(), fp32.read_text().splitlines()))
+                    shares.setdefault(prefix + measure, []).append(round(sum(a == b for a, b in pairs) / len(pairs), 4))
+    return shares
+
+
 def summary(runs: list[dict], peaks: list[float], data: Path) -> dict:
     lengths = corpus_lengths(data)
     vocabulary = len({w for line in (data / "train.dst").read_text().splitlines() for w in line.split()}) + 4
     train_flops = roofline.training_flops_per_target_token(lengths["train_source"], lengths["train_target"], vocabulary)
     peak = statistics.median(peaks)
     rows = {}
-    for toolkit in TOOLKITS + ["wean-int8"]:
+    for toolkit in TOOLKITS + list(MODE_ROWS):
         row = {}
         for measure in ("train", "beam5", "greedy"):
             values = list(by_round(runs, toolkit, measure).values())
@@ -273,6 +292,7 @@ def summary(runs: list[dict], peaks: list[float], data: Path) -> dict:
 
 def table(result: dict) -> str:
     names = {"reference": "plain PyTorch reference", "wean": "**wean fp32**", "wean-int8": "wean int8 (decoding)",
+             "wean-shortlist": f"wean fp32, shortlist {SHORTLIST} (decoding)",
              "fairseq": "fairseq", "opennmt": "OpenNMT-py", "joeynmt": "Joey NMT"}
     lines = ["| toolkit | train tgt tok/s | beam-5 sent/s | greedy sent/s |", "|---|---:|---:|---:|"]
     for toolkit, row in result["rows"].items():
@@ -334,6 +354,7 @@ def main() -> None:
             record.write_text(json.dumps(state, indent=1))
     result = summary(state["runs"], state["peaks"], data)
     result["words_per_output"] = output_length_check(state["runs"], work)
+    result["identical_to_fp32"] = mode_agreement(state["runs"], work)
     result.update(rounds=args.rounds, threads=args.threads, machine=platform.processor() or platform.machine(),
                   python=platform.python_version(), runs=state["runs"])
     print(table(result))

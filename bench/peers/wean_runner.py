@@ -2,13 +2,15 @@
 `wean train` and `wean generate` make, and prints the lines bench/peers/run.py reads.
 
     python bench/peers/wean_runner.py train  --config bench/peers/configs/wean.yaml --data DIR --run DIR
-    python bench/peers/wean_runner.py decode --run DIR --data DIR --beam 5 [--quantize int8]
+    python bench/peers/wean_runner.py decode --run DIR --data DIR --beam 5 [--quantize int8] [--shortlist N]
 
 train: Trainer(config).train(), as `wean train` runs it. The one addition is a timer around each
 update (Trainer._update), so that every 10 updates it prints the window's target tokens and
 seconds: the same measure as the reference's, with no time of wean's own logging in it.
 decode: Generator.generate() on the test sources, forced to 16 decoder steps per sentence; the timer
-covers generate() only (loading excluded), as the peers' own generation timers do.
+covers generate() only (loading excluded), as the peers' own generation timers do. With --shortlist,
+the run's model directory gets its table first (`wean shortlist`'s defaults, from the training pairs,
+outside the timer: it is made once, with the model).
 """
 
 from __future__ import annotations
@@ -47,16 +49,20 @@ def train(args) -> None:
 
 def decode(args) -> None:
     from wean.generator import Generator
+    from wean.model_dir import SHORTLIST
+    from wean.shortlist import make_shortlist_table
 
     # the run never validates, so it has no best weights: decode its last checkpoint
     checkpoints = args.run / "model" / "checkpoints"
     weights = checkpoints / (checkpoints / "latest").read_text().strip() / "model.safetensors"
+    if args.shortlist and not (args.run / "model" / SHORTLIST).exists():
+        make_shortlist_table(args.run / "model")
     generator = Generator.from_directory(args.run / "model", weights=weights, device="cpu",
                                          quantization=args.quantize)
     sources = (args.data / "test.src").read_text(encoding="utf-8").splitlines()
     start = time.perf_counter()
     outputs = generator.generate(sources, beam=args.beam, min_length=15, max_length=16, batch_size=64,
-                                 plain_text=False)
+                                 plain_text=False, shortlist=args.shortlist)
     print(f"decoded {len(sources)} sentences in {time.perf_counter() - start:.3f} s", flush=True)
     if args.out:
         args.out.write_text("".join(g.text + "\n" for g in outputs), encoding="utf-8")
@@ -71,6 +77,7 @@ def main() -> None:
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE")
     parser.add_argument("--beam", type=int, default=5)
     parser.add_argument("--quantize", default="none", choices=["none", "int8"])
+    parser.add_argument("--shortlist", type=int, default=0, help="score only this shortlist's words (0: all)")
     parser.add_argument("--out", type=Path)
     args = parser.parse_args()
     train(args) if args.mode == "train" else decode(args)

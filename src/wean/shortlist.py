@@ -9,7 +9,8 @@ output layer scores only the words the batch is likely to need,
   count(s, t) / count(s), seen together at least twice, beyond the frequent words),
 
 and <eos> and <unk>. The scores of the kept words are computed exactly as without the shortlist;
-the softmax is taken over them (the others get -inf), as Marian's shortlists do. The table lies
+the softmax is taken over them, as Marian's shortlists do, and search ranks only them (the
+log-probabilities have a column per kept word; :class:`Shortlisted`). The table lies
 in the model directory (``shortlist.safetensors``, tensors only), made by ``wean shortlist``; the
 search option ``shortlist: N`` uses it. Training never does.
 """
@@ -20,15 +21,19 @@ import dataclasses
 import hashlib
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Sequence
 
 import numpy as np
 import torch
 from torch import nn
 
-from wean.data.vocabulary import EOS_ID, UNK_ID, Vocabulary
+from wean.data.vocabulary import BOS_ID, EOS_ID, PAD_ID, SPECIALS, UNK_ID, Vocabulary
 from wean.errors import WeanError
 from wean.model_dir import SHORTLIST
+from wean.search import decode
+from wean.search.common import NEG_INF, Abandoned, Hypothesis
 from wean.search.wrapper import SearchWrapper
+from wean.search_options import SearchOptions
 from wean.tensor_files import read_tensors, write_tensors
 
 
@@ -127,20 +132,62 @@ def vocabularies_digest(source: Vocabulary, target: Vocabulary) -> str:
 
 
 class Shortlisted(SearchWrapper):
-    """A model whose output layer scores, for each batch, only its shortlist's words."""
+    """A model whose output layer scores, for each batch, only its shortlist's words.
 
-    def __init__(self, model: nn.Module, table: ShortlistTable, most_frequent: int):
+    ``compact``: its log-probabilities have one column per shortlist word, and the ids it reads and
+    search writes are positions in the batch's list (:func:`compact_decode` maps them); otherwise
+    they span the vocabulary, -inf outside the list. The list then holds every special token, so
+    that <pad>, <unk>, <bos> and <eos> keep their ids; <pad> and <bos> score -inf, as the words
+    outside the list do (the same distribution; its normalizer's float sum may round differently,
+    in the last bits). A model that copies source words writes ids past the vocabulary, which no
+    position in a list names: it is never compact."""
+
+    def __init__(self, model: nn.Module, table: ShortlistTable, most_frequent: int, compact: bool = False):
         super().__init__(model)
         self.table = table
         self.most_frequent = most_frequent
+        self.compact = compact and not model.copies_source
+
+    def words(self, source: torch.Tensor) -> torch.Tensor:
+        """The sorted target ids the batch ``source`` is scored over."""
+        words = self.table.words(source, self.most_frequent)
+        if self.compact:
+            words = torch.cat([words, torch.arange(len(SPECIALS), device=words.device)]).unique()
+        return words
 
     def encode(self, source: torch.Tensor, lengths: torch.Tensor):
         encoded = self.model.encode(source, lengths)
-        shortlist = self.model.output_layer.shortlist(self.table.words(source, self.most_frequent))
+        shortlist = self.model.output_layer.shortlist(self.words(source))
         if shortlist is None:
             raise WeanError("shortlist: this model's output layer scores every word (WEAN concat, or an int8 "
                             "linear layer): a shortlist would change nothing")
+        if self.compact:
+            bias = shortlist.keys.new_zeros(shortlist.words.numel()) if shortlist.bias is None else shortlist.bias.clone()
+            bias[[PAD_ID, BOS_ID]] = NEG_INF  # never written; the specials' positions are their ids
+            shortlist = replace(shortlist, bias=bias, compact=True)
         return replace(encoded, shortlist=shortlist)
+
+    def decode_step(self, previous: torch.Tensor, encoded, state):
+        if self.compact:  # positions in the batch's list, as search wrote them
+            previous = encoded.shortlist.words[previous]
+        return self.model.decode_step(previous, encoded, state)
+
+
+def compact_decode(
+    model: Shortlisted, source: torch.Tensor, lengths: torch.Tensor, options: SearchOptions,
+    banned_ids: Sequence[int] = (), abandoned: Abandoned | None = None,
+) -> list[list[Hypothesis] | None]:
+    """:func:`wean.search.decode` over a compact shortlisted model: the banned ids become positions
+    in the batch's list, and the outputs' positions become ids again."""
+    words = model.words(source)
+    position = {int(word): i for i, word in enumerate(words.tolist())}
+    banned = [position[word] for word in banned_ids if word in position]
+    nbest_lists = decode(model, source, lengths, options, banned, abandoned)
+    ids = words.tolist()
+    for hypotheses in nbest_lists:
+        for hypothesis in hypotheses or ():
+            hypothesis.tokens = [ids[token] for token in hypothesis.tokens]
+    return nbest_lists
 
 
 def make_shortlist_table(directory: Path, train: str | None = None, per_word: int = 10, frequent: int = 1000,

@@ -29,7 +29,7 @@ from wean.models.model import EncoderDecoder
 from wean.search import Hypothesis, decode
 from wean.search.rerank import rerank as rerank_lists
 from wean.search_options import SearchOptions
-from wean.shortlist import Shortlisted, ShortlistTable
+from wean.shortlist import Shortlisted, ShortlistTable, compact_decode
 from wean.source_names import SourceNamesOnly, TokenClasses
 
 
@@ -131,12 +131,15 @@ class TextSearch:
             else:
                 read[i] = prefix + tokens
         device = model_device(self.model)
-        model = self.model
+        model, search = self.model, decode
+        names_from_source = self.options.names_and_numbers == "from_source"
         if self.options.shortlist:
             if self.shortlist_table is None:
                 raise WeanError("shortlist: this model has no shortlist table; make one with `wean shortlist DIR`")
-            model = Shortlisted(model, self.shortlist_table, self.options.shortlist)
-        if self.options.names_and_numbers == "from_source":
+            # the names constraint masks columns by word id: it needs them over the whole vocabulary
+            model = Shortlisted(model, self.shortlist_table, self.options.shortlist, compact=not names_from_source)
+            search = compact_decode if model.compact else decode
+        if names_from_source:
             if self.assets.source_vocabulary.itos != self.assets.target_vocabulary.itos:
                 raise WeanError("names_and_numbers from_source compares source tokens with output tokens: it needs "
                                 "a model with one vocabulary for both (data.tokenizer.shared_vocab)")
@@ -154,7 +157,7 @@ class TextSearch:
             copied = {i: words for i, (_, words) in zip(chunk, encoded)}
             source = pad([ids for ids, _ in encoded]).to(device)
             lengths = torch.tensor([len(ids) for ids, _ in encoded], device=device)
-            nbest_lists = decode(model, source, lengths, self.options, self.banned_ids, abandoned)
+            nbest_lists = search(model, source, lengths, self.options, self.banned_ids, abandoned)
             kept = [(i, hypotheses) for i, hypotheses in zip(chunk, nbest_lists) if hypotheses]  # None: abandoned
             outputs = [[self._finish(sentences[i], read[i], copied[i], h, to_text) for h in hypotheses]
                        for i, hypotheses in kept]

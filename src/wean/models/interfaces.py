@@ -93,7 +93,10 @@ class Shortlist:
     words: torch.Tensor  # (K,) sorted target ids
     keys: torch.Tensor  # (K, hidden)
     bias: torch.Tensor | None  # (K,); -inf for a word the layer never writes
-    vocabulary_size: int  # the width of the log-probabilities returned
+    vocabulary_size: int  # the width of the log-probabilities over the whole vocabulary
+    # the log-probabilities over the K words only, column i for words[i] (search then works in those
+    # ids): no -inf written over the vocabulary, no top-k over it
+    compact: bool = False
 
 
 @dataclass
@@ -254,6 +257,8 @@ class OutputLayer(Component):
         if shortlist is None:
             return torch.log_softmax(self(queries).float(), dim=-1)
         kept = torch.log_softmax(nn.functional.linear(queries, shortlist.keys, shortlist.bias).float(), dim=-1)
+        if shortlist.compact:
+            return kept
         full = kept.new_full((*kept.shape[:-1], shortlist.vocabulary_size), float("-inf"))
         return full.index_copy_(-1, shortlist.words, kept)
 
