@@ -38,8 +38,10 @@ PEERS = ["fairseq", "opennmt", "joeynmt"]
 WARMUP_UPDATES = 20  # start-up and the first updates are left out of the training rate
 SHORTLIST = 1000  # the wean-shortlist row: the 1,000 most frequent target words, each batch's own and their table's
 # wean's decoding modes, by the prefix of their runs' names: fp32, int8, the vocabulary shortlist
-WEAN_MODES = {"": [], "int8-": ["--quantize", "int8"], "shortlist-": ["--shortlist", str(SHORTLIST)]}
-MODE_ROWS = {"wean-int8": "int8-", "wean-shortlist": "shortlist-"}  # the decoding-only rows wean's modes fill
+WEAN_MODES = {"": [], "int8-": ["--quantize", "int8"], "shortlist-": ["--shortlist", str(SHORTLIST)],
+              "int8-shortlist-": ["--quantize", "int8", "--shortlist", str(SHORTLIST)]}
+# the decoding-only rows wean's modes fill
+MODE_ROWS = {"wean-int8": "int8-", "wean-shortlist": "shortlist-", "wean-int8-shortlist": "int8-shortlist-"}
 
 
 # --- what each toolkit runs ----------------------------------------------------------------------
@@ -293,6 +295,7 @@ def summary(runs: list[dict], peaks: list[float], data: Path) -> dict:
 def table(result: dict) -> str:
     names = {"reference": "plain PyTorch reference", "wean": "**wean fp32**", "wean-int8": "wean int8 (decoding)",
              "wean-shortlist": f"wean fp32, shortlist {SHORTLIST} (decoding)",
+             "wean-int8-shortlist": f"wean int8, shortlist {SHORTLIST} (decoding)",
              "fairseq": "fairseq", "opennmt": "OpenNMT-py", "joeynmt": "Joey NMT"}
     lines = ["| toolkit | train tgt tok/s | beam-5 sent/s | greedy sent/s |", "|---|---:|---:|---:|"]
     for toolkit, row in result["rows"].items():
