@@ -78,6 +78,22 @@ def test_a_concat_wean_layer_has_no_shortlist_and_scores_every_word():
     assert build_model(config, 20, 20).output_layer.shortlist(torch.arange(5)) is None
 
 
+def test_an_int8_linear_layer_scores_the_kept_rows_of_its_int8_weights():
+    from wean.quantize import quantize
+
+    torch.manual_seed(0)
+    config = ModelConfig(embedding_size=16)
+    config.output_layer = section_config("model.output_layer", {"type": "linear"})
+    model = build_model(config, 40, 40).eval()
+    weight, bias = model.output_layer.projection.weight.detach().clone(), model.output_layer.projection.bias.detach()
+    words = torch.tensor([EOS_ID, 7, 30])
+    shortlist = quantize(model, "int8", torch.device("cpu")).output_layer.shortlist(words)
+    step = weight[words].abs().amax(1, keepdim=True) / 127  # one int8 step per row
+    assert not torch.equal(shortlist.keys, weight[words])  # rounded to int8
+    assert ((shortlist.keys - weight[words]).abs() <= step / 2 + 1e-7).all()
+    assert torch.equal(shortlist.bias, bias[words])
+
+
 @pytest.fixture(scope="module")
 def model_dir(tmp_path_factory):
     folder = tmp_path_factory.mktemp("shortlist")
@@ -153,10 +169,32 @@ def test_a_compact_shortlist_searches_as_the_full_width_one(model_dir, search):
     banned = [vocabulary.stoi["b"], UNK_ID]  # a word of every list, and a special
     full = decode(Shortlisted(generator.model, table, 3), source, lengths, options, banned)
     compact_model = Shortlisted(generator.model, table, 3, compact=True)
-    assert compact_model.words(source).numel() < len(vocabulary)  # a real restriction
+    assert compact_model.compact and compact_model.words(source).numel() < len(vocabulary)  # a real restriction
     compact = compact_decode(compact_model, source, lengths, options, banned)
     assert [[h.tokens for h in n] for n in compact] == [[h.tokens for h in n] for n in full]
     # the same softmax, but for <pad> and <bos> at -inf among its terms: the sums' rounding may move
     assert torch.allclose(torch.tensor([h.log_prob for n in compact for h in n]),
                           torch.tensor([h.log_prob for n in full for h in n]), rtol=0, atol=1e-5)
     assert all(vocabulary.stoi["b"] not in h.tokens for n in compact for h in n)
+
+
+def test_only_the_ranking_strategies_search_the_lists_width():
+    from wean.search_options import SearchOptions
+    from wean.shortlist import searches_compactly
+
+    assert all(searches_compactly(SearchOptions(strategy=s)) for s in ("beam", "greedy", "diverse_beam"))
+    # sampling's seeded noise is drawn per word id; the names constraint masks columns by id
+    assert not searches_compactly(SearchOptions(strategy="sampling"))
+    assert not searches_compactly(SearchOptions(strategy="beam", names_and_numbers="from_source"))
+
+
+def test_an_int8_model_samples_and_searches_through_a_shortlist(model_dir):
+    if not (model_dir / "shortlist.safetensors").exists():
+        assert main(["shortlist", str(model_dir)]) == 0
+    from torch.ao.nn.quantized.dynamic import Linear as DynamicQuantizedLinear
+
+    model = load(model_dir, quantization="int8")
+    assert isinstance(model.model.output_layer.projection, DynamicQuantizedLinear)
+    for search in ({"beam": 3}, {"strategy": "sampling", "seed": 1}):
+        generations = model.generate(["a b c", "c b a b"], shortlist=2, **search)
+        assert all(g.tokens for g in generations)

@@ -249,7 +249,10 @@ def mode_agreement(runs: list[dict], work: Path) -> dict:
             for measure in ("beam5", "greedy"):
                 mode, fp32 = run / f"{prefix}{measure}.txt", run / f"{measure}.txt"
                 if mode.exists() and fp32.exists():
-                    pairs = list(zip(mode.read_text().splitlines(), fp32.read_text().splitlines()))
+                    outputs, expected = mode.read_text().splitlines(), fp32.read_text().splitlines()
+                    if not outputs or len(outputs) != len(expected):
+                        raise SystemExit(f"{mode}: {len(outputs)} outputs, {fp32} {len(expected)}")
+                    pairs = list(zip(outputs, expected))
                     shares.setdefault(prefix + measure, []).append(round(sum(a == b for a, b in pairs) / len(pairs), 4))
     return shares
 

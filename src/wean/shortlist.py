@@ -9,8 +9,9 @@ output layer scores only the words the batch is likely to need,
   count(s, t) / count(s), seen together at least twice, beyond the frequent words),
 
 and <eos> and <unk>. The scores of the kept words are computed exactly as without the shortlist;
-the softmax is taken over them, as Marian's shortlists do, and search ranks only them (the
-log-probabilities have a column per kept word; :class:`Shortlisted`). The table lies
+the softmax is taken over them, as Marian's shortlists do; beam, greedy and diverse beam search
+rank only them (the log-probabilities have a column per kept word; :class:`Shortlisted`), the
+others see the vocabulary's width with -inf outside the list. The table lies
 in the model directory (``shortlist.safetensors``, tensors only), made by ``wean shortlist``; the
 search option ``shortlist: N`` uses it. Training never does.
 """
@@ -139,14 +140,15 @@ class Shortlisted(SearchWrapper):
     they span the vocabulary, -inf outside the list. The list then holds every special token, so
     that <pad>, <unk>, <bos> and <eos> keep their ids; <pad> and <bos> score -inf, as the words
     outside the list do (the same distribution; its normalizer's float sum may round differently,
-    in the last bits). A model that copies source words writes ids past the vocabulary, which no
-    position in a list names: it is never compact."""
+    in the last bits). Search through :func:`compact_decode`, which maps the positions. A model
+    whose output layer reads the source (copying writes ids past the vocabulary, which no position
+    in a list names) is never compact."""
 
     def __init__(self, model: nn.Module, table: ShortlistTable, most_frequent: int, compact: bool = False):
         super().__init__(model)
         self.table = table
         self.most_frequent = most_frequent
-        self.compact = compact and not model.copies_source
+        self.compact = compact and not model.copies_source and not model.output_layer.reads_source
 
     def words(self, source: torch.Tensor) -> torch.Tensor:
         """The sorted target ids the batch ``source`` is scored over."""
@@ -159,8 +161,8 @@ class Shortlisted(SearchWrapper):
         encoded = self.model.encode(source, lengths)
         shortlist = self.model.output_layer.shortlist(self.words(source))
         if shortlist is None:
-            raise WeanError("shortlist: this model's output layer scores every word (WEAN concat, or an int8 "
-                            "linear layer): a shortlist would change nothing")
+            raise WeanError("shortlist: this model's output layer scores every word (WEAN's concat score): "
+                            "a shortlist would change nothing")
         if self.compact:
             bias = shortlist.keys.new_zeros(shortlist.words.numel()) if shortlist.bias is None else shortlist.bias.clone()
             bias[[PAD_ID, BOS_ID]] = NEG_INF  # never written; the specials' positions are their ids
@@ -171,6 +173,18 @@ class Shortlisted(SearchWrapper):
         if self.compact:  # positions in the batch's list, as search wrote them
             previous = encoded.shortlist.words[previous]
         return self.model.decode_step(previous, encoded, state)
+
+
+# the strategies that rank whatever width the log-probabilities have and name no word but the
+# specials: sampling is left out, since its seeded noise is drawn per word id (the same samples
+# whatever the batch), and a plug-in's strategy may read ids of its own
+COMPACT_STRATEGIES = ("beam", "greedy", "diverse_beam")
+
+
+def searches_compactly(options: SearchOptions) -> bool:
+    """Whether a shortlist search with ``options`` ranks over the list's width: wean's ranking
+    strategies do, unless the names constraint (which masks columns by word id) is on."""
+    return options.strategy in COMPACT_STRATEGIES and options.names_and_numbers != "from_source"
 
 
 def compact_decode(

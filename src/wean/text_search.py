@@ -29,7 +29,7 @@ from wean.models.model import EncoderDecoder
 from wean.search import Hypothesis, decode
 from wean.search.rerank import rerank as rerank_lists
 from wean.search_options import SearchOptions
-from wean.shortlist import Shortlisted, ShortlistTable, compact_decode
+from wean.shortlist import Shortlisted, ShortlistTable, compact_decode, searches_compactly
 from wean.source_names import SourceNamesOnly, TokenClasses
 
 
@@ -136,8 +136,8 @@ class TextSearch:
         if self.options.shortlist:
             if self.shortlist_table is None:
                 raise WeanError("shortlist: this model has no shortlist table; make one with `wean shortlist DIR`")
-            # the names constraint masks columns by word id: it needs them over the whole vocabulary
-            model = Shortlisted(model, self.shortlist_table, self.options.shortlist, compact=not names_from_source)
+            model = Shortlisted(model, self.shortlist_table, self.options.shortlist,
+                                compact=searches_compactly(self.options))
             search = compact_decode if model.compact else decode
         if names_from_source:
             if self.assets.source_vocabulary.itos != self.assets.target_vocabulary.itos:

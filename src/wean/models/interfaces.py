@@ -17,7 +17,8 @@ each a subclass of a base class here and each picked by one config key:
   ``queries`` the output layer reads;
 * an :class:`OutputLayer`: queries and an :class:`OutputContext` (the attention, the source) →
   normalized log-probabilities over the target vocabulary, extended, for a layer that copies,
-  with one id per source word outside it (:mod:`wean.data.copy_vocabulary`);
+  with one id per source word outside it (:mod:`wean.data.copy_vocabulary`), or over a compact
+  shortlist's words (:class:`Shortlist`);
 
 and, around them, registered parts that only some models have: encoder transforms (SEASS's
 selective gate) and auxiliary losses (SPM's bag-of-words term, the coverage loss), each an
@@ -136,7 +137,7 @@ class DecoderOutput:
 
 @dataclass
 class StepOutput:
-    log_probs: torch.Tensor  # (batch, vocabulary), float32
+    log_probs: torch.Tensor  # (batch, vocabulary), float32; (batch, its words) under a compact shortlist
     state: DecoderState
     attention: torch.Tensor  # (batch, source)
 
@@ -229,7 +230,8 @@ class Decoder(Component):
 
 class OutputLayer(Component):
     """Queries (batch, steps, hidden) and their :class:`OutputContext` → log-probabilities
-    (batch, steps, vocabulary), normalized, in float32: what the loss and search read. (A layer
+    (batch, steps, vocabulary), normalized, in float32: what the loss and search read (under a
+    compact :class:`Shortlist`, a column per kept word instead). (A layer
     that does not read the context is given search's one step as (batch, hidden), which makes a
     linear product cheaper; ``forward`` maps any leading dimensions.)
 

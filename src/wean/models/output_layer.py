@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import torch
 from torch import nn
+from torch.ao.nn.quantized.dynamic import Linear as DynamicQuantizedLinear
 from torch.utils.checkpoint import checkpoint
 
 from wean.config import WeanOutputLayerConfig
@@ -59,10 +60,13 @@ class LinearOutput(OutputLayer):
         return self.projection(query)
 
     def shortlist(self, words: torch.Tensor) -> Shortlist | None:
-        if type(self.projection) is not nn.Linear:  # int8: the quantized product scores every word
+        if isinstance(self.projection, DynamicQuantizedLinear):  # wean.quantize: its int8 weights' kept rows,
+            weight, bias = self.projection.weight().dequantize(), self.projection.bias()  # in an fp32 product
+        elif isinstance(self.projection, nn.Linear):
+            weight, bias = self.projection.weight, self.projection.bias
+        else:
             return None
-        weight, bias = self.projection.weight, self.projection.bias
-        return Shortlist(words, weight[words], bias[words], weight.size(0))
+        return Shortlist(words, weight[words], None if bias is None else bias[words], weight.size(0))
 
 
 @OUTPUT_LAYERS.register("wean", config=WeanOutputLayerConfig)
