@@ -3,6 +3,7 @@ scoring only them exactly, and search through it."""
 
 import pytest
 import torch
+from torch.ao.nn.quantized.dynamic import Linear as DynamicQuantizedLinear
 
 from synthetic import reverse_pairs, tiny_config, write_corpus
 from wean.cli import main
@@ -147,22 +148,29 @@ def test_a_shortlist_below_the_tables_cut_is_warned_and_validation_never_uses_on
     assert Trainer(config).train().validations
 
 
+@pytest.fixture(scope="module")
+def small_table(model_dir):
+    """The model and a table that leaves out part of its vocabulary (3 frequent words, 2 per word)."""
+    assert main(["shortlist", str(model_dir), "--per-word", "2", "--frequent", "3"]) == 0
+    generator = load(model_dir)
+    vocabulary = generator.assets.target_vocabulary
+    return generator, ShortlistTable.load(model_dir / "shortlist.safetensors", vocabulary, vocabulary)
+
+
 @pytest.mark.parametrize("search", [
     {"strategy": "beam", "beam": 3, "nbest": 3, "block_ngram_repeat": 2},
     {"strategy": "beam", "beam": 3, "coverage_penalty": "summary", "coverage_weight": 0.5, "length_penalty": 1.0},
     {"strategy": "greedy", "min_length": 4},
     {"strategy": "diverse_beam", "beam": 4, "diverse_groups": 2, "nbest": 2},
 ])
-def test_a_compact_shortlist_searches_as_the_full_width_one(model_dir, search):
+def test_a_compact_shortlist_searches_as_the_full_width_one(small_table, search):
     from wean.data.corpus import pad
     from wean.search import decode
     from wean.search_options import SearchOptions
     from wean.shortlist import Shortlisted, compact_decode
 
-    assert main(["shortlist", str(model_dir), "--per-word", "2", "--frequent", "3"]) == 0
-    generator = load(model_dir)
+    generator, table = small_table
     vocabulary = generator.assets.target_vocabulary
-    table = ShortlistTable.load(model_dir / "shortlist.safetensors", vocabulary, vocabulary)
     sources = [[vocabulary.stoi[t] for t in s.split()] for s in ["a b c", "c b a b d", "b a e e"]]
     source, lengths = pad(sources), torch.tensor([len(s) for s in sources])
     options = SearchOptions(**search)
@@ -191,8 +199,6 @@ def test_only_the_ranking_strategies_search_the_lists_width():
 def test_an_int8_model_samples_and_searches_through_a_shortlist(model_dir):
     if not (model_dir / "shortlist.safetensors").exists():
         assert main(["shortlist", str(model_dir)]) == 0
-    from torch.ao.nn.quantized.dynamic import Linear as DynamicQuantizedLinear
-
     model = load(model_dir, quantization="int8")
     assert isinstance(model.model.output_layer.projection, DynamicQuantizedLinear)
     for search in ({"beam": 3}, {"strategy": "sampling", "seed": 1}):

@@ -252,8 +252,8 @@ def mode_agreement(runs: list[dict], work: Path) -> dict:
                     outputs, expected = mode.read_text().splitlines(), fp32.read_text().splitlines()
                     if not outputs or len(outputs) != len(expected):
                         raise SystemExit(f"{mode}: {len(outputs)} outputs, {fp32} {len(expected)}")
-                    pairs = list(zip(outputs, expected))
-                    shares.setdefault(prefix + measure, []).append(round(sum(a == b for a, b in pairs) / len(pairs), 4))
+                    same = sum(a == b for a, b in zip(outputs, expected)) / len(outputs)
+                    shares.setdefault(prefix + measure, []).append(round(same, 4))
     return shares
 
 
