@@ -67,6 +67,21 @@ def test_training_preloads_tcmalloc_where_installed_unless_glibc_is_asked_for(tm
     assert "preloaded []" in asked.stdout and "allocator: glibc" in asked.stdout
 
 
+def test_overlays_are_read_after_the_preset_and_the_schedule(tmp_path):
+    (tmp_path / "results").symlink_to(LIB.parent)
+    stand_in, run = tmp_path / "wean", tmp_path / "run"
+    stand_in.write_text('#!/bin/sh\necho "$@"\n')
+    stand_in.chmod(0o755)
+    run.mkdir()
+    train = 'source results/lib/converge.sh && schedule=s.yaml train_to_end p.yaml "$RUN" --set a=1'
+    plain = run_shell(train, tmp_path, RUN=str(run), WEAN=str(stand_in), WEAN_ALLOCATOR="glibc")
+    assert f"train p.yaml s.yaml --set model_dir={run} --set a=1" in plain.stdout, plain.stderr
+    (run / "finished").unlink()
+    overlaid = run_shell(train, tmp_path, RUN=str(run), WEAN=str(stand_in), WEAN_ALLOCATOR="glibc",
+                         OVERLAYS="o1.yaml o2.yaml")
+    assert f"train p.yaml s.yaml o1.yaml o2.yaml --set model_dir={run} --set a=1" in overlaid.stdout
+
+
 def test_training_searches_the_folders_the_allocator_benchmark_times():
     # a library found by one and not the other would time an allocator that training does not use
     sys.path.insert(0, str(LIB.parent.parent / "bench"))

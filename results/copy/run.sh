@@ -7,8 +7,9 @@
 #     first update; See et al. add them for the last 3,000 iterations instead); test1951, beam 20;
 #   LCSTS PART II, character level (results/lcsts/part2's SCALE): Seq2seq | WEAN | pointer-generator
 #     over Seq2seq's linear layer; lcsts-test, beam 5;
-#   the simplifier's configuration (configs/simplifier-control.yaml): without | with copying over
-#     its WEAN layer; TurkCorpus and WikiSmall test, plain text.
+#   the simplifier's configuration (configs/simplifier-control.yaml) on the training pairs without
+#     lost-byte mojibake (configs/overlays/kauchak-clean.yaml; also issue 70's retrained simplifier):
+#     without | with copying over its WEAN layer; TurkCorpus and WikiSmall test, plain text.
 # Run from the repository root after `make install`; running it again resumes where it stopped.
 # ROWS / SEEDS / STAGE as results/lib/converge.sh says; TABLES: which of gigaword lcsts simplifier.
 set -euo pipefail
@@ -72,7 +73,8 @@ if [[ " $TABLES " == *" simplifier "* ]]; then
             [ "$STAGE" = list ] && { echo "$seed $row $dir $OUT"; continue; }
             ! recorded "$dir" "$OUT" || continue
             # shellcheck disable=SC2086
-            train_row configs/simplifier-control.yaml "$dir" ${SIMPLIFIER[$row]} --set training.seed="$seed"
+            OVERLAYS=configs/overlays/kauchak-clean.yaml train_row configs/simplifier-control.yaml "$dir" \
+                ${SIMPLIFIER[$row]} --set training.seed="$seed"
             for benchmark in turkcorpus-test wikismall-test; do
                 "$WEAN" test --model "$dir" --system "simplifier-$row-seed$seed" --out-dir "$OUT" \
                     --benchmark "$benchmark" --plain-text --device "$DEVICE"

@@ -39,8 +39,8 @@ allocator_library() {
 }
 
 # train_to_end CONFIG DIR [--set ...]: train DIR as CONFIG (read under $schedule's file, where
-# set) says, resuming a run that stopped part
-# way; DIR/finished marks a run trained to its end, DIR/finished-elsewhere one trained on another
+# set, and then under OVERLAYS's, space-separated config files such as a data cleaning) says,
+# resuming a run that stopped part way; DIR/finished marks a run trained to its end, DIR/finished-elsewhere one trained on another
 # machine whose checkpoints stayed there (lab/gpu.sh): both are skipped.
 train_to_end() {
     local config=$1 dir=$2
@@ -51,8 +51,10 @@ train_to_end() {
     local allocator
     allocator=$(allocator_library)
     echo "allocator: ${allocator:-glibc}"
+    local overlays
+    read -r -a overlays <<< "${OVERLAYS:-}"
     LD_PRELOAD="$allocator${LD_PRELOAD:+ $LD_PRELOAD}" "$WEAN" train "$config" ${schedule:+"$schedule"} \
-        --set model_dir="$dir" "$@" $resume
+        "${overlays[@]}" --set model_dir="$dir" "$@" $resume
     date -u +%FT%TZ > "$dir/finished"
 }
 
