@@ -9,7 +9,7 @@
 #     over Seq2seq's linear layer; lcsts-test, beam 5;
 #   the simplifier's configuration (configs/simplifier-control.yaml) on the training pairs without
 #     lost-byte mojibake (configs/overlays/kauchak-clean.yaml; also issue 70's retrained simplifier):
-#     without | with copying over its WEAN layer; TurkCorpus and WikiSmall test, plain text.
+#     without | with copying over its WEAN layer; TurkCorpus test (plain text) and WikiSmall test (tokenized).
 # Run from the repository root after `make install`; running it again resumes where it stopped.
 # ROWS / SEEDS / STAGE as results/lib/converge.sh says; TABLES: which of gigaword lcsts simplifier.
 set -euo pipefail
@@ -76,8 +76,9 @@ if [[ " $TABLES " == *" simplifier "* ]]; then
             OVERLAYS=configs/overlays/kauchak-clean.yaml train_row configs/simplifier-control.yaml "$dir" \
                 ${SIMPLIFIER[$row]} --set training.seed="$seed"
             for benchmark in turkcorpus-test wikismall-test; do
+                # each read as its references are written: TurkCorpus plain text, WikiSmall tokenized
                 "$WEAN" test --model "$dir" --system "simplifier-$row-seed$seed" --out-dir "$OUT" \
-                    --benchmark "$benchmark" --plain-text --device "$DEVICE"
+                    --benchmark "$benchmark" --device "$DEVICE"
             done
             keep_run "$dir" "$OUT"
         done

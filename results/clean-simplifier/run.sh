@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# The simplifier retrained on clean pairs (issue 70, step 3), against the shipped one. From the
+# repository root after `make install`, with WEAN_DATA_ROOT set; every step whose output exists
+# is skipped, so running it again goes on where it stopped.
+# The models are results/copy's simplifier rows (that script trains them: the shipped recipe,
+# configs/simplifier-control.yaml, on kauchak_v2 without lost-byte mojibake, to early stopping,
+# seeds 1-3): `plain` (WEAN's output layer) and `pg` (copying over it). Here, per finished run:
+#   1. its control values tuned (`wean tune-control`: 300 TurkCorpus tune sentences after the
+#      first 500, seed 1) for SARI among settings whose invented names, invented numbers and
+#      repeated phrases are at or below the references' own rates there (a fidelity floor), BLEU
+#      >= 60; a copy of the run is tuned, the run itself stays as results/copy tested it;
+#   2. scored on the 400 tune sentences of results/decoding/tune_score.py, as it is and with the
+#      names-and-numbers constraint (selection.jsonl): what the rating and shipping choose from;
+#   3. each test set read once (TurkCorpus test plain text, WikiSmall test tokenized) and
+#      compared with the shipped model's outputs (results/faithful/shipped.*), fidelity included.
+# RUNS: where results/copy trained the runs (default runs/); SEEDS, ROWS: a subset; OUT, SENTENCES:
+# another folder and a smaller search, to try the script out.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+WEAN=${WEAN:-wean}
+PYTHON=${PYTHON:-python}
+RUNS=${RUNS:-runs}
+SEEDS=${SEEDS:-"1 2 3"}
+ROWS=${ROWS:-"plain pg"}
+OUT=${OUT:-results/clean-simplifier}
+SENTENCES=${SENTENCES:-300}  # of tune-control's search
+export OMP_NUM_THREADS=${OMP_NUM_THREADS:-1}
+FLOOR=(--require invented_names\<=references --require invented_numbers\<=references
+       --require repeated_ngrams\<=references)
+mkdir -p "$OUT"
+
+scored() {  # label: whether it is in selection.jsonl
+    test -e $OUT/selection.jsonl && grep -q "\"label\": \"$1\"" $OUT/selection.jsonl
+}
+
+for seed in $SEEDS; do
+    for row in $ROWS; do
+        run=$RUNS/copy-simplifier-$row-seed$seed
+        if ! test -e "$run/finished"; then
+            echo "$row seed $seed: $run is not trained to its end yet (results/copy/run.sh); skipped"
+            continue
+        fi
+        tuned=$run-tuned
+        system=$row-seed$seed
+        # 1. control values under the fidelity floor, on a copy of the run
+        if ! test -e $OUT/control-tuning-$system.json; then
+            test -e "$tuned/config.yaml" || "$WEAN" export "$run" "$tuned"
+            "$WEAN" tune-control --model "$tuned" --plain-text --sentences "$SENTENCES" --skip 500 --seed 1 "${FLOOR[@]}" \
+                | sed "s|^$RUNS/||"
+            cp "$tuned/control-tuning.json" $OUT/control-tuning-$system.json
+        fi
+        # 2. validation scores, as it is and with the names-and-numbers constraint
+        scored $system || "$PYTHON" results/decoding/tune_score.py --out $OUT/selection.jsonl --label $system \
+            --model "$tuned"
+        scored $system-names || "$PYTHON" results/decoding/tune_score.py --out $OUT/selection.jsonl \
+            --label $system-names --model "$tuned" --option names_and_numbers=from_source
+        # 3. the test sets, once, against the shipped model
+        for benchmark in turkcorpus-test wikismall-test; do
+            test -e $OUT/$system.$benchmark.txt || "$WEAN" test --model "$tuned" --system $system \
+                --benchmark $benchmark --out-dir $OUT
+            test -e $OUT/significance-$system-vs-shipped.$benchmark.txt || "$WEAN" compare \
+                --hyp $OUT/$system.$benchmark.txt results/faithful/shipped.$benchmark.txt --benchmark $benchmark \
+                --metrics +fidelity > $OUT/significance-$system-vs-shipped.$benchmark.txt
+        done
+    done
+done
