@@ -27,7 +27,7 @@ from pathlib import Path
 import torch
 
 sys.path.insert(0, str(Path(__file__).parent))
-from timing import interleaved, load_average, rates, report  # noqa: E402
+from timing import interleaved, load_average, rates, report, seconds  # noqa: E402
 
 
 def kernels(weight: torch.Tensor, bias: torch.Tensor) -> dict:
@@ -68,7 +68,7 @@ def main() -> None:
     for name, product in products.items():
         result = product(queries)
         identical[name] = bool(torch.equal(result, baseline))
-        largest_difference[name] = float((result - baseline).abs().max())
+        largest_difference[name] = float((result - baseline).abs().max().detach())
 
     def timed(product):
         def run():
@@ -80,9 +80,14 @@ def main() -> None:
         timed(product)()
     times = interleaved({name: timed(product) for name, product in products.items()}, args.rounds)
     speed = rates(times, args.repeats, "addmm")
+    # the same library on a square product of 1,024, for the GFLOP/s this core reaches at all
+    square = torch.randn(1024, 1024, generator=generator)
+    square_seconds = min(seconds(lambda: [square @ square for _ in range(10)]) for _ in range(args.rounds)) / 10
     report({
         "shape": {"rows": args.rows, "size": args.size, "vocabulary": args.vocabulary},
         "products_per_second": {name: speed[name] for name in products},
+        "gflops": {name: speed[name] * 2 * args.rows * args.size * args.vocabulary / 1e9 for name in products},
+        "square_1024_gflops": 2 * 1024 ** 3 / square_seconds / 1e9,
         "speed_over_addmm": {name: speed[f"{name}_over_addmm"] for name in products if name != "addmm"},
         "identical_to_addmm": identical,
         "largest_difference": largest_difference,
