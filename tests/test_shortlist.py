@@ -95,6 +95,20 @@ def test_an_int8_linear_layer_scores_the_kept_rows_of_its_int8_weights():
     assert torch.equal(shortlist.bias, bias[words])
 
 
+@pytest.mark.parametrize("scheme", ["per_channel", "per_tensor"])
+def test_the_kept_rows_of_a_quantized_weight_are_its_dequantized_rows(scheme):
+    from wean.models.output_layer import dequantized_rows
+
+    weight = torch.randn(40, 16, generator=torch.Generator().manual_seed(1))
+    if scheme == "per_channel":
+        quantized = torch.quantize_per_channel(weight, weight.abs().amax(1) / 127, torch.zeros(40, dtype=torch.long),
+                                               0, torch.qint8)
+    else:
+        quantized = torch.quantize_per_tensor(weight, float(weight.abs().max()) / 127, 0, torch.qint8)
+    words = torch.tensor([EOS_ID, 7, 30, 7])
+    assert torch.equal(dequantized_rows(quantized, words), quantized.dequantize()[words])
+
+
 @pytest.fixture(scope="module")
 def model_dir(tmp_path_factory):
     folder = tmp_path_factory.mktemp("shortlist")

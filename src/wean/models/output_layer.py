@@ -61,12 +61,23 @@ class LinearOutput(OutputLayer):
 
     def shortlist(self, words: torch.Tensor) -> Shortlist | None:
         if isinstance(self.projection, DynamicQuantizedLinear):  # wean.quantize: its int8 weights' kept rows,
-            weight, bias = self.projection.weight().dequantize(), self.projection.bias()  # in an fp32 product
+            weight, bias = self.projection.weight(), self.projection.bias()  # in an fp32 product
+            rows = dequantized_rows(weight, words)
         elif isinstance(self.projection, nn.Linear):
             weight, bias = self.projection.weight, self.projection.bias
+            rows = weight[words]
         else:
             return None
-        return Shortlist(words, weight[words], None if bias is None else bias[words], weight.size(0))
+        return Shortlist(words, rows, None if bias is None else bias[words], weight.size(0))
+
+
+def dequantized_rows(weight: torch.Tensor, words: torch.Tensor) -> torch.Tensor:
+    """``weight.dequantize()[words]`` of a quantized weight, without dequantizing the other rows."""
+    if weight.qscheme() in (torch.per_channel_affine, torch.per_channel_symmetric):
+        scales = weight.q_per_channel_scales()[words].unsqueeze(1).float()
+        zero_points = weight.q_per_channel_zero_points()[words].unsqueeze(1).float()
+        return (weight.int_repr()[words].float() - zero_points) * scales
+    return weight.index_select(0, words).dequantize()
 
 
 @OUTPUT_LAYERS.register("wean", config=WeanOutputLayerConfig)
