@@ -231,12 +231,13 @@ def test_a_score_that_is_not_a_number_never_meets_a_requirement():
     assert Requirement.parse("invented_names<=references").shortfall({"invented_names": 9.0}, {"invented_names": 7.0}) == 2
 
 
-def test_tune_control_writes_chosen_values_into_the_model(tmp_path, control_model):
+def model_and_tune_set(tmp_path, control_model):
+    """A copy of the control model, and a data root with a stand-in for TurkCorpus tune: sources
+    whose references keep about half of each."""
     import shutil
 
     model = tmp_path / "model"
     shutil.copytree(control_model, model, ignore=shutil.ignore_patterns("checkpoints", "tensorboard"))
-    # a stand-in for TurkCorpus tune under a data root: sources whose references keep ~half
     root = tmp_path / "root"
     folder = root / "turkcorpus" / "case_detok"
     folder.mkdir(parents=True)
@@ -245,6 +246,11 @@ def test_tune_control_writes_chosen_values_into_the_model(tmp_path, control_mode
     for k in range(8):
         halves = [" ".join(s.split()[: max(1, len(s.split()) // 2)]) for s in sources]
         (folder / f"tune.ref.{k}").write_text("\n".join(halves) + "\n")
+    return model, root
+
+
+def test_tune_control_writes_chosen_values_into_the_model(tmp_path, control_model):
+    model, root = model_and_tune_set(tmp_path, control_model)
     messages = []
     values = tune_control(load(model), model, sentences=30, skip=5, requirements=["bleu>=0", "invented_numbers<=references"],
                           rounds=1, plain_text=False, root=root, log=messages.append, beam=1)
@@ -262,6 +268,26 @@ def test_tune_control_writes_chosen_values_into_the_model(tmp_path, control_mode
     assert "chars_ratio: 1.10 never occurred in training; not tried" in messages
     assert all(t["control"]["chars_ratio"] <= 1.0 for t in record["trials"])
     assert len([m for m in messages if "->" in m]) == len(record["trials"])
+    assert load(model).control.defaults == values
+    assert record["met"] is True
+
+
+def test_a_requirement_no_setting_meets_keeps_the_defaults_or_takes_the_nearest(tmp_path, control_model):
+    model, root = model_and_tune_set(tmp_path, control_model)
+    defaults = dict(load(model).control.defaults)
+    search = dict(sentences=10, skip=5, requirements=["bleu>=101"], rounds=1, plain_text=False, root=root, beam=1)
+    with pytest.raises(WeanError, match="no control values meet bleu>=101 .*the search is in .*--nearest"):
+        tune_control(load(model), model, log=lambda _: None, **search)
+    record = json.loads((model / "control-tuning.json").read_text())  # the search is kept
+    assert record["met"] is False and "chosen" not in record and record["trials"]
+    assert load(model).control.defaults == defaults
+    messages = []
+    values = tune_control(load(model), model, log=messages.append, nearest=True, **search)
+    record = json.loads((model / "control-tuning.json").read_text())
+    assert record["met"] is False and record["chosen"]["control"] == values
+    best_bleu = max(trial["scores"]["bleu"] for trial in record["trials"])
+    assert record["chosen"]["bleu"] == best_bleu  # nearest to 101: the highest BLEU tried
+    assert any(m.startswith("warning: no control values meet bleu>=101") for m in messages)
     assert load(model).control.defaults == values
 
 

@@ -162,9 +162,12 @@ def tune_control(
     generator: Generator, model_dir: Path, benchmark_name: str = "turkcorpus-tune", sentences: int = 300,
     skip: int = 500, seed: int = 1, requirements: Sequence[str] = ("bleu>=60",), objective: str = "sari",
     rounds: int = 2, plain_text: bool | None = None, root: Path | None = None, log: Callable[[str], None] = print,
-    **search,
+    nearest: bool = False, **search,
 ) -> dict[str, float]:
-    """Search, write the chosen values into ``model_dir`` and return them."""
+    """Search, write the chosen values into ``model_dir`` and return them. Where no setting meets
+    every requirement, the search is still written (``control-tuning.json``, ``"met": false``);
+    ``nearest`` then takes the setting nearest to meeting them (least summed shortfall), where
+    otherwise the model's defaults stay as they were."""
     control = generator.control
     if not control:
         raise WeanError(f"{model_dir}: this model was trained without control tokens; nothing to tune")
@@ -201,21 +204,25 @@ def tune_control(
                 grids[name] = [value for value in grid if value not in unseen]
     values, trials = coordinate_ascent(score, dict(control.defaults), grids, objective, direction == "higher", rounds)
     best = next(t for t in trials if t.control == values)
-    if not best.feasible:
-        unmet = [r.text for r in required if r.shortfall(best.scores, reference_rates)]
-        raise WeanError(
-            f"no control values meet {', '.join(unmet)} on {benchmark_name} (nearest: "
-            + ", ".join(f"{r.key} {best.scores[r.key]:.2f}" for r in required) + "); the model's defaults are left as they were"
-        )
-    assets = generator.assets
-    config = dataclasses.replace(assets.config, generation=dataclasses.replace(assets.config.generation, control=values))
-    save_assets(model_dir, dataclasses.replace(assets, config=config))
+    taken = best.feasible or nearest
     atomic_write_json(model_dir / "control-tuning.json", {
         "benchmark": benchmark_name, "lines": [i + 1 for i in chosen_lines], "skip": skip, "seed": seed,
         "objective": objective, "requirements": [r.text for r in required],
         "reference_rates": {key: reference_rates[key] for key in shown if key in reference_rates},
         "search": {k: v for k, v in search.items() if v is not None},
-        "chosen": {"control": values, **{key: best.scores[key] for key in shown}},
+        "met": best.feasible,
+        ("chosen" if taken else "nearest"): {"control": values, **{key: best.scores[key] for key in shown}},
         "trials": [dataclasses.asdict(t) for t in trials],
     })
+    if not best.feasible:
+        unmet = [r.text for r in required if r.shortfall(best.scores, reference_rates)]
+        summary = (f"no control values meet {', '.join(unmet)} on {benchmark_name} (nearest: "
+                   + ", ".join(f"{r.key} {best.scores[r.key]:.2f}" for r in required) + ")")
+        if not nearest:
+            raise WeanError(f"{summary}; the model's defaults are left as they were (the search is in "
+                            f"{model_dir / 'control-tuning.json'}; --nearest takes the nearest)")
+        log(f"warning: {summary}; the nearest is taken (--nearest)")
+    assets = generator.assets
+    config = dataclasses.replace(assets.config, generation=dataclasses.replace(assets.config.generation, control=values))
+    save_assets(model_dir, dataclasses.replace(assets, config=config))
     return values

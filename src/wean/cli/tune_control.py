@@ -31,6 +31,9 @@ def add(subparsers) -> None:
                         "for the references' own rate of a reference-free key (e.g. invented_names<=references); "
                         "repeatable; bleu>=60 holds unless one names bleu (below it, outputs ignore the source)")
     parser.add_argument("--min-bleu", type=float, help="the same as --require bleu>=MIN_BLEU")
+    parser.add_argument("--nearest", action="store_true",
+                        help="where no setting meets every --require, take the one nearest to meeting them "
+                        "(least summed shortfall; said, and recorded as met: false) instead of keeping the defaults")
     parser.add_argument("--rounds", type=int, default=2, help="passes over the attributes (default 2)")
     parser.add_argument("--beam", type=int, help="beam width (default: the model's)")
     parser.add_argument("--plain-text", action=argparse.BooleanOptionalAction, default=None,
@@ -59,7 +62,8 @@ def run(args: argparse.Namespace) -> int:
     tunable_key(args.objective, "--objective")
     values = tune_control(
         load(args.model, args.device, trust_plugins=args.trust_plugins), args.model, args.benchmark, args.sentences, args.skip, args.seed,
-        requirements, args.objective, args.rounds, args.plain_text, args.data_root, beam=args.beam,
+        requirements, args.objective, args.rounds, args.plain_text, args.data_root, nearest=args.nearest,
+        beam=args.beam,
     )
     print(f"{args.model}: generation.control set to " + ",".join(f"{k}={v:.2f}" for k, v in values.items()))
     return 0
