@@ -65,3 +65,34 @@ for seed in $SEEDS; do
         done
     done
 done
+
+# 4. Once every run is in (or CHOOSE=1): the candidate chosen on the 400 tune sentences
+#    (choose.py: the highest SARI at or below the references' rates of invented names and
+#    repeated phrases, else the nearest), and a blind rating of it on the 50 tune sentences
+#    results/decoding rated (they selected and tuned nothing here): the shipped simplifier, the
+#    candidate, the first human reference and the source, identical outputs merged; each rater
+#    is given rating/sheet.csv and sheet.json's protocol only, never the key.
+expected=$(( $(wc -w <<< "$SEEDS") * $(wc -w <<< "$ROWS") * 2 ))
+found=$(test -e $OUT/selection.jsonl && wc -l < $OUT/selection.jsonl || echo 0)
+if [ "${CHOOSE:-0}" != 1 ] && [ "$found" -lt "$expected" ]; then
+    echo "selection: $found of $expected systems scored; the choice waits for the rest (CHOOSE=1 to choose now)"
+    exit 0
+fi
+test -e $OUT/choice.json || "$PYTHON" results/clean-simplifier/choose.py --selection $OUT/selection.jsonl \
+    --out $OUT/choice.json
+read -r LABEL MODEL NAMES <<< "$("$PYTHON" -c "
+import json; label = json.load(open('$OUT/choice.json'))['chosen']['label']
+names = label.endswith('-names'); run = label[: -len('-names')] if names else label
+row, seed = run.rsplit('-seed', 1)
+print(label, '$RUNS/copy-simplifier-' + row + '-seed' + seed + '-tuned', 'from_source' if names else 'any')")"
+test -e $OUT/tune/$LABEL.turkcorpus-tune.txt || "$WEAN" test --model "$MODEL" --system "$LABEL" \
+    --benchmark turkcorpus-tune --names-and-numbers "$NAMES" --out-dir $OUT/tune
+if ! test -e $OUT/rating/key.json; then
+    lines=$("$PYTHON" -c 'import json; print(",".join(str(i["line"]) for i in json.load(open("results/decoding/rating/key.json"))["items"]))')
+    "$WEAN" rate prepare --benchmark turkcorpus-tune --lines "$lines" --seed 72 --out $OUT/rating \
+        --system shipped=results/fidelity/tune/shipped.turkcorpus-tune.txt --system "$LABEL=$OUT/tune/$LABEL.turkcorpus-tune.txt" \
+        --system human="$WEAN_DATA_ROOT"/turkcorpus/case_detok/tune.ref.0 \
+        --system source="$WEAN_DATA_ROOT"/turkcorpus/case_detok/tune.src
+fi
+source results/lib/rating.sh
+score_ratings $OUT
