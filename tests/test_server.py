@@ -169,6 +169,19 @@ def test_bad_requests_get_a_clear_4xx(server, body, status, message):
     assert message in error and "\n" not in error
 
 
+
+
+def test_the_step_budget_counts_the_beam_a_reranking_model_widens_to(generator):
+    generation = dataclasses.replace(generator.config.generation, rerank="length=1", rerank_size=8)
+    config = dataclasses.replace(generator.config, generation=generation)
+    reranking = load(generator.directory)
+    reranking.assets = dataclasses.replace(reranking.assets, config=config)
+    with Server(create_app(reranking, LIMITS), LIMITS) as running:
+        response = post(running, {"texts": ["a b"] * 3, "beam": 2, "max_length": 20})
+        assert response.status_code == 413
+        assert "480 decoder steps asked for (texts x hypotheses x max_length = 3 x 8 x 20)" in response.json()["error"]
+        assert post(running, {"texts": ["a b"], "beam": 2, "max_length": 20}).status_code == 200
+
 def test_malformed_and_oversized_bodies(server):
     broken = httpx.post(f"{server.url}/v1/generate", content=b'{"texts": [', timeout=30,
                         headers={"content-type": "application/json"})

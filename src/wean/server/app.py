@@ -253,7 +253,9 @@ def create_app(generator: Generator, limits: Limits | None = None, access: Acces
             search = generator.search_options(**given)
         except WeanError as error:
             return _error(request, 422, str(error))
-        width = {"greedy": 1, "sampling": search.nbest}.get(search.strategy, search.beam)  # hypotheses per text
+        # hypotheses per text, in the search that runs: a model that reranks by itself widens its beam
+        _, searched = generator.own_rerank(search)
+        width = {"greedy": 1, "sampling": searched.nbest}.get(searched.strategy, searched.beam)
         for name, value in (("beam", body.beam), ("nbest", body.nbest)):
             if value is not None and value > limits.max_beam:
                 return _error(request, 422, f"{name} {value}; at most {limits.max_beam}")
