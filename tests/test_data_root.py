@@ -4,6 +4,7 @@ config's data paths expanded where they are read, kept as written in the model d
 from __future__ import annotations
 
 import dataclasses
+import json
 
 import pytest
 import yaml
@@ -86,3 +87,20 @@ def test_records_name_files_under_the_root_by_the_placeholder(tmp_path, monkeypa
     assert portable_path(tmp_path / "elsewhere.txt") == str(tmp_path / "elsewhere.txt")
     monkeypatch.delenv("WEAN_DATA_ROOT")
     assert portable_path(tmp_path / "root" / "set" / "test.src") == str(tmp_path / "root" / "set" / "test.src")
+    # a command's --data-root names it as the variable would
+    assert portable_path(tmp_path / "root" / "set" / "test.src", tmp_path / "root") == "${WEAN_DATA_ROOT}/set/test.src"
+
+
+def test_an_evaluation_record_names_benchmark_files_under_the_data_root_option(tmp_path, monkeypatch, capsys):
+    monkeypatch.delenv("WEAN_DATA_ROOT", raising=False)
+    folder = tmp_path / "root" / "turkcorpus" / "case_detok"
+    folder.mkdir(parents=True)
+    (folder / "test.src").write_text("a b c\n", encoding="utf-8")
+    for k in range(8):
+        (folder / f"test.ref.{k}").write_text("a b\n", encoding="utf-8")
+    (tmp_path / "out.txt").write_text("a b\n", encoding="utf-8")
+    assert main(["evaluate", "--hyp", str(tmp_path / "out.txt"), "--benchmark", "turkcorpus-test", "--data-root",
+                 str(tmp_path / "root"), "--metrics", "bleu", "--json"]) == 0
+    inputs = json.loads(capsys.readouterr().out)["inputs"]
+    assert inputs["source"]["path"] == "${WEAN_DATA_ROOT}/turkcorpus/case_detok/test.src"
+    assert inputs["references"][7]["path"] == "${WEAN_DATA_ROOT}/turkcorpus/case_detok/test.ref.7"

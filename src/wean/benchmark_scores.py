@@ -53,7 +53,7 @@ def score_on_benchmarks(
         atomic_write_text(hypothesis, "".join(line + "\n" for line in outputs))
         settings = EvaluationSettings(metric_list(metrics, benchmark.metrics), "default", benchmark.lowercase,
                                       benchmark.tokenizer)
-        evaluation = evaluate_files(hypothesis, source, references, settings, benchmark)
+        evaluation = evaluate_files(hypothesis, source, references, settings, benchmark, root)
         record = evaluation.to_dict()
         record["inputs"]["hypothesis"]["path"] = hypothesis.name  # relative: the folder moves
         record["generation"] = {key: value for key, value in search.items() if value is not None}

@@ -32,11 +32,11 @@ def data_root(explicit: str | Path | None = None) -> Path:
     return root
 
 
-def portable_path(path: str | Path) -> str:
-    """``path`` as a record should name it: under the data root (``$WEAN_DATA_ROOT``), as
-    ``${WEAN_DATA_ROOT}/...``, so that no machine's folders are written into results; any other as
-    given."""
-    root = os.environ.get(VARIABLE)
+def portable_path(path: str | Path, root: str | Path | None = None) -> str:
+    """``path`` as a record should name it: under the data root (``root``, a command's --data-root,
+    else ``$WEAN_DATA_ROOT``), as ``${WEAN_DATA_ROOT}/...``, so that no machine's folders are
+    written into results; any other as given."""
+    root = root if root is not None and str(root) else os.environ.get(VARIABLE)
     if root:
         try:
             return f"{PLACEHOLDER}/{Path(path).resolve().relative_to(Path(root).resolve()).as_posix()}"

@@ -36,7 +36,7 @@ def run(args: argparse.Namespace) -> int:
     if args.hyp is None:
         raise WeanError("--hyp FILE is required (or --list-benchmarks)")
     benchmark, source, references, settings, _ = options.scoring_inputs(args)
-    evaluation = evaluate_files(args.hyp, source, references, settings, benchmark)
+    evaluation = evaluate_files(args.hyp, source, references, settings, benchmark, args.data_root)
     if args.sentence_sari:
         write_sentence_sari(args.sentence_sari, args.hyp, source, references, settings)
     if args.json:

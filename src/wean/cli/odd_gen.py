@@ -38,7 +38,7 @@ def run(args: argparse.Namespace) -> int:
     settings = EvaluationSettings(metrics=("stats",), lowercase=lowercase, tokenizer=tokenizer)
     summaries = {}
     for label, path in zip(labels, args.hyp):
-        scores = evaluate_files(path, None, references, settings).scores
+        scores = evaluate_files(path, None, references, settings, root=args.data_root).scores
         summaries[label] = scores
     keys = ("repeated_tokens", "outputs_with_repeats", "length_shortfall", "outputs_shorter_than_reference")
     print("system".ljust(20) + "".join(k.rjust(32) for k in keys))

@@ -394,8 +394,8 @@ def _reverse(inputs: MetricInputs) -> MetricResult:
     return MetricResult("reverse", scores, signature)
 
 
-def _file_record(path: Path, lines: int) -> dict:
-    return {"path": portable_path(path), "lines": lines, "sha256": hashlib.sha256(path.read_bytes()).hexdigest()}
+def _file_record(path: Path, lines: int, root: str | Path | None) -> dict:
+    return {"path": portable_path(path, root), "lines": lines, "sha256": hashlib.sha256(path.read_bytes()).hexdigest()}
 
 
 def _warn_empty(path: Path, lines: Sequence[str], what: str) -> None:
@@ -413,8 +413,10 @@ def evaluate_files(
     references: Sequence[str | Path],
     settings: EvaluationSettings,
     benchmark: Benchmark | None = None,
+    root: str | Path | None = None,
 ) -> Evaluation:
-    """Read, check and score files. Problems with a file raise :class:`WeanError` naming it."""
+    """Read, check and score files. Problems with a file raise :class:`WeanError` naming it.
+    ``root``: the data root the records name files under (default ``$WEAN_DATA_ROOT``)."""
     hypothesis = Path(hypothesis)
     outputs = read_lines(hypothesis)
     if not outputs:
@@ -435,8 +437,8 @@ def evaluate_files(
     evaluation = evaluate(outputs, sources, reference_streams, settings)
     evaluation.inputs = {
         "benchmark": benchmark.name if benchmark else None,
-        "hypothesis": _file_record(hypothesis, len(outputs)),
-        "source": _file_record(Path(source), len(sources)) if source is not None else None,
-        "references": [_file_record(Path(p), len(s)) for p, s in zip(references, reference_streams)],
+        "hypothesis": _file_record(hypothesis, len(outputs), root),
+        "source": _file_record(Path(source), len(sources), root) if source is not None else None,
+        "references": [_file_record(Path(p), len(s), root) for p, s in zip(references, reference_streams)],
     }
     return evaluation
