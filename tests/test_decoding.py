@@ -373,6 +373,23 @@ def test_a_model_directory_reranks_with_the_models_it_carries(model_dir, tmp_pat
             load(own)
 
 
+def test_a_reranking_model_is_loaded_on_the_device_of_the_model_it_reranks_for(model_dir, monkeypatch):
+    import wean.generator
+    from wean.search import model_scores
+
+    real_load, asked = wean.generator.load, []
+
+    def recording_load(directory, device="auto", **kwargs):
+        asked.append(device)
+        return real_load(directory, device=device, **kwargs)
+
+    monkeypatch.setattr(wean.generator, "load", recording_load)
+    monkeypatch.setattr(model_scores, "_loaded", {})
+    generator = load(model_dir, device="cpu")
+    generator.generate(["a b c d e f g"], nbest=2, rerank=f"lm:{model_dir}=1")
+    assert asked == ["cpu"]  # not "auto", which takes the GPU where there is one
+
+
 def test_noisy_channel_scorers_ask_other_models(model_dir, tmp_path, capsys):
     """channel:DIR scores log P(source | output), lm:DIR log P(output | <lm>), each under DIR's
     model as forced_scores computes it; with weight 0 the list keeps the search's order."""

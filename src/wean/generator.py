@@ -25,12 +25,13 @@ from typing import TYPE_CHECKING, Callable, Mapping, Sequence
 
 from wean.data.plain_text import PlainText
 from wean.data.tokenizers import without_lone_surrogates
-from wean.device import resolve_device
+from wean.device import model_device, resolve_device
 from wean.errors import WeanError
 from wean.generation import Generation
 from wean.model_dir import SHORTLIST, Assets, load_assets, read_control_counts
 from wean.models.model import EncoderDecoder, build_model
 from wean.quantize import quantize
+from wean.search.model_scores import ModelScore
 from wean.search.rerank import Scorer, parse_rerank, read_in_directory, resolve as resolve_scorers
 from wean.search_options import SearchOptions, check_batch_size
 from wean.shortlist import ShortlistTable
@@ -154,6 +155,9 @@ class Generator:
         if rerank is None:
             rerank, options = self.own_rerank(options)
         scorers = resolve_scorers(rerank)
+        for _, scorer, _ in scorers:
+            if isinstance(scorer, ModelScore):  # a reranking model runs where this one does
+                scorer.device = model_device(self.model)
         if scorers and options.nbest == 1:
             raise WeanError("rerank: an n-best list of one output has nothing to reorder; ask for nbest above 1")
         if options.shortlist:

@@ -12,13 +12,16 @@ output that is not fluent text scores low. Both are summed over the scored text'
 included, as ``wean.forced_scores`` computes them; ``length`` is lambda_3's term. On the command
 line: ``--rerank channel:runs/reverse=0.5,lm:runs/lm=0.3,length=0.1``.
 
-Each model is loaded once per process, when it is first needed.
+Each model is loaded once per process and device, when it is first needed, on the device of the
+model whose outputs it scores (``generate`` places it there).
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 from typing import TYPE_CHECKING, Sequence
+
+import torch
 
 from wean.data.corpus import LM_SOURCE
 from wean.errors import WeanError
@@ -27,7 +30,7 @@ from wean.registry import RERANKERS
 if TYPE_CHECKING:
     from wean.generator import Generation, Generator
 
-_loaded: dict[Path, "Generator"] = {}
+_loaded: dict[tuple[Path, str], "Generator"] = {}
 
 
 class ModelScore:
@@ -35,15 +38,17 @@ class ModelScore:
 
     def __init__(self, directory: str | Path):
         self.directory = Path(directory)
+        self.device: torch.device | None = None  # None: wean's default (the GPU if there is one)
         if not (self.directory / "config.yaml").is_file():
             raise WeanError(f"rerank: {directory}: not a model directory (no config.yaml)")
 
     def model(self) -> "Generator":
         from wean.generator import load
 
-        key = self.directory.resolve()
+        device = "auto" if self.device is None else self.device.type
+        key = (self.directory.resolve(), device)
         if key not in _loaded:
-            _loaded[key] = load(self.directory)
+            _loaded[key] = load(self.directory, device=device)
         return _loaded[key]
 
     def log_probs(self, sources: Sequence[str], targets: Sequence[str]) -> list[float]:
