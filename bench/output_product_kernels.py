@@ -1,6 +1,6 @@
 """The vocabulary product of one beam step (queries of beam x batch rows times a linear output
 layer's weight, plus its bias) under the kernels PyTorch offers on this CPU, timed against the
-product wean computes today, and whether each gives the same floats.
+product `nn.Linear` computes, and whether each gives the same floats.
 
 A linear layer's product is most of an fp32 beam step (results/bench-peers-shortlist's profile:
 a third or more of a step on the peer benchmark's model), and beam outputs are byte-identical only if the

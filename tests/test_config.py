@@ -46,12 +46,15 @@ def test_every_preset_validates_and_builds(path):
     assert sum(p.numel() for p in model.parameters()) > 0
 
 
-def test_the_kauchak_cleaning_overlay_drops_exactly_the_pairs_with_lost_byte_mojibake():
+def test_the_kauchak_cleaning_overlay_drops_pairs_with_lost_byte_mojibake():
     config = load_config(["configs/simplifier-control.yaml", "configs/overlays/kauchak-clean.yaml"])
     assert config.model.output_layer.type == "wean"  # the preset is kept under the overlay
     broken = re.compile(config.data.drop_if_matches)
     assert broken.search("born in ZÃ rich .") and broken.search("Dà il Ã")
     assert not broken.search("born in Zürich .") and not broken.search("an ASCII line .")
+    # a word-final accented letter matches too: right for kauchak_v2, which has no intact non-ASCII
+    # character, not for a corpus that has
+    assert broken.search("a café .")
 
 
 @pytest.mark.parametrize("task", ["gigaword", "simplification"])

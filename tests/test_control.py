@@ -276,11 +276,15 @@ def test_a_requirement_no_setting_meets_keeps_the_defaults_or_takes_the_nearest(
     model, root = model_and_tune_set(tmp_path, control_model)
     defaults = dict(load(model).control.defaults)
     search = dict(sentences=10, skip=5, requirements=["bleu>=101"], rounds=1, plain_text=False, root=root, beam=1)
-    with pytest.raises(WeanError, match="no control values meet bleu>=101 .*the search is in .*--nearest"):
+    before = (model / "control-tuning.json").read_text() if (model / "control-tuning.json").exists() else None
+    with pytest.raises(WeanError, match="no control values meet bleu>=101 .*the search is in .*unmet.json; --nearest"):
         tune_control(load(model), model, log=lambda _: None, **search)
-    record = json.loads((model / "control-tuning.json").read_text())  # the search is kept
+    record = json.loads((model / "control-tuning-unmet.json").read_text())  # the search is kept, apart
     assert record["met"] is False and "chosen" not in record and record["trials"]
     assert load(model).control.defaults == defaults
+    # the record of the values the model has is not replaced by a search that changed none
+    after = (model / "control-tuning.json").read_text() if (model / "control-tuning.json").exists() else None
+    assert after == before
     messages = []
     values = tune_control(load(model), model, log=messages.append, nearest=True, **search)
     record = json.loads((model / "control-tuning.json").read_text())
@@ -288,7 +292,7 @@ def test_a_requirement_no_setting_meets_keeps_the_defaults_or_takes_the_nearest(
     best_bleu = max(trial["scores"]["bleu"] for trial in record["trials"])
     assert record["chosen"]["bleu"] == best_bleu  # nearest to 101: the highest BLEU tried
     assert any(m.startswith("warning: no control values meet bleu>=101") for m in messages)
-    assert load(model).control.defaults == values
+    assert values != defaults and load(model).control.defaults == values
 
 
 def test_a_control_value_never_trained_on_is_warned_of_on_every_interface(control_model, capsys, monkeypatch):

@@ -73,7 +73,8 @@ def test_overlays_are_read_after_the_preset_and_the_schedule(tmp_path):
     stand_in.write_text('#!/bin/sh\necho "$@"\n')
     stand_in.chmod(0o755)
     run.mkdir()
-    train = 'source results/lib/converge.sh && schedule=s.yaml train_to_end p.yaml "$RUN" --set a=1'
+    # under the table scripts' set -euo pipefail, where an empty array must still expand
+    train = 'set -euo pipefail; source results/lib/converge.sh && schedule=s.yaml train_to_end p.yaml "$RUN" --set a=1'
     plain = run_shell(train, tmp_path, RUN=str(run), WEAN=str(stand_in), WEAN_ALLOCATOR="glibc")
     assert f"train p.yaml s.yaml --set model_dir={run} --set a=1" in plain.stdout, plain.stderr
     (run / "finished").unlink()

@@ -12,8 +12,9 @@
 #      false); a copy of the run is tuned, the run itself stays as results/copy tested it;
 #   2. scored on the 400 tune sentences of results/decoding/tune_score.py, as it is and with the
 #      names-and-numbers constraint (selection.jsonl): what the rating and shipping choose from;
-#   3. each test set read once (TurkCorpus test plain text, WikiSmall test tokenized) and
-#      compared with the shipped model's outputs (results/faithful/shipped.*), fidelity included.
+#   3. each test set read once per system, as it is and with the constraint (TurkCorpus test
+#      plain text, WikiSmall test tokenized), and compared with the shipped model's outputs
+#      (results/faithful/shipped.*), fidelity included.
 # RUNS: where results/copy trained the runs (default runs/); SEEDS, ROWS: a subset; OUT, SENTENCES:
 # another folder and a smaller search, to try the script out.
 set -euo pipefail
@@ -55,13 +56,16 @@ for seed in $SEEDS; do
             --model "$tuned"
         scored $system-names || "$PYTHON" results/decoding/tune_score.py --out $OUT/selection.jsonl \
             --label $system-names --model "$tuned" --option names_and_numbers=from_source
-        # 3. the test sets, once, against the shipped model
+        # 3. the test sets, once per system, against the shipped model
         for benchmark in turkcorpus-test wikismall-test; do
-            test -e $OUT/$system.$benchmark.txt || "$WEAN" test --model "$tuned" --system $system \
-                --benchmark $benchmark --out-dir $OUT
-            test -e $OUT/significance-$system-vs-shipped.$benchmark.txt || "$WEAN" compare \
-                --hyp $OUT/$system.$benchmark.txt results/faithful/shipped.$benchmark.txt --benchmark $benchmark \
-                --metrics +fidelity > $OUT/significance-$system-vs-shipped.$benchmark.txt
+            for names in any from_source; do
+                name=$system; [ $names = any ] || name=$system-names
+                test -e $OUT/$name.$benchmark.txt || "$WEAN" test --model "$tuned" --system $name \
+                    --benchmark $benchmark --names-and-numbers $names --out-dir $OUT
+                test -e $OUT/significance-$name-vs-shipped.$benchmark.txt || "$WEAN" compare \
+                    --hyp $OUT/$name.$benchmark.txt results/faithful/shipped.$benchmark.txt --benchmark $benchmark \
+                    --metrics +fidelity > $OUT/significance-$name-vs-shipped.$benchmark.txt
+            done
         done
     done
 done
@@ -80,11 +84,16 @@ if [ "${CHOOSE:-0}" != 1 ] && [ "$found" -lt "$expected" ]; then
 fi
 test -e $OUT/choice.json || "$PYTHON" results/clean-simplifier/choose.py --selection $OUT/selection.jsonl \
     --out $OUT/choice.json
-read -r LABEL MODEL NAMES <<< "$("$PYTHON" -c "
-import json; label = json.load(open('$OUT/choice.json'))['chosen']['label']
-names = label.endswith('-names'); run = label[: -len('-names')] if names else label
-row, seed = run.rsplit('-seed', 1)
-print(label, '$RUNS/copy-simplifier-' + row + '-seed' + seed + '-tuned', 'from_source' if names else 'any')")"
+# the chosen label (ROW-seedN[-names]) as: label, tuned model, names-and-numbers option
+choice=$("$PYTHON" - "$OUT/choice.json" <<'PY'
+import json, sys
+label = json.load(open(sys.argv[1]))["chosen"]["label"]
+names = label.endswith("-names")
+print(label, label[: -len("-names")] if names else label, "from_source" if names else "any")
+PY
+)
+read -r LABEL SYSTEM NAMES <<< "$choice"
+MODEL=$RUNS/copy-simplifier-${SYSTEM%-seed*}-seed${SYSTEM##*-seed}-tuned
 test -e $OUT/tune/$LABEL.turkcorpus-tune.txt || "$WEAN" test --model "$MODEL" --system "$LABEL" \
     --benchmark turkcorpus-tune --names-and-numbers "$NAMES" --out-dir $OUT/tune
 if ! test -e $OUT/rating/key.json; then

@@ -133,7 +133,8 @@ MODEL_FOLDERS = frozenset({"checkpoints", "tensorboard", PLUGIN_FOLDER})
 MODEL_FILES = frozenset({
     "config.yaml", "vocab.json", "vocab.src.json", "vocab.tgt.json", "sentencepiece.model", "tokenizer.json",
     "model.safetensors", "best.json", "train.log", "validations.json", "checkpoints", "tensorboard",
-    CONTROL_COUNTS, PLUGIN_DIGESTS, PLUGIN_FOLDER, "control-tuning.json", SHORTLIST,
+    CONTROL_COUNTS, PLUGIN_DIGESTS, PLUGIN_FOLDER, "control-tuning.json", "control-tuning-unmet.json",
+    SHORTLIST,
 })
 
 

@@ -164,10 +164,10 @@ def tune_control(
     rounds: int = 2, plain_text: bool | None = None, root: Path | None = None, log: Callable[[str], None] = print,
     nearest: bool = False, **search,
 ) -> dict[str, float]:
-    """Search, write the chosen values into ``model_dir`` and return them. Where no setting meets
-    every requirement, the search is still written (``control-tuning.json``, ``"met": false``);
-    ``nearest`` then takes the setting nearest to meeting them (least summed shortfall), where
-    otherwise the model's defaults stay as they were."""
+    """Search, write the chosen values into ``model_dir`` and return them, with the search in
+    ``control-tuning.json``. Where no setting meets every requirement, ``nearest`` takes the one
+    nearest to meeting them (least summed shortfall; ``"met": false``); otherwise the model and
+    its record stay as they were, and the search is written to ``control-tuning-unmet.json``."""
     control = generator.control
     if not control:
         raise WeanError(f"{model_dir}: this model was trained without control tokens; nothing to tune")
@@ -205,7 +205,7 @@ def tune_control(
     values, trials = coordinate_ascent(score, dict(control.defaults), grids, objective, direction == "higher", rounds)
     best = next(t for t in trials if t.control == values)
     taken = best.feasible or nearest
-    atomic_write_json(model_dir / "control-tuning.json", {
+    atomic_write_json(model_dir / ("control-tuning.json" if taken else "control-tuning-unmet.json"), {
         "benchmark": benchmark_name, "lines": [i + 1 for i in chosen_lines], "skip": skip, "seed": seed,
         "objective": objective, "requirements": [r.text for r in required],
         "reference_rates": {key: reference_rates[key] for key in shown if key in reference_rates},
@@ -220,7 +220,7 @@ def tune_control(
                    + ", ".join(f"{r.key} {best.scores[r.key]:.2f}" for r in required) + ")")
         if not nearest:
             raise WeanError(f"{summary}; the model's defaults are left as they were (the search is in "
-                            f"{model_dir / 'control-tuning.json'}; --nearest takes the nearest)")
+                            f"{model_dir / 'control-tuning-unmet.json'}; --nearest takes the nearest)")
         log(f"warning: {summary}; the nearest is taken (--nearest)")
     assets = generator.assets
     config = dataclasses.replace(assets.config, generation=dataclasses.replace(assets.config.generation, control=values))

@@ -72,11 +72,14 @@ class LinearOutput(OutputLayer):
 
 
 def dequantized_rows(weight: torch.Tensor, words: torch.Tensor) -> torch.Tensor:
-    """``weight.dequantize()[words]`` of a quantized weight, without dequantizing the other rows."""
-    if weight.qscheme() in (torch.per_channel_affine, torch.per_channel_symmetric):
+    """``weight.dequantize()[words]`` of a quantized weight, without dequantizing the other rows
+    (their int8 values are still read)."""
+    if weight.qscheme() in (torch.per_channel_affine, torch.per_channel_symmetric) and weight.q_per_channel_axis() == 0:
         scales = weight.q_per_channel_scales()[words].unsqueeze(1).float()
         zero_points = weight.q_per_channel_zero_points()[words].unsqueeze(1).float()
         return (weight.int_repr()[words].float() - zero_points) * scales
+    if weight.qscheme() in (torch.per_channel_affine, torch.per_channel_symmetric):
+        return weight.dequantize()[words]
     return weight.index_select(0, words).dequantize()
 
 
