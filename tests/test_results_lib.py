@@ -81,6 +81,17 @@ def test_overlays_are_read_after_the_preset_and_the_schedule(tmp_path):
     overlaid = run_shell(train, tmp_path, RUN=str(run), WEAN=str(stand_in), WEAN_ALLOCATOR="glibc",
                          OVERLAYS="o1.yaml o2.yaml")
     assert f"train p.yaml s.yaml o1.yaml o2.yaml --set model_dir={run} --set a=1" in overlaid.stdout
+    # a run killed before its first checkpoint starts again; one with a checkpoint resumes
+    (run / "finished").unlink()
+    (run / "config.yaml").write_text("name: x\n")
+    assert plain.stdout.rstrip().endswith("--set a=1")
+    restarted = run_shell(train, tmp_path, RUN=str(run), WEAN=str(stand_in), WEAN_ALLOCATOR="glibc")
+    assert restarted.stdout.splitlines()[-1].endswith("--set a=1 --overwrite"), restarted.stderr
+    (run / "finished").unlink()
+    (run / "checkpoints").mkdir()
+    (run / "checkpoints" / "latest").write_text("step-00000100\n")
+    resumed = run_shell(train, tmp_path, RUN=str(run), WEAN=str(stand_in), WEAN_ALLOCATOR="glibc")
+    assert resumed.stdout.splitlines()[-1].endswith("--set a=1 --resume")
 
 
 def test_training_searches_the_folders_the_allocator_benchmark_times():

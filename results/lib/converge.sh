@@ -47,7 +47,11 @@ train_to_end() {
     shift 2
     { test -e "$dir/finished" || test -e "$dir/finished-elsewhere"; } && return
     local resume=
-    test -e "$dir/checkpoints/latest" && resume=--resume
+    if test -e "$dir/checkpoints/latest"; then
+        resume=--resume
+    elif test -e "$dir/config.yaml"; then
+        resume=--overwrite  # killed before its first checkpoint: nothing trained to keep
+    fi
     local allocator
     allocator=$(allocator_library)
     echo "allocator: ${allocator:-glibc}"
