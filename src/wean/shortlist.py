@@ -140,8 +140,8 @@ class Shortlisted(SearchWrapper):
     they span the vocabulary, -inf outside the list. The list then holds every special token, so
     that <pad>, <unk>, <bos> and <eos> keep their ids; <pad> and <bos> score -inf, as the words
     outside the list do (the same distribution; its normalizer's float sum may round differently,
-    in the last bits). A model whose output layer reads the source (copying writes ids past the vocabulary, which no position
-    in a list names) is never compact."""
+    in the last bits). A model whose output layer reads the source is never compact: copying
+    writes ids past the vocabulary, which no position in a list names."""
 
     def __init__(self, model: nn.Module, table: ShortlistTable, most_frequent: int, compact: bool = False):
         super().__init__(model)
