@@ -95,6 +95,12 @@ for seed in $SEEDS; do
         "$WEAN" compare --hyp "$hyp" "$encdec" --benchmark gigaword-test
         "$WEAN" compare --hyp "$hyp" "$encdec" --benchmark gigaword-test --metrics repeated_tokens,length_shortfall
     done
+    # what coverage adds to copying, on the same seed
+    hyp=$OUT/gigaword-pg-coverage-seed$seed.gigaword-test.txt
+    if test -e "$hyp" && test -e "$OUT/gigaword-pg-seed$seed.gigaword-test.txt"; then
+        "$WEAN" compare --hyp "$hyp" "$OUT/gigaword-pg-seed$seed.gigaword-test.txt" --benchmark gigaword-test \
+            --metrics +repeated_tokens,length_shortfall
+    fi
     if test -e "$OUT/lcsts-pg-seed$seed.lcsts-test.txt"; then
         for base in seq2seq wean; do
             "$WEAN" compare --hyp "$OUT/lcsts-pg-seed$seed.lcsts-test.txt" \
@@ -108,3 +114,9 @@ for seed in $SEEDS; do
             --metrics +fidelity
     done
 done > "$OUT/significance.txt"
+for seed in $SEEDS; do
+    hyp=$OUT/lcsts-pg-seed$seed.lcsts-test.txt
+    if test -e "$hyp"; then
+        "$WEAN" compare --hyp "$hyp" results/lcsts/lead-18.lcsts-test.txt --benchmark lcsts-test
+    fi
+done > "$OUT/significance-lead-18.txt"
