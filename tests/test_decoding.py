@@ -16,11 +16,14 @@ from wean.config import ModelConfig, section_config
 from wean.data.vocabulary import BOS_ID, EOS_ID, UNK_ID
 from wean.ensemble import Ensemble
 from wean.errors import WeanError
+from wean.evaluation.fidelity import faults
+from wean.generation import Generation
 from wean.generator import Generator, load
 from wean.models.model import build_model
 from wean.search import decode
 from wean.search.common import length_normalized
 from wean.search_options import SearchOptions
+from wean.text_search import faithful_first
 
 SOURCE, LENGTHS = torch.tensor([[A, B]]), torch.tensor([2])
 BRANCHING = {BOS_ID: {A: 0.4, B: 0.35, C: 0.2, EOS_ID: 0.05}, A: {A: 0.3, B: 0.3, EOS_ID: 0.4},
@@ -309,6 +312,36 @@ def test_reranking_reorders_an_n_best_list(model_dir, tmp_path, capsys):
     assert record["nbest"][0]["text"] == longer[0].text
     assert main(["generate", "--model", str(model_dir), "--input", str(inputs), "--rerank", "length"]) == 1
     assert "expected NAME=WEIGHT" in capsys.readouterr().err
+
+
+def _generation(source: str, text: str, score: float) -> Generation:
+    return Generation(source, text, text.split(), source.split(), score, score, torch.zeros(1, 0))
+
+
+def test_the_fallback_puts_faithful_outputs_first_and_else_the_source():
+    source = "He moved to Paris in 1998."
+    nbest = [_generation(source, "He moved to Paris in 1999.", -1.0),
+             _generation(source, "He went to Paris, Paris.", -2.0),
+             _generation(source, "He moved to Paris.", -3.0)]
+    assert [g.text for g in faithful_first(source, nbest)] == [
+        "He moved to Paris.", "He moved to Paris in 1999.", "He went to Paris, Paris."]
+    unfaithful = faithful_first(source, nbest[:2])
+    assert [g.text for g in unfaithful] == [source, "He moved to Paris in 1999.", "He went to Paris, Paris."]
+    assert unfaithful[0].warning.startswith("every output found had a fidelity fault (the best: invented numbers: 1999)")
+
+
+def test_generate_with_the_fallback_returns_the_beams_first_faithful_output_or_the_source(model_dir):
+    generator = load(model_dir)
+    sentences = ["a b c d e f g", "j i h g", "a a b b c c", "g g g g g"]
+    beams = generator.generate(sentences, nbest=5)
+    chosen = generator.generate(sentences, fallback="source")
+    wider = generator.generate(sentences, fallback="source", nbest=3)
+    for source, beam, output, three in zip(sentences, beams, chosen, wider):
+        faithful = [g.text for g in beam.nbest if not faults(source, g.text)]
+        assert output.text == (faithful[0] if faithful else source)
+        assert (output.warning is None) == bool(faithful)
+        assert output.alternatives == [] and three.text == output.text and len(three.nbest) == 3
+    assert [g.text for g in generator.generate(sentences, fallback="none")] == [g.text for g in generator.generate(sentences)]
 
 
 def test_wean_test_writes_and_scores_the_reranked_best(model_dir, tmp_path, monkeypatch, capsys):

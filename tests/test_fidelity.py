@@ -3,7 +3,7 @@ import pytest
 
 from wean.evaluation import EvaluationSettings, evaluate, fidelity
 from wean.evaluation.fidelity import (
-    from_statistics, invented_names, invented_numbers, names, repeated_ngrams, sentence_statistics,
+    faults, from_statistics, invented_names, invented_numbers, names, repeated_ngrams, sentence_statistics,
 )
 
 SOURCE = "He moved to Paris in 1998, where he wanted to study architecture."
@@ -51,6 +51,15 @@ def test_repeats_count_content_ngrams_the_source_does_not_repeat():
     # the source's own repeats excuse as many in the output
     assert repeated_ngrams("Paris is Paris.", "Paris is Paris.") == []
     assert repeated_ngrams("Paris is Paris.", "Paris, Paris, Paris.") == [("paris",), ("paris", "paris")]
+
+
+def test_faults_name_the_words_an_output_fails_on_and_nothing_for_a_faithful_one():
+    output = "He moved to Paris in 1999, where Paris is in MÃrich."
+    assert faults(SOURCE, output) == {"invented_numbers": ["1999"], "invented_names": ["MÃrich"],
+                                      "repeated_ngrams": ["paris"], "non_ascii_invented": ["Ã"]}
+    assert faults(SOURCE, "He moved to Paris in 1998 to study architecture.") == {}
+    assert faults(SOURCE, SOURCE) == {}  # the source itself is true to the source
+    assert faults("It is in Zürich.", "It is in Zurich.") == {"invented_names": ["Zurich"]}
 
 
 def test_corpus_statistics_are_shares_of_sentences_and_of_characters():

@@ -154,6 +154,8 @@ class Generator:
         keep = options.nbest
         if rerank is None:
             rerank, options = self.own_rerank(options)
+        if options.fallback != "none" and options.strategy in ("beam", "diverse_beam"):
+            options = options.replace(nbest=options.beam)  # every output the beam found, for the fallback
         scorers = resolve_scorers(rerank)
         for _, scorer, _ in scorers:
             if isinstance(scorer, ModelScore):  # a reranking model runs where this one does

@@ -65,6 +65,11 @@ class SearchOptions:
     names_and_numbers: str = option("any", "from_source: write no number and no capitalised word that the source "
                                     "lacks, except a common word opening a sentence (wean/source_names.py; every "
                                     "strategy); any: no constraint", choices=("any", "from_source"))
+    fallback: str = option("none", "source: where an output has a fidelity fault (a number, name or non-ASCII "
+                           "character its source lacks, or a repeated phrase; wean/evaluation/fidelity.py), "
+                           "the next of the beam's outputs that has none takes its place, and where none is "
+                           "free of faults the source is returned unchanged; none: off",
+                           choices=("none", "source"))
     shortlist: int = option(0, "score only the N most frequent target words and, per batch, its sources' tokens "
                             "and their translation-table words (the model directory's shortlist.safetensors, "
                             "from wean shortlist; wean/shortlist.py): faster, but outputs may change "

@@ -23,6 +23,7 @@ from wean.data.tokenizers import SentencePieceTokenizer
 from wean.data.vocabulary import UNK_ID
 from wean.device import model_device
 from wean.errors import WeanError
+from wean.evaluation.fidelity import faults
 from wean.generation import Generation, joined
 from wean.model_dir import Assets
 from wean.models.model import EncoderDecoder
@@ -163,6 +164,8 @@ class TextSearch:
                        for i, hypotheses in kept]
             if self.scorers and kept:
                 outputs = rerank_lists([sentences[i] for i, _ in kept], outputs, self.scorers)
+            if self.options.fallback == "source":
+                outputs = [faithful_first(sentences[i], generations) for (i, _), generations in zip(kept, outputs)]
             for (i, _), generations in zip(kept, outputs):
                 results[i] = dataclasses.replace(generations[0], alternatives=generations[1:self.keep])
             if self.progress is not None:
@@ -193,6 +196,21 @@ class TextSearch:
             hypothesis.log_prob,
             hypothesis.attention.cpu(),
         )
+
+
+def faithful_first(source: str, nbest: list[Generation]) -> list[Generation]:
+    """``nbest`` with the outputs free of fidelity faults first, each part in its order; where
+    none is free, the source unchanged comes first (the fallback option): a reader is better
+    served by the sentence as it was than by a fluent one that says something else."""
+    found = [faults(source, generation.text) for generation in nbest]
+    free = [generation for generation, fault in zip(nbest, found) if not fault]
+    if free:
+        return free + [generation for generation, fault in zip(nbest, found) if fault]
+    first = "; ".join(f"{statistic.replace('_', ' ')}: {', '.join(words[:3])}" for statistic, words in found[0].items())
+    unchanged = Generation(source, source, [], [], 0.0, 0.0, torch.zeros(1, 0),
+                           warning=f"every output found had a fidelity fault (the best: {first}), so the "
+                           "source is returned unchanged")
+    return [unchanged, *nbest]
 
 
 def length_chunks(order: list[int], lengths: list[int], batch_size: int) -> list[list[int]]:

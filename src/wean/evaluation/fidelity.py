@@ -132,6 +132,19 @@ def _non_ascii(text: str) -> Counter:
     return Counter(ch for ch in unicodedata.normalize("NFC", text) if ord(ch) > 127)
 
 
+def faults(source: str, output: str) -> dict[str, list[str]]:
+    """What ``output`` says that ``source`` does not: for each statistic an output can fail
+    (invented numbers and names, repeated n-grams, invented non-ASCII characters), the words that
+    fail it; empty for an output true to its source by these statistics."""
+    found = {
+        "invented_numbers": sorted(invented_numbers(source, output)),
+        "invented_names": invented_names(source, output),
+        "repeated_ngrams": [" ".join(gram) for gram in repeated_ngrams(source, output)],
+        "non_ascii_invented": sorted(set(_non_ascii(output)) - set(_non_ascii(source))),
+    }
+    return {statistic: words for statistic, words in found.items() if words}
+
+
 def sentence_statistics(sources: Sequence[str], outputs: Sequence[str]) -> np.ndarray:
     """One row per sentence, the columns of ``COLUMNS``: summed over any set of sentences, they
     give that set's statistics (:func:`from_statistics`), so a paired bootstrap resamples rows."""
