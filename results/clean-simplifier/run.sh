@@ -4,17 +4,21 @@
 # is skipped, so running it again goes on where it stopped.
 # The models are results/copy's simplifier rows (that script trains them: the shipped recipe,
 # configs/simplifier-control.yaml, on kauchak_v2 without lost-byte mojibake, to early stopping,
-# seeds 1-3): `plain` (WEAN's output layer) and `pg` (copying over it). Here, per finished run:
-#   1. its control values tuned (`wean tune-control`: 300 TurkCorpus tune sentences after the
+# seeds 1-3): `plain` (WEAN's output layer) and `pg` (copying over it). Here, per finished run,
+# three systems:
+#   ROW-seedN: control values tuned (`wean tune-control`: 300 TurkCorpus tune sentences after the
 #      first 500, seed 1) for SARI among settings whose invented names, invented numbers and
 #      repeated phrases are at or below the references' own rates there (a fidelity floor), BLEU
 #      >= 60, or, where no setting meets that floor, the nearest (`--nearest`; recorded as met:
 #      false); a copy of the run is tuned, the run itself stays as results/copy tested it;
-#   2. scored on the 400 tune sentences of results/decoding/tune_score.py, as it is and with the
-#      names-and-numbers constraint (selection.jsonl): what the rating and shipping choose from;
-#   3. each test set read once per system, as it is and with the constraint (TurkCorpus test
-#      plain text, WikiSmall test tokenized), and compared with the shipped model's outputs
-#      (results/faithful/shipped.*), fidelity included.
+#   ROW-seedN-names: the same with the names-and-numbers constraint;
+#   ROW-seedN-faithful: the constraint and the fallback to the source (`generation.fallback:
+#      source`) in another copy's config, which meet the floor by construction, and control values
+#      tuned for SARI with at most 30 % of outputs unchanged;
+# each scored on the 400 tune sentences of results/decoding/tune_score.py (selection.jsonl), what
+# the rating and shipping choose from; each test set read once per system (TurkCorpus test plain
+# text, WikiSmall test tokenized) and compared with the shipped model's outputs
+# (results/faithful/shipped.*), fidelity included.
 # RUNS: where results/copy trained the runs (default runs/); SEEDS, ROWS: a subset; OUT, SENTENCES:
 # another folder and a smaller search, to try the script out.
 set -euo pipefail
@@ -35,6 +39,13 @@ scored() {  # label: whether it is in selection.jsonl
     test -e $OUT/selection.jsonl && grep -q "\"label\": \"$1\"" $OUT/selection.jsonl
 }
 
+# The systems of a run, each as: label, model directory, wean test's extra options
+systems() {  # run system
+    echo "$2 $1-tuned"
+    echo "$2-names $1-tuned --names-and-numbers from_source"
+    echo "$2-faithful $1-faithful"
+}
+
 for seed in $SEEDS; do
     for row in $ROWS; do
         run=$RUNS/copy-simplifier-$row-seed$seed
@@ -42,31 +53,39 @@ for seed in $SEEDS; do
             echo "$row seed $seed: $run is not trained to its end yet (results/copy/run.sh); skipped"
             continue
         fi
-        tuned=$run-tuned
         system=$row-seed$seed
         # 1. control values under the fidelity floor, on a copy of the run
         if ! test -e $OUT/control-tuning-$system.json; then
-            test -e "$tuned/config.yaml" || "$WEAN" export "$run" "$tuned"
-            "$WEAN" tune-control --model "$tuned" --plain-text --sentences "$SENTENCES" --skip 500 --seed 1 "${FLOOR[@]}" --nearest \
+            test -e "$run-tuned/config.yaml" || "$WEAN" export "$run" "$run-tuned"
+            "$WEAN" tune-control --model "$run-tuned" --plain-text --sentences "$SENTENCES" --skip 500 --seed 1 "${FLOOR[@]}" --nearest \
                 | sed "s|^$RUNS/||"
-            cp "$tuned/control-tuning.json" $OUT/control-tuning-$system.json
+            cp "$run-tuned/control-tuning.json" $OUT/control-tuning-$system.json
         fi
-        # 2. validation scores, as it is and with the names-and-numbers constraint
-        scored $system || "$PYTHON" results/decoding/tune_score.py --out $OUT/selection.jsonl --label $system \
-            --model "$tuned"
-        scored $system-names || "$PYTHON" results/decoding/tune_score.py --out $OUT/selection.jsonl \
-            --label $system-names --model "$tuned" --option names_and_numbers=from_source
-        # 3. the test sets, once per system, against the shipped model
-        for benchmark in turkcorpus-test wikismall-test; do
-            for names in any from_source; do
-                name=$system; [ $names = any ] || name=$system-names
-                test -e $OUT/$name.$benchmark.txt || "$WEAN" test --model "$tuned" --system $name \
-                    --benchmark $benchmark --names-and-numbers $names --out-dir $OUT
+        # 1b. the faithful pipeline: the names-and-numbers constraint and the fallback to the source
+        #     in the model's config, so that they meet the floor by construction; control values
+        #     tuned for SARI with at most 30 % of outputs unchanged (the issue's bound)
+        if ! test -e $OUT/control-tuning-$system-faithful.json; then
+            test -e "$run-faithful/config.yaml" || "$WEAN" export "$run" "$run-faithful" \
+                --set generation.names_and_numbers=from_source --set generation.fallback=source
+            "$WEAN" tune-control --model "$run-faithful" --plain-text --sentences "$SENTENCES" --skip 500 --seed 1 \
+                --require "identical_to_source<=30" --nearest | sed "s|^$RUNS/||"
+            cp "$run-faithful/control-tuning.json" $OUT/control-tuning-$system-faithful.json
+        fi
+        while read -r name model options; do
+            # 2. validation scores on the 400 tune sentences
+            option=; [ -z "$options" ] || option="--option names_and_numbers=from_source"
+            scored $name || "$PYTHON" results/decoding/tune_score.py --out $OUT/selection.jsonl --label $name \
+                --model "$model" $option
+            # 3. the test sets, once per system, against the shipped model
+            for benchmark in turkcorpus-test wikismall-test; do
+                # shellcheck disable=SC2086  # options: words on purpose
+                test -e $OUT/$name.$benchmark.txt || "$WEAN" test --model "$model" --system $name \
+                    --benchmark $benchmark $options --out-dir $OUT
                 test -e $OUT/significance-$name-vs-shipped.$benchmark.txt || "$WEAN" compare \
                     --hyp $OUT/$name.$benchmark.txt results/faithful/shipped.$benchmark.txt --benchmark $benchmark \
                     --metrics +fidelity > $OUT/significance-$name-vs-shipped.$benchmark.txt
             done
-        done
+        done < <(systems "$run" "$system")
     done
 done
 
@@ -75,8 +94,31 @@ done
 #    repeated phrases, else the nearest), and a blind rating of it on the 50 tune sentences
 #    results/decoding rated (they selected and tuned nothing here): the shipped simplifier, the
 #    candidate, the first human reference and the source, identical outputs merged; each rater
-#    is given rating/sheet.csv and sheet.json's protocol only, never the key.
-expected=$(( $(wc -w <<< "$SEEDS") * $(wc -w <<< "$ROWS") * 2 ))
+#    is given rating/sheet.csv and sheet.json's protocol only, never the key. RATE=LABEL
+#    prepares (and scores) such a rating of one system now, in rating-LABEL.
+source results/lib/rating.sh
+rate() {  # label sheet: the label's outputs on the tune sentences, and its rating sheet
+    local label=$1 sheet=$2 row=${1%%-seed*} seed=${1##*-seed} name model options
+    seed=${seed%%-*}
+    read -r name model options < <(systems "$RUNS/copy-simplifier-$row-seed$seed" "$row-seed$seed" | grep "^$label ")
+    test "$name" = "$label" || { echo "RATE=$label: no such system (ROW-seedN, -names or -faithful)" >&2; exit 2; }
+    # shellcheck disable=SC2086  # options: words on purpose
+    test -e $OUT/tune/$label.turkcorpus-tune.txt || "$WEAN" test --model "$model" --system "$label" \
+        --benchmark turkcorpus-tune $options --out-dir $OUT/tune
+    if ! test -e "$sheet/key.json"; then
+        lines=$("$PYTHON" -c 'import json; print(",".join(str(i["line"]) for i in json.load(open("results/decoding/rating/key.json"))["items"]))')
+        "$WEAN" rate prepare --benchmark turkcorpus-tune --lines "$lines" --seed 72 --out "$sheet" \
+            --system shipped=results/fidelity/tune/shipped.turkcorpus-tune.txt --system "$label=$OUT/tune/$label.turkcorpus-tune.txt" \
+            --system human="$WEAN_DATA_ROOT"/turkcorpus/case_detok/tune.ref.0 \
+            --system source="$WEAN_DATA_ROOT"/turkcorpus/case_detok/tune.src
+    fi
+}
+if [ -n "${RATE:-}" ]; then
+    rate "$RATE" "$OUT/rating-$RATE"
+    score_ratings $OUT "rating-$RATE"
+    exit 0
+fi
+expected=$(( $(wc -w <<< "$SEEDS") * $(wc -w <<< "$ROWS") * 3 ))
 found=$(test -e $OUT/selection.jsonl && wc -l < $OUT/selection.jsonl || echo 0)
 if [ "${CHOOSE:-0}" != 1 ] && [ "$found" -lt "$expected" ]; then
     echo "selection: $found of $expected systems scored; the choice waits for the rest (CHOOSE=1 to choose now)"
@@ -84,24 +126,5 @@ if [ "${CHOOSE:-0}" != 1 ] && [ "$found" -lt "$expected" ]; then
 fi
 test -e $OUT/choice.json || "$PYTHON" results/clean-simplifier/choose.py --selection $OUT/selection.jsonl \
     --out $OUT/choice.json
-# the chosen label (ROW-seedN[-names]) as: label, tuned model, names-and-numbers option
-choice=$("$PYTHON" - "$OUT/choice.json" <<'PY'
-import json, sys
-label = json.load(open(sys.argv[1]))["chosen"]["label"]
-names = label.endswith("-names")
-print(label, label[: -len("-names")] if names else label, "from_source" if names else "any")
-PY
-)
-read -r LABEL SYSTEM NAMES <<< "$choice"
-MODEL=$RUNS/copy-simplifier-${SYSTEM%-seed*}-seed${SYSTEM##*-seed}-tuned
-test -e $OUT/tune/$LABEL.turkcorpus-tune.txt || "$WEAN" test --model "$MODEL" --system "$LABEL" \
-    --benchmark turkcorpus-tune --names-and-numbers "$NAMES" --out-dir $OUT/tune
-if ! test -e $OUT/rating/key.json; then
-    lines=$("$PYTHON" -c 'import json; print(",".join(str(i["line"]) for i in json.load(open("results/decoding/rating/key.json"))["items"]))')
-    "$WEAN" rate prepare --benchmark turkcorpus-tune --lines "$lines" --seed 72 --out $OUT/rating \
-        --system shipped=results/fidelity/tune/shipped.turkcorpus-tune.txt --system "$LABEL=$OUT/tune/$LABEL.turkcorpus-tune.txt" \
-        --system human="$WEAN_DATA_ROOT"/turkcorpus/case_detok/tune.ref.0 \
-        --system source="$WEAN_DATA_ROOT"/turkcorpus/case_detok/tune.src
-fi
-source results/lib/rating.sh
+rate "$("$PYTHON" -c 'import json, sys; print(json.load(open(sys.argv[1]))["chosen"]["label"])' $OUT/choice.json)" $OUT/rating
 score_ratings $OUT

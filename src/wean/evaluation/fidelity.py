@@ -133,14 +133,17 @@ def _non_ascii(text: str) -> Counter:
 
 
 def faults(source: str, output: str) -> dict[str, list[str]]:
-    """What ``output`` says that ``source`` does not: for each statistic an output can fail
-    (invented numbers and names, repeated n-grams, invented non-ASCII characters), the words that
-    fail it; empty for an output true to its source by these statistics."""
+    """What ``output`` says that ``source`` does not, and the characters it loses: for each way an
+    output can fail (invented numbers and names, repeated n-grams, non-ASCII characters invented,
+    and the source's non-ASCII characters lost, which mangles a word as often as it drops one), the
+    words or characters that fail it; empty for an output true to its source by these checks."""
+    source_chars, output_chars = _non_ascii(source), _non_ascii(output)
     found = {
         "invented_numbers": sorted(invented_numbers(source, output)),
         "invented_names": invented_names(source, output),
         "repeated_ngrams": [" ".join(gram) for gram in repeated_ngrams(source, output)],
-        "non_ascii_invented": sorted(set(_non_ascii(output)) - set(_non_ascii(source))),
+        "non_ascii_invented": sorted(set(output_chars) - set(source_chars)),
+        "non_ascii_lost": sorted(ch for ch, count in source_chars.items() if output_chars[ch] < count),
     }
     return {statistic: words for statistic, words in found.items() if words}
 
