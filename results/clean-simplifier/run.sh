@@ -15,6 +15,7 @@
 #   ROW-seedN-faithful: the constraint and the fallback to the source (`generation.fallback:
 #      source`) in another copy's config, which meet the floor by construction, and control values
 #      tuned for SARI with at most 30 % of outputs unchanged;
+# and, beside them, shipped-faithful: the shipped model given the faithful pipeline the same way;
 # each scored on the 400 tune sentences of results/decoding/tune_score.py (selection.jsonl), what
 # the rating and shipping choose from; each test set read once per system (TurkCorpus test plain
 # text, WikiSmall test tokenized) and compared with the shipped model's outputs
@@ -46,6 +47,41 @@ systems() {  # run system
     echo "$2-faithful $1-faithful"
 }
 
+# 1b. the faithful pipeline: the names-and-numbers constraint and the fallback to the source in a
+#     copy's config, so that they meet the floor by construction; control values tuned for SARI
+#     with at most 30 % of outputs unchanged (the issue's bound)
+faithful_copy() {  # model system
+    test -e $OUT/control-tuning-$2-faithful.json && return
+    test -e "$1-faithful/config.yaml" || "$WEAN" export "$1" "$1-faithful" \
+        --set generation.names_and_numbers=from_source --set generation.fallback=source
+    "$WEAN" tune-control --model "$1-faithful" --plain-text --sentences "$SENTENCES" --skip 500 --seed 1 \
+        --require "identical_to_source<=30" --nearest | sed "s|^$RUNS/||"
+    cp "$1-faithful/control-tuning.json" $OUT/control-tuning-$2-faithful.json
+}
+
+# 2. validation scores on the 400 tune sentences; 3. the test sets, once per system, against
+#    the shipped model
+score_and_test() {  # label model [wean test's options]
+    local name=$1 model=$2 options=${3:-} option=
+    [ -z "$options" ] || option="--option names_and_numbers=from_source"
+    # shellcheck disable=SC2086  # options: words on purpose
+    scored $name || "$PYTHON" results/decoding/tune_score.py --out $OUT/selection.jsonl --label $name \
+        --model "$model" $option
+    for benchmark in turkcorpus-test wikismall-test; do
+        # shellcheck disable=SC2086
+        test -e $OUT/$name.$benchmark.txt || "$WEAN" test --model "$model" --system $name \
+            --benchmark $benchmark $options --out-dir $OUT
+        test -e $OUT/significance-$name-vs-shipped.$benchmark.txt || "$WEAN" compare \
+            --hyp $OUT/$name.$benchmark.txt results/faithful/shipped.$benchmark.txt --benchmark $benchmark \
+            --metrics +fidelity > $OUT/significance-$name-vs-shipped.$benchmark.txt
+    done
+}
+
+# The shipped model given the same faithful pipeline: what decoding alone does, without retraining
+test -e "$RUNS/shipped/config.yaml" || "$WEAN" export src/wean/pretrained/simplifier "$RUNS/shipped"
+faithful_copy "$RUNS/shipped" shipped
+score_and_test shipped-faithful "$RUNS/shipped-faithful"
+
 for seed in $SEEDS; do
     for row in $ROWS; do
         run=$RUNS/copy-simplifier-$row-seed$seed
@@ -61,30 +97,9 @@ for seed in $SEEDS; do
                 | sed "s|^$RUNS/||"
             cp "$run-tuned/control-tuning.json" $OUT/control-tuning-$system.json
         fi
-        # 1b. the faithful pipeline: the names-and-numbers constraint and the fallback to the source
-        #     in the model's config, so that they meet the floor by construction; control values
-        #     tuned for SARI with at most 30 % of outputs unchanged (the issue's bound)
-        if ! test -e $OUT/control-tuning-$system-faithful.json; then
-            test -e "$run-faithful/config.yaml" || "$WEAN" export "$run" "$run-faithful" \
-                --set generation.names_and_numbers=from_source --set generation.fallback=source
-            "$WEAN" tune-control --model "$run-faithful" --plain-text --sentences "$SENTENCES" --skip 500 --seed 1 \
-                --require "identical_to_source<=30" --nearest | sed "s|^$RUNS/||"
-            cp "$run-faithful/control-tuning.json" $OUT/control-tuning-$system-faithful.json
-        fi
+        faithful_copy "$run" $system
         while read -r name model options; do
-            # 2. validation scores on the 400 tune sentences
-            option=; [ -z "$options" ] || option="--option names_and_numbers=from_source"
-            scored $name || "$PYTHON" results/decoding/tune_score.py --out $OUT/selection.jsonl --label $name \
-                --model "$model" $option
-            # 3. the test sets, once per system, against the shipped model
-            for benchmark in turkcorpus-test wikismall-test; do
-                # shellcheck disable=SC2086  # options: words on purpose
-                test -e $OUT/$name.$benchmark.txt || "$WEAN" test --model "$model" --system $name \
-                    --benchmark $benchmark $options --out-dir $OUT
-                test -e $OUT/significance-$name-vs-shipped.$benchmark.txt || "$WEAN" compare \
-                    --hyp $OUT/$name.$benchmark.txt results/faithful/shipped.$benchmark.txt --benchmark $benchmark \
-                    --metrics +fidelity > $OUT/significance-$name-vs-shipped.$benchmark.txt
-            done
+            score_and_test "$name" "$model" "$options"
         done < <(systems "$run" "$system")
     done
 done
@@ -92,8 +107,9 @@ done
 # 4. Once every run is in (or CHOOSE=1): the candidate chosen on the 400 tune sentences
 #    (choose.py: the highest SARI at or below the references' rates of invented names and
 #    repeated phrases, else the nearest), and a blind rating of it on the 50 tune sentences
-#    results/decoding rated (they selected and tuned nothing here): the shipped simplifier, the
-#    candidate, the first human reference and the source, identical outputs merged; each rater
+#    results/decoding rated (they selected and tuned nothing here): the shipped simplifier as it
+#    is and with the faithful pipeline, the candidate, the first human reference and the source,
+#    identical outputs merged; each rater
 #    is given rating/sheet.csv and sheet.json's protocol only, never the key. RATE=LABEL
 #    prepares (and scores) such a rating of one system now, in rating-LABEL.
 source results/lib/rating.sh
@@ -105,10 +121,13 @@ rate() {  # label sheet: the label's outputs on the tune sentences, and its rati
     # shellcheck disable=SC2086  # options: words on purpose
     test -e $OUT/tune/$label.turkcorpus-tune.txt || "$WEAN" test --model "$model" --system "$label" \
         --benchmark turkcorpus-tune $options --out-dir $OUT/tune
+    test -e $OUT/tune/shipped-faithful.turkcorpus-tune.txt || "$WEAN" test --model "$RUNS/shipped-faithful" \
+        --system shipped-faithful --benchmark turkcorpus-tune --out-dir $OUT/tune
     if ! test -e "$sheet/key.json"; then
         lines=$("$PYTHON" -c 'import json; print(",".join(str(i["line"]) for i in json.load(open("results/decoding/rating/key.json"))["items"]))')
         "$WEAN" rate prepare --benchmark turkcorpus-tune --lines "$lines" --seed 72 --out "$sheet" \
             --system shipped=results/fidelity/tune/shipped.turkcorpus-tune.txt --system "$label=$OUT/tune/$label.turkcorpus-tune.txt" \
+            --system shipped-faithful=$OUT/tune/shipped-faithful.turkcorpus-tune.txt \
             --system human="$WEAN_DATA_ROOT"/turkcorpus/case_detok/tune.ref.0 \
             --system source="$WEAN_DATA_ROOT"/turkcorpus/case_detok/tune.src
     fi
@@ -118,7 +137,7 @@ if [ -n "${RATE:-}" ]; then
     score_ratings $OUT "rating-$RATE"
     exit 0
 fi
-expected=$(( $(wc -w <<< "$SEEDS") * $(wc -w <<< "$ROWS") * 3 ))
+expected=$(( $(wc -w <<< "$SEEDS") * $(wc -w <<< "$ROWS") * 3 + 1 ))
 found=$(test -e $OUT/selection.jsonl && wc -l < $OUT/selection.jsonl || echo 0)
 if [ "${CHOOSE:-0}" != 1 ] && [ "$found" -lt "$expected" ]; then
     echo "selection: $found of $expected systems scored; the choice waits for the rest (CHOOSE=1 to choose now)"
