@@ -23,7 +23,7 @@ from wean.models.model import build_model
 from wean.search import decode
 from wean.search.common import length_normalized
 from wean.search_options import SearchOptions
-from wean.text_search import faithful_first
+from wean.text_search import TextSearch, faithful_first
 
 SOURCE, LENGTHS = torch.tensor([[A, B]]), torch.tensor([2])
 BRANCHING = {BOS_ID: {A: 0.4, B: 0.35, C: 0.2, EOS_ID: 0.05}, A: {A: 0.3, B: 0.3, EOS_ID: 0.4},
@@ -342,6 +342,45 @@ def test_generate_with_the_fallback_returns_the_beams_first_faithful_output_or_t
         assert (output.warning is None) == bool(faithful)
         assert output.alternatives == [] and three.text == output.text and len(three.nbest) == 3
     assert [g.text for g in generator.generate(sentences, fallback="none")] == [g.text for g in generator.generate(sentences)]
+
+
+def test_the_fallback_counts_an_output_the_channel_model_finds_unlikely_as_unfaithful():
+    class Channel:  # log P(source | output) per token: high only for outputs that keep "moved"
+        def log_probs_per_token(self, outputs, sources):
+            return [-1.0 if "moved" in output else -5.0 for output in outputs]
+
+    source = "He moved to Paris in 1998."
+    nbest = [_generation(source, "He went to Paris in 1998.", -1.0), _generation(source, "He moved to Paris.", -2.0)]
+    search = TextSearch(None, None, SearchOptions(fallback="source"), 1, False, fallback_channel=(Channel(), -2.0))
+    assert [g.text for g in search._faithful_first([source], [nbest])[0]] == [
+        "He moved to Paris.", "He went to Paris in 1998."]
+    unlikely = search._faithful_first([source], [nbest[:1]])[0][0]
+    assert unlikely.text == source and "channel: -5.00 per token, below -2" in unlikely.warning
+
+
+def test_a_model_directory_names_its_fallback_channel_model(model_dir, tmp_path):
+    import yaml
+
+    own = tmp_path / "own"
+    shutil.copytree(model_dir, own)
+    shutil.copytree(model_dir, own / "reranker")
+    config = yaml.safe_load((own / "config.yaml").read_text())
+    sentences = ["a b c d e f g", "j i h g"]
+    for threshold in (-1e9, 0.0):  # every output passes; none can (a log-probability is below 0)
+        config["generation"].update(fallback="source", fallback_channel=f"reranker={threshold}")
+        (own / "config.yaml").write_text(yaml.safe_dump(config))
+        generator = load(own)
+        assert generator.fallback_channel()[0].directory == own / "reranker"
+        outputs = generator.generate(sentences)
+        if threshold == 0.0:
+            assert [g.text for g in outputs] == sentences and all("channel" in g.warning for g in outputs)
+        else:
+            assert [g.text for g in outputs] == [g.text for g in load(model_dir).generate(sentences, fallback="source")]
+    for bad in ("reranker", "reranker=x", "=1"):
+        config["generation"].update(fallback_channel=bad)
+        (own / "config.yaml").write_text(yaml.safe_dump(config))
+        with pytest.raises(WeanError, match="config: generation.fallback_channel: .*expected DIR=THRESHOLD"):
+            load(own)
 
 
 def test_wean_test_writes_and_scores_the_reranked_best(model_dir, tmp_path, monkeypatch, capsys):

@@ -252,6 +252,11 @@ class GenerationConfig(SearchOptions):
     # reranked unless asked
     rerank: str = ""
     rerank_size: int = 5
+    # with fallback: source, an output also counts as unfaithful where the channel model in DIR
+    # (trained simple -> complex, data.direction: reverse; a relative DIR is read inside the model
+    # directory) gives the source less than THRESHOLD log-probability per token given the output:
+    # DIR=THRESHOLD, e.g. reranker/channel=-2.5 (wean/text_search.py); empty: fidelity faults only
+    fallback_channel: str = ""
 
 
 @dataclass
@@ -315,6 +320,13 @@ class Config:
             if not 2 <= generation.rerank_size <= 100:
                 raise WeanError(f"config: generation.rerank_size is {generation.rerank_size}; a list to rerank holds "
                                 "2 to 100 outputs")
+        if generation.fallback_channel:
+            from wean.search.model_scores import parse_threshold
+
+            try:
+                parse_threshold(generation.fallback_channel)
+            except WeanError as error:
+                raise WeanError(f"config: generation.fallback_channel: {error}") from None
         check_search_options(dataclasses.asdict(SearchOptions.of(generation)), lambda name: f"config: generation.{name}")
         check_batch_size(generation.batch_size, "config: generation.batch_size")
         if self.model.share_embeddings and not self.data.tokenizer.shared_vocab:

@@ -31,7 +31,7 @@ from wean.generation import Generation
 from wean.model_dir import SHORTLIST, Assets, load_assets, read_control_counts
 from wean.models.model import EncoderDecoder, build_model
 from wean.quantize import quantize
-from wean.search.model_scores import ModelScore
+from wean.search.model_scores import ChannelScore, ModelScore, parse_threshold
 from wean.search.rerank import Scorer, parse_rerank, read_in_directory, resolve as resolve_scorers
 from wean.search_options import SearchOptions, check_batch_size
 from wean.shortlist import ShortlistTable
@@ -154,8 +154,11 @@ class Generator:
         keep = options.nbest
         if rerank is None:
             rerank, options = self.own_rerank(options)
-        if options.fallback != "none" and options.strategy in ("beam", "diverse_beam"):
-            options = options.replace(nbest=options.beam)  # every output the beam found, for the fallback
+        guard = None
+        if options.fallback != "none":
+            if options.strategy in ("beam", "diverse_beam"):
+                options = options.replace(nbest=options.beam)  # every output the beam found, for the fallback
+            guard = self.fallback_channel()
         scorers = resolve_scorers(rerank)
         for _, scorer, _ in scorers:
             if isinstance(scorer, ModelScore):  # a reranking model runs where this one does
@@ -166,7 +169,7 @@ class Generator:
             self._check_shortlist(options.shortlist)
         search = TextSearch(self.model, self.assets, options, batch_size, replace_unk, prefix, scorers, keep, progress,
                             self.token_classes if options.names_and_numbers == "from_source" else None,
-                            self.shortlist_table if options.shortlist else None)
+                            self.shortlist_table if options.shortlist else None, guard)
         if plain_text:
             return search.texts(sentences, True if split_sentences is None else split_sentences, wanted)
         return search.sentences(sentences, [self.tokenizer.encode(sentence) for sentence in sentences], wanted)
@@ -205,6 +208,18 @@ class Generator:
             chosen = read_in_directory(chosen, self.directory)
         size = defaults.rerank_size
         return chosen, options.replace(beam=max(options.beam, size), nbest=max(options.nbest, size))
+
+    def fallback_channel(self) -> tuple[ChannelScore, float] | None:
+        """The channel model and per-token threshold of ``generation.fallback_channel``, on this
+        model's device; None when it names none."""
+        if not self.config.generation.fallback_channel:
+            return None
+        directory, threshold = parse_threshold(self.config.generation.fallback_channel)
+        if self.directory is not None and not Path(directory).is_absolute():
+            directory = str(self.directory / directory)
+        channel = ChannelScore(directory)
+        channel.device = model_device(self.model)
+        return channel, threshold
 
     def search_options(self, **given) -> SearchOptions:
         """The search options ``given`` (None: not given) over the model's ``generation`` config,

@@ -28,6 +28,7 @@ from wean.generation import Generation, joined
 from wean.model_dir import Assets
 from wean.models.model import EncoderDecoder
 from wean.search import Hypothesis, decode
+from wean.search.model_scores import ChannelScore
 from wean.search.rerank import rerank as rerank_lists
 from wean.search_options import SearchOptions
 from wean.shortlist import Shortlisted, ShortlistTable, compact_decode, searches_compactly
@@ -59,6 +60,9 @@ class TextSearch:
     progress: Callable[[int, int], None] | None = None  # told (done, total) after each model call
     names: TokenClasses | None = None  # the target's numbers and names, if worked out already
     shortlist_table: ShortlistTable | None = None  # needed with the shortlist option
+    # with fallback: a channel model (scorer of log P(source | output)) and the least per-token
+    # log-probability it may give a faithful output
+    fallback_channel: tuple[ChannelScore, float] | None = None
 
     @cached_property
     def plain_text(self) -> PlainText:
@@ -165,12 +169,26 @@ class TextSearch:
             if self.scorers and kept:
                 outputs = rerank_lists([sentences[i] for i, _ in kept], outputs, self.scorers)
             if self.options.fallback == "source":
-                outputs = [faithful_first(sentences[i], generations) for (i, _), generations in zip(kept, outputs)]
+                outputs = self._faithful_first([sentences[i] for i, _ in kept], outputs)
             for (i, _), generations in zip(kept, outputs):
                 results[i] = dataclasses.replace(generations[0], alternatives=generations[1:self.keep])
             if self.progress is not None:
                 self.progress(done, len(sentences))
         return results
+
+    def _faithful_first(self, sources: list[str], nbest_lists: list[list[Generation]]) -> list[list[Generation]]:
+        """Each list as :func:`faithful_first` orders it, an output the channel model finds
+        too unlikely to have come from its source counted unfaithful too."""
+        low: list[list[dict[str, list[str]]]] = [[{} for _ in outputs] for outputs in nbest_lists]
+        if self.fallback_channel is not None:
+            channel, threshold = self.fallback_channel
+            flat = [(row, column, source, output.text) for row, (source, outputs) in enumerate(zip(sources, nbest_lists))
+                    for column, output in enumerate(outputs)]
+            scores = channel.log_probs_per_token([text for *_, text in flat], [source for _, _, source, _ in flat])
+            for (row, column, _, _), score in zip(flat, scores):
+                if score < threshold:
+                    low[row][column] = {"channel": [f"{score:.2f} per token, below {threshold:g}"]}
+        return [faithful_first(source, outputs, extra) for source, outputs, extra in zip(sources, nbest_lists, low)]
 
     def _finish(
         self, sentence: str, source_tokens: list[str], copied: list[str], hypothesis: Hypothesis,
@@ -198,11 +216,15 @@ class TextSearch:
         )
 
 
-def faithful_first(source: str, nbest: list[Generation]) -> list[Generation]:
-    """``nbest`` with the outputs free of fidelity faults first, each part in its order; where
-    none is free, the source unchanged comes first (the fallback option): a reader is better
-    served by the sentence as it was than by a fluent one that says something else."""
+def faithful_first(source: str, nbest: list[Generation],
+                   more_faults: list[dict[str, list[str]]] | None = None) -> list[Generation]:
+    """``nbest`` with the outputs free of fidelity faults (and of ``more_faults``, found by
+    other means, per output) first, each part in its order; where none is free, the source
+    unchanged comes first (the fallback option): a reader is better served by the sentence as it
+    was than by a fluent one that says something else."""
     found = [faults(source, generation.text) for generation in nbest]
+    if more_faults is not None:
+        found = [{**fault, **more} for fault, more in zip(found, more_faults, strict=True)]
     free = [generation for generation, fault in zip(nbest, found) if not fault]
     if free:
         return free + [generation for generation, fault in zip(nbest, found) if fault]
