@@ -15,7 +15,9 @@
 #   ROW-seedN-faithful: the constraint and the fallback to the source (`generation.fallback:
 #      source`) in another copy's config, which meet the floor by construction, and control values
 #      tuned for SARI with at most 30 % of outputs unchanged;
-# and, beside them, shipped-faithful: the shipped model given the faithful pipeline the same way;
+#   ROW-seedN-guarded: the same with a meaning check (`generation.fallback_channel`: a channel
+#      model's log-probability of the source per token, its threshold chosen on tune);
+# and, beside them, shipped-faithful and shipped-guarded: the shipped model given those pipelines;
 # each scored on the 400 tune sentences of results/decoding/tune_score.py (selection.jsonl), what
 # the rating and shipping choose from; each test set read once per system (TurkCorpus test plain
 # text, WikiSmall test tokenized) and compared with the shipped model's outputs
@@ -45,6 +47,7 @@ systems() {  # run system
     echo "$2 $1-tuned"
     echo "$2-names $1-tuned --names-and-numbers from_source"
     echo "$2-faithful $1-faithful"
+    echo "$2-guarded $1-guarded"
 }
 
 # 1b. the faithful pipeline: the names-and-numbers constraint and the fallback to the source in a
@@ -57,6 +60,29 @@ faithful_copy() {  # model system
     "$WEAN" tune-control --model "$1-faithful" --plain-text --sentences "$SENTENCES" --skip 500 --seed 1 \
         --require "identical_to_source<=30" --nearest | sed "s|^$RUNS/||"
     cp "$1-faithful/control-tuning.json" $OUT/control-tuning-$2-faithful.json
+}
+
+# 1c. the faithful pipeline with a meaning check: an output also counts as unfaithful where
+#     results/faithful's channel model (simple -> complex, trained by the same commands) gives
+#     its source too little log-probability per token; the threshold chosen on the 400 tune
+#     sentences (choose_guard.py: the strictest that leaves at most 30 % unchanged), the channel
+#     model carried in the copy's reranker/channel
+CHANNEL=$RUNS/faithful-reverse-plain
+if ! test -e $CHANNEL/model.safetensors; then
+    resume=; test -e $RUNS/faithful-reverse/checkpoints/latest && resume=--resume
+    "$WEAN" train results/faithful/configs/reverse.yaml --set model_dir=$RUNS/faithful-reverse $resume
+    "$WEAN" export $RUNS/faithful-reverse $CHANNEL --fp16 --set generation.plain_text=true
+fi
+guarded_copy() {  # model system
+    test -e $OUT/guard-$2.json || "$PYTHON" results/clean-simplifier/choose_guard.py --model "$1-faithful" \
+        --channel $CHANNEL --out $OUT/guard-$2.json
+    test -e "$1-guarded/config.yaml" && return
+    local threshold check=()
+    threshold=$("$PYTHON" -c 'import json, sys; print(json.load(open(sys.argv[1]))["chosen"]["threshold"])' $OUT/guard-$2.json)
+    [ "$threshold" = none ] || check=(--set "generation.fallback_channel=reranker/channel=$threshold")
+    "$WEAN" export "$1-faithful" "$1-guarded" "${check[@]}"
+    mkdir -p "$1-guarded/reranker"
+    cp -r $CHANNEL "$1-guarded/reranker/channel"
 }
 
 # 2. validation scores on the 400 tune sentences; 3. the test sets, once per system, against
@@ -80,7 +106,9 @@ score_and_test() {  # label model [wean test's options]
 # The shipped model given the same faithful pipeline: what decoding alone does, without retraining
 test -e "$RUNS/shipped/config.yaml" || "$WEAN" export src/wean/pretrained/simplifier "$RUNS/shipped"
 faithful_copy "$RUNS/shipped" shipped
+guarded_copy "$RUNS/shipped" shipped
 score_and_test shipped-faithful "$RUNS/shipped-faithful"
+score_and_test shipped-guarded "$RUNS/shipped-guarded"
 
 for seed in $SEEDS; do
     for row in $ROWS; do
@@ -98,6 +126,7 @@ for seed in $SEEDS; do
             cp "$run-tuned/control-tuning.json" $OUT/control-tuning-$system.json
         fi
         faithful_copy "$run" $system
+        guarded_copy "$run" $system
         while read -r name model options; do
             score_and_test "$name" "$model" "$options"
         done < <(systems "$run" "$system")
@@ -111,7 +140,8 @@ done
 #    is and with the faithful pipeline, the candidate, the first human reference and the source,
 #    identical outputs merged; each rater
 #    is given rating/sheet.csv and sheet.json's protocol only, never the key. RATE=LABEL
-#    prepares (and scores) such a rating of one system now, in rating-LABEL.
+#    prepares (and scores) such a rating of one system now, in rating-LABEL; ALSO: the shipped
+#    model's pipelines rated beside it (default shipped-faithful).
 source results/lib/rating.sh
 rate() {  # label sheet: the label's outputs on the tune sentences, and its rating sheet
     local label=$1 sheet=$2 row=${1%%-seed*} seed=${1##*-seed} name model options
@@ -121,13 +151,17 @@ rate() {  # label sheet: the label's outputs on the tune sentences, and its rati
     # shellcheck disable=SC2086  # options: words on purpose
     test -e $OUT/tune/$label.turkcorpus-tune.txt || "$WEAN" test --model "$model" --system "$label" \
         --benchmark turkcorpus-tune $options --out-dir $OUT/tune
-    test -e $OUT/tune/shipped-faithful.turkcorpus-tune.txt || "$WEAN" test --model "$RUNS/shipped-faithful" \
-        --system shipped-faithful --benchmark turkcorpus-tune --out-dir $OUT/tune
+    local also=() shipped
+    for shipped in ${ALSO:-shipped-faithful}; do
+        test -e $OUT/tune/$shipped.turkcorpus-tune.txt || "$WEAN" test --model "$RUNS/$shipped" \
+            --system $shipped --benchmark turkcorpus-tune --out-dir $OUT/tune
+        also+=(--system "$shipped=$OUT/tune/$shipped.turkcorpus-tune.txt")
+    done
     if ! test -e "$sheet/key.json"; then
         lines=$("$PYTHON" -c 'import json; print(",".join(str(i["line"]) for i in json.load(open("results/decoding/rating/key.json"))["items"]))')
         "$WEAN" rate prepare --benchmark turkcorpus-tune --lines "$lines" --seed 72 --out "$sheet" \
             --system shipped=results/fidelity/tune/shipped.turkcorpus-tune.txt --system "$label=$OUT/tune/$label.turkcorpus-tune.txt" \
-            --system shipped-faithful=$OUT/tune/shipped-faithful.turkcorpus-tune.txt \
+            "${also[@]}" \
             --system human="$WEAN_DATA_ROOT"/turkcorpus/case_detok/tune.ref.0 \
             --system source="$WEAN_DATA_ROOT"/turkcorpus/case_detok/tune.src
     fi
@@ -137,7 +171,7 @@ if [ -n "${RATE:-}" ]; then
     score_ratings $OUT "rating-$RATE"
     exit 0
 fi
-expected=$(( $(wc -w <<< "$SEEDS") * $(wc -w <<< "$ROWS") * 3 + 1 ))
+expected=$(( $(wc -w <<< "$SEEDS") * $(wc -w <<< "$ROWS") * 4 + 2 ))
 found=$(test -e $OUT/selection.jsonl && wc -l < $OUT/selection.jsonl || echo 0)
 if [ "${CHOOSE:-0}" != 1 ] && [ "$found" -lt "$expected" ]; then
     echo "selection: $found of $expected systems scored; the choice waits for the rest (CHOOSE=1 to choose now)"
