@@ -9,7 +9,8 @@ OUT=results/bench-int8
 MODEL=${MODEL:-$(mktemp -d)/shipped}  # a copy of the shipped model with its shortlist table
 STEPS=${STEPS:-"1 2 3"}
 export OMP_NUM_THREADS=1
-test -e "$MODEL/config.yaml" || cp -r src/wean/pretrained/simplifier "$MODEL"
+source results/lib/unguarded_shipped.sh
+unguarded_shipped "$MODEL"  # the shipped model as it was before its faithful pipeline
 test -e "$MODEL/shortlist.safetensors" || "$WEAN" shortlist "$MODEL"
 # 1. why int8 moves the outputs (validation sentences)
 if [[ " $STEPS " == *" 1 "* ]]; then

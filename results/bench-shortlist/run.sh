@@ -10,7 +10,8 @@ OUT=results/bench-shortlist
 MODEL=${MODEL:-$(mktemp -d)/shipped}  # a copy of the shipped model, so that the package's stays as it is
 SIZES=${SIZES:-"250 500 1000 2000"}
 STEPS=${STEPS:-"1 2 3 4"}  # step 3 times: run it alone, on a quiet machine
-test -e "$MODEL/config.yaml" || cp -r src/wean/pretrained/simplifier "$MODEL"
+source results/lib/unguarded_shipped.sh
+unguarded_shipped "$MODEL"  # the shipped model as it was before its faithful pipeline
 test -e "$MODEL/shortlist.safetensors" || "$WEAN" shortlist "$MODEL" | tee "$OUT/table.txt"
 export OMP_NUM_THREADS=1
 # 1. choose the size on the tune split
@@ -39,6 +40,6 @@ if [[ " $STEPS " == *" 3 "* ]]; then
 fi
 # 4. words per source word in the table against the shortlist's size and agreement (tune, beam 5)
 if [[ " $STEPS " == *" 4 "* ]]; then
-    "$PYTHON" $OUT/per_word.py --model src/wean/pretrained/simplifier \
+    "$PYTHON" $OUT/per_word.py --model "$MODEL" \
         --sentences "$WEAN_DATA_ROOT/turkcorpus/case_detok/tune.src" | tee $OUT/per-word.txt
 fi

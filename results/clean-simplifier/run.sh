@@ -104,7 +104,8 @@ score_and_test() {  # label model [wean test's options]
 }
 
 # The shipped model given the same faithful pipeline: what decoding alone does, without retraining
-test -e "$RUNS/shipped/config.yaml" || "$WEAN" export src/wean/pretrained/simplifier "$RUNS/shipped"
+source results/lib/unguarded_shipped.sh
+unguarded_shipped "$RUNS/shipped"  # as it was before this folder's pipeline shipped
 faithful_copy "$RUNS/shipped" shipped
 guarded_copy "$RUNS/shipped" shipped
 score_and_test shipped-faithful "$RUNS/shipped-faithful"
@@ -132,6 +133,15 @@ for seed in $SEEDS; do
         done < <(systems "$run" "$system")
     done
 done
+
+# The pipelines' cost: sentences/s on TurkCorpus test against the shipped model without them, 2
+# threads, interleaved, median of 3 rounds (SPEED=1, on an otherwise idle machine)
+if [ "${SPEED:-0}" = 1 ]; then
+    for pipeline in shipped-faithful shipped-guarded; do
+        echo "== $pipeline"
+        "$PYTHON" results/faithful/speed.py --pipeline "$RUNS/$pipeline" --baseline "$RUNS/shipped"
+    done > $OUT/speed.txt
+fi
 
 # 4. Once every run is in (or CHOOSE=1): the candidate chosen on the 400 tune sentences
 #    (choose.py: the highest SARI at or below the references' rates of invented names and

@@ -13,7 +13,9 @@ WEAN=${WEAN:-wean}
 PYTHON=${PYTHON:-python}
 RUNS=${RUNS:-runs}
 OUT=results/decoding
-SHIPPED=src/wean/pretrained/simplifier
+source results/lib/unguarded_shipped.sh
+SHIPPED=$RUNS/shipped-unguarded  # the shipped model as it was before its faithful pipeline
+unguarded_shipped $SHIPPED
 export OMP_NUM_THREADS=${OMP_NUM_THREADS:-1}
 mkdir -p "$RUNS"
 

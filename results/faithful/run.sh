@@ -10,7 +10,9 @@ source results/lib/rating.sh
 WEAN=${WEAN:-wean}
 PYTHON=${PYTHON:-python}
 OUT=results/faithful
-SHIPPED=src/wean/pretrained/simplifier
+source results/lib/unguarded_shipped.sh
+SHIPPED=${RUNS:-runs}/shipped-unguarded  # the shipped model as it was before its faithful pipeline
+unguarded_shipped $SHIPPED
 export OMP_NUM_THREADS=${OMP_NUM_THREADS:-1}
 
 # prepare_rating FOLDER SEED NAME FILE: the blind sheet of the 50 tune sentences results/decoding
@@ -93,4 +95,4 @@ prepare_rating rating-rerank 71 shipped-rerank $OUT/tune/shipped-rerank.turkcorp
 score_ratings $OUT rating-rerank
 
 # 5. The pipeline's cost: sentences/s against the shipped model's, one run, on an idle machine.
-test -e $OUT/speed.txt || "$PYTHON" results/faithful/speed.py --pipeline $PIPELINE | tee $OUT/speed.txt
+test -e $OUT/speed.txt || "$PYTHON" results/faithful/speed.py --pipeline $PIPELINE --baseline $SHIPPED | tee $OUT/speed.txt

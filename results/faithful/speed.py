@@ -2,7 +2,7 @@
 runs/shipped-rerank) on TurkCorpus test, plain text, 2 threads, the two interleaved, median of 3
 rounds: a ratio measured in one run. Run from the repository root on an otherwise idle machine.
 
-    python results/faithful/speed.py [--pipeline runs/shipped-rerank] [--rounds 3]
+    python results/faithful/speed.py [--pipeline runs/shipped-rerank] [--baseline runs/shipped-unguarded] [--rounds 3]
 """
 
 from __future__ import annotations
@@ -21,11 +21,13 @@ from wean.textio import read_lines
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--pipeline", default="runs/shipped-rerank")
+    parser.add_argument("--baseline", default="runs/shipped-unguarded",
+                        help="the shipped model as it was before its faithful pipeline (results/lib/unguarded_shipped.sh)")
     parser.add_argument("--rounds", type=int, default=3)
     args = parser.parse_args()
     torch.set_num_threads(2)
     sources = read_lines(data_root() / "turkcorpus/case_detok/test.src")
-    systems = {"shipped": load("src/wean/pretrained/simplifier"), "pipeline": load(args.pipeline)}
+    systems = {"shipped": load(args.baseline), "pipeline": load(args.pipeline)}
     systems["pipeline"].generate(sources[:4], plain_text=True, split_sentences=False)  # its reranking models load
     seconds: dict[str, list[float]] = {name: [] for name in systems}
     for round_ in range(args.rounds):

@@ -8,7 +8,9 @@ cd "$(dirname "$0")/../.."
 WEAN=${WEAN:-wean}
 PYTHON=${PYTHON:-python}
 OUT=results/fidelity
-MODEL=src/wean/pretrained/simplifier
+source results/lib/unguarded_shipped.sh
+MODEL=${RUNS:-runs}/shipped-unguarded  # the shipped model as it was before its faithful pipeline
+unguarded_shipped $MODEL
 TUNE=$WEAN_DATA_ROOT/turkcorpus/case_detok/tune
 
 # 1. the shipped simplifier on all of TurkCorpus tune (validation data): as shipped, and asked to

@@ -4,7 +4,10 @@
 set -euo pipefail
 WEAN=${WEAN:-wean} PYTHON=${PYTHON:-python}  # the active environment's, unless set
 OUT=results/int8
-OMP_NUM_THREADS=1 "$WEAN" test --model src/wean/pretrained/simplifier --system shipped-int8 --out-dir "$OUT" \
+source results/lib/unguarded_shipped.sh
+MODEL=${RUNS:-runs}/shipped-unguarded  # the shipped model as it was before its faithful pipeline
+unguarded_shipped "$MODEL"
+OMP_NUM_THREADS=1 "$WEAN" test --model "$MODEL" --system shipped-int8 --out-dir "$OUT" \
     --benchmark turkcorpus-test --plain-text --quantize int8
 "$WEAN" evaluate --hyp "$OUT/shipped-int8.turkcorpus-test.txt" \
     --refs results/controllable/shipped.turkcorpus-test.txt --metrics bleu --lowercase --tokenize 13a \

@@ -25,13 +25,18 @@ def test_it_simplifies_turkcorpus_better_than_copying(simplifier, data_dir):
 
 
 def test_it_still_writes_its_committed_turkcorpus_outputs(simplifier, data_dir):
-    """Generation is pinned: the first 40 outputs of results/controllable/shipped.turkcorpus-test.txt
-    (wean test --plain-text: beam 5, one line at a time) come back byte for byte."""
+    """Generation is pinned: the first 40 outputs of its default pipeline
+    (results/clean-simplifier/shipped-guarded.turkcorpus-test.txt) and, with the fallback, the
+    constraint and the control value they changed set back, those it wrote before
+    (results/controllable/shipped.turkcorpus-test.txt) come back byte for byte."""
     from pathlib import Path
 
     from wean.textio import read_lines
 
     sources = read_lines(data_dir / "turkcorpus/case_detok/test.src")[:40]
-    committed = Path(__file__).parents[2] / "results/controllable/shipped.turkcorpus-test.txt"
+    results = Path(__file__).parents[2] / "results"
     outputs = [g.text for g in simplifier.generate(sources, plain_text=True, split_sentences=False)]
-    assert outputs == read_lines(committed)[:40]
+    assert outputs == read_lines(results / "clean-simplifier/shipped-guarded.turkcorpus-test.txt")[:40]
+    before = simplifier.generate(sources, plain_text=True, split_sentences=False, fallback="none",
+                                 names_and_numbers="any", control={"chars_ratio": 1.0})
+    assert [g.text for g in before] == read_lines(results / "controllable/shipped.turkcorpus-test.txt")[:40]
