@@ -327,7 +327,8 @@ def test_the_fallback_puts_faithful_outputs_first_and_else_the_source():
         "He moved to Paris.", "He moved to Paris in 1999.", "He went to Paris, Paris."]
     unfaithful = faithful_first(source, nbest[:2])
     assert [g.text for g in unfaithful] == [source, "He moved to Paris in 1999.", "He went to Paris, Paris."]
-    assert unfaithful[0].warning.startswith("every output found had a fidelity fault (the best: invented numbers: 1999)")
+    assert unfaithful[0].warning.startswith("every output found failed a fidelity or meaning check (the best: "
+                                            "invented numbers: 1999)")
 
 
 def test_generate_with_the_fallback_returns_the_beams_first_faithful_output_or_the_source(model_dir):
@@ -373,14 +374,24 @@ def test_a_model_directory_names_its_fallback_channel_model(model_dir, tmp_path)
         assert generator.fallback_channel()[0].directory == own / "reranker"
         outputs = generator.generate(sentences)
         if threshold == 0.0:
-            assert [g.text for g in outputs] == sentences and all("channel" in g.warning for g in outputs)
+            assert [g.text for g in outputs] == sentences and all(g.warning for g in outputs)
         else:
             assert [g.text for g in outputs] == [g.text for g in load(model_dir).generate(sentences, fallback="source")]
+    assert load(own).generate(sentences, nbest=2, fallback="none")[0].alternatives  # the check is the fallback's
+    exported = tmp_path / "exported"  # the channel model travels with an export
+    assert main(["export", str(own), str(exported)]) == 0
+    assert (exported / "reranker" / "config.yaml").is_file() and load(exported).generate(sentences)
+    config["generation"].update(fallback_channel="absent=-1")
+    (own / "config.yaml").write_text(yaml.safe_dump(config))
+    with pytest.raises(WeanError, match="generation.fallback_channel: .*absent: not a model directory"):
+        load(own).generate(sentences)
     for bad in ("reranker", "reranker=x", "=1"):
         config["generation"].update(fallback_channel=bad)
         (own / "config.yaml").write_text(yaml.safe_dump(config))
         with pytest.raises(WeanError, match="config: generation.fallback_channel: .*expected DIR=THRESHOLD"):
             load(own)
+    with pytest.raises(WeanError, match="rerank: an n-best list of one output has nothing to reorder"):
+        load(model_dir).generate(sentences, fallback="source", rerank="length=1")  # not widened for the reranking
 
 
 def test_wean_test_writes_and_scores_the_reranked_best(model_dir, tmp_path, monkeypatch, capsys):

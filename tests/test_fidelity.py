@@ -61,6 +61,7 @@ def test_faults_name_the_words_an_output_fails_on_and_nothing_for_a_faithful_one
     assert faults(SOURCE, SOURCE) == {}  # the source itself is true to the source
     assert faults("It is in Zürich.", "It is in Zurich.") == {"invented_names": ["Zurich"], "non_ascii_lost": ["ü"]}
     assert faults("Loèche harbours Onyx.", "Loorship harbours Onyx.") == {"non_ascii_lost": ["è"]}
+    assert faults("He moved to Paris.", " .") == {"empty": ["no word left"]} and faults(".", "") == {}
 
 
 def test_corpus_statistics_are_shares_of_sentences_and_of_characters():

@@ -76,13 +76,18 @@ fi
 guarded_copy() {  # model system
     test -e $OUT/guard-$2.json || "$PYTHON" results/clean-simplifier/choose_guard.py --model "$1-faithful" \
         --channel $CHANNEL --out $OUT/guard-$2.json
-    test -e "$1-guarded/config.yaml" && return
-    local threshold check=()
+    test -e "$1-guarded/done" && return
+    local threshold
     threshold=$("$PYTHON" -c 'import json, sys; print(json.load(open(sys.argv[1]))["chosen"]["threshold"])' $OUT/guard-$2.json)
-    [ "$threshold" = none ] || check=(--set "generation.fallback_channel=reranker/channel=$threshold")
-    "$WEAN" export "$1-faithful" "$1-guarded" "${check[@]}"
-    mkdir -p "$1-guarded/reranker"
-    cp -r $CHANNEL "$1-guarded/reranker/channel"
+    if [ "$threshold" = none ]; then
+        "$WEAN" export "$1-faithful" "$1-guarded" --overwrite
+    else
+        "$WEAN" export "$1-faithful" "$1-guarded" --overwrite --set "generation.fallback_channel=reranker/channel=$threshold"
+        rm -rf "$1-guarded/reranker/channel"
+        mkdir -p "$1-guarded/reranker"
+        cp -r "$CHANNEL" "$1-guarded/reranker/channel"
+    fi
+    touch "$1-guarded/done"
 }
 
 # 2. validation scores on the 400 tune sentences; 3. the test sets, once per system, against
@@ -97,9 +102,11 @@ score_and_test() {  # label model [wean test's options]
         # shellcheck disable=SC2086
         test -e $OUT/$name.$benchmark.txt || "$WEAN" test --model "$model" --system $name \
             --benchmark $benchmark $options --out-dir $OUT
-        test -e $OUT/significance-$name-vs-shipped.$benchmark.txt || "$WEAN" compare \
-            --hyp $OUT/$name.$benchmark.txt results/faithful/shipped.$benchmark.txt --benchmark $benchmark \
-            --metrics +fidelity > $OUT/significance-$name-vs-shipped.$benchmark.txt
+        if ! test -e $OUT/significance-$name-vs-shipped.$benchmark.txt; then
+            "$WEAN" compare --hyp $OUT/$name.$benchmark.txt results/faithful/shipped.$benchmark.txt \
+                --benchmark $benchmark --metrics +fidelity > $OUT/significance.part
+            mv $OUT/significance.part $OUT/significance-$name-vs-shipped.$benchmark.txt
+        fi
     done
 }
 
@@ -154,10 +161,15 @@ fi
 #    model's pipelines rated beside it (default shipped-faithful).
 source results/lib/rating.sh
 rate() {  # label sheet: the label's outputs on the tune sentences, and its rating sheet
-    local label=$1 sheet=$2 row=${1%%-seed*} seed=${1##*-seed} name model options
+    local label=$1 sheet=$2 row=${1%%-seed*} seed=${1##*-seed} name= model= options=
     seed=${seed%%-*}
-    read -r name model options < <(systems "$RUNS/copy-simplifier-$row-seed$seed" "$row-seed$seed" | grep "^$label ")
-    test "$name" = "$label" || { echo "RATE=$label: no such system (ROW-seedN, -names or -faithful)" >&2; exit 2; }
+    if [[ $label == shipped-* ]]; then
+        name=$label model=$RUNS/$label
+    else
+        read -r name model options < <(systems "$RUNS/copy-simplifier-$row-seed$seed" "$row-seed$seed" \
+            | grep "^$label ") || true
+    fi
+    test "$name" = "$label" || { echo "RATE=$label: no such system (ROW-seedN[-names|-faithful|-guarded], shipped-faithful, shipped-guarded)" >&2; exit 2; }
     # shellcheck disable=SC2086  # options: words on purpose
     test -e $OUT/tune/$label.turkcorpus-tune.txt || "$WEAN" test --model "$model" --system "$label" \
         --benchmark turkcorpus-tune $options --out-dir $OUT/tune

@@ -12,6 +12,7 @@ from wean.config import apply_overrides, config_from_dict
 from wean.errors import WeanError
 from wean.model_dir import check_directory, clear_model_files, load_assets, write_model_directory
 from wean.models.model import build_model
+from wean.search.model_scores import parse_threshold
 from wean.search.rerank import parse_rerank, resolve
 from wean.tensor_files import WEIGHTS, load_weights
 
@@ -26,7 +27,8 @@ def export_model(source: Path, target: Path, fp16: bool = False, overrides: list
     ``rerank``: NAME=WEIGHT,... the exported model reranks with by itself (``generation.rerank``);
     each model directory a scorer names (``channel:DIR``, ``lm:DIR``) is exported with it, into
     ``target/reranker/NAME``, reading text as the exported model does. Without it, the reranking
-    models a source that reranks by itself keeps in its directory are exported with it."""
+    models a source that reranks by itself keeps in its directory are exported with it; so is the
+    channel model of its fallback (``generation.fallback_channel``)."""
     assets = load_assets(source, trust_plugins)
     overrides = overrides or []
     for override in overrides:
@@ -54,6 +56,11 @@ def export_model(source: Path, target: Path, fp16: bool = False, overrides: list
             chosen.append(f"{name}={weight!r}")
         config.generation.rerank = ",".join(chosen)
         config.validate()
+    if config.generation.fallback_channel:  # the fallback's channel model, where the source keeps it
+        channel, _ = parse_threshold(config.generation.fallback_channel)
+        if not Path(channel).is_absolute() and (source / channel / "config.yaml").is_file() \
+                and channel not in [folder for _, folder in carried]:
+            carried.append((source / channel, channel))
     model = build_model(config.model, len(assets.source_vocabulary), len(assets.target_vocabulary))
     load_weights(model, source / WEIGHTS)
     if target.resolve() == source.resolve():

@@ -154,22 +154,22 @@ class Generator:
         keep = options.nbest
         if rerank is None:
             rerank, options = self.own_rerank(options)
-        guard = None
-        if options.fallback != "none":
-            if options.strategy in ("beam", "diverse_beam"):
-                options = options.replace(nbest=options.beam)  # every output the beam found, for the fallback
-            guard = self.fallback_channel()
         scorers = resolve_scorers(rerank)
         for _, scorer, _ in scorers:
             if isinstance(scorer, ModelScore):  # a reranking model runs where this one does
                 scorer.device = model_device(self.model)
         if scorers and options.nbest == 1:
             raise WeanError("rerank: an n-best list of one output has nothing to reorder; ask for nbest above 1")
+        fallback_channel = None
+        if options.fallback != "none":
+            if options.strategy in ("beam", "diverse_beam"):
+                options = options.replace(nbest=options.beam)  # every output the beam found, for the fallback
+            fallback_channel = self.fallback_channel()
         if options.shortlist:
             self._check_shortlist(options.shortlist)
         search = TextSearch(self.model, self.assets, options, batch_size, replace_unk, prefix, scorers, keep, progress,
                             self.token_classes if options.names_and_numbers == "from_source" else None,
-                            self.shortlist_table if options.shortlist else None, guard)
+                            self.shortlist_table if options.shortlist else None, fallback_channel)
         if plain_text:
             return search.texts(sentences, True if split_sentences is None else split_sentences, wanted)
         return search.sentences(sentences, [self.tokenizer.encode(sentence) for sentence in sentences], wanted)
@@ -215,8 +215,13 @@ class Generator:
         if not self.config.generation.fallback_channel:
             return None
         directory, threshold = parse_threshold(self.config.generation.fallback_channel)
-        if self.directory is not None and not Path(directory).is_absolute():
+        if not Path(directory).is_absolute():
+            if self.directory is None:
+                raise WeanError(f"generation.fallback_channel: {directory} is read inside the model directory; "
+                                "this model was given without one")
             directory = str(self.directory / directory)
+        if not (Path(directory) / "config.yaml").is_file():
+            raise WeanError(f"generation.fallback_channel: {directory}: not a model directory (no config.yaml)")
         channel = ChannelScore(directory)
         channel.device = model_device(self.model)
         return channel, threshold

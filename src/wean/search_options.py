@@ -68,8 +68,9 @@ class SearchOptions:
     fallback: str = option("none", "source: where an output has a fidelity fault (a number, name or non-ASCII "
                            "character its source lacks, a repeated phrase, or a non-ASCII character of the "
                            "source lost; wean/evaluation/fidelity.py), "
-                           "the next of the beam's outputs that has none takes its place, and where none is "
-                           "free of faults the source is returned unchanged; none: off",
+                           "the next of the beam's outputs (of beam and diverse beam search; greedy search and "
+                           "sampling have only those asked for) that has none takes its place, and where none "
+                           "is free of faults the source is returned unchanged; none: off",
                            choices=("none", "source"))
     shortlist: int = option(0, "score only the N most frequent target words and, per batch, its sources' tokens "
                             "and their translation-table words (the model directory's shortlist.safetensors, "

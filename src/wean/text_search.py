@@ -11,7 +11,7 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 import torch
 
@@ -28,11 +28,13 @@ from wean.generation import Generation, joined
 from wean.model_dir import Assets
 from wean.models.model import EncoderDecoder
 from wean.search import Hypothesis, decode
-from wean.search.model_scores import ChannelScore
 from wean.search.rerank import rerank as rerank_lists
 from wean.search_options import SearchOptions
 from wean.shortlist import Shortlisted, ShortlistTable, compact_decode, searches_compactly
 from wean.source_names import SourceNamesOnly, TokenClasses
+
+if TYPE_CHECKING:
+    from wean.search.model_scores import ChannelScore
 
 
 def banned_ids(assets: Assets) -> list[int]:
@@ -178,17 +180,19 @@ class TextSearch:
 
     def _faithful_first(self, sources: list[str], nbest_lists: list[list[Generation]]) -> list[list[Generation]]:
         """Each list as :func:`faithful_first` orders it, an output the channel model finds
-        too unlikely to have come from its source counted unfaithful too."""
-        low: list[list[dict[str, list[str]]]] = [[{} for _ in outputs] for outputs in nbest_lists]
+        too unlikely to have come from its source counted unfaithful too (only outputs free of
+        fidelity faults are scored: the others are set aside whatever it says)."""
+        found = [[faults(source, output.text) for output in outputs] for source, outputs in zip(sources, nbest_lists)]
         if self.fallback_channel is not None:
             channel, threshold = self.fallback_channel
-            flat = [(row, column, source, output.text) for row, (source, outputs) in enumerate(zip(sources, nbest_lists))
-                    for column, output in enumerate(outputs)]
-            scores = channel.log_probs_per_token([text for *_, text in flat], [source for _, _, source, _ in flat])
-            for (row, column, _, _), score in zip(flat, scores):
+            unscored = [(row, column, sources[row], output.text) for row, outputs in enumerate(nbest_lists)
+                        for column, output in enumerate(outputs) if not found[row][column]]
+            scores = channel.log_probs_per_token([text for *_, text in unscored], [source for *_, source, _ in unscored])
+            for (row, column, _, _), score in zip(unscored, scores):
                 if score < threshold:
-                    low[row][column] = {"channel": [f"{score:.2f} per token, below {threshold:g}"]}
-        return [faithful_first(source, outputs, extra) for source, outputs, extra in zip(sources, nbest_lists, low)]
+                    found[row][column] = {"channel": [f"{score:.2f} per token, below {threshold:g}"]}
+        return [faithful_first(source, outputs, faults_found) for source, outputs, faults_found
+                in zip(sources, nbest_lists, found)]
 
     def _finish(
         self, sentence: str, source_tokens: list[str], copied: list[str], hypothesis: Hypothesis,
@@ -217,21 +221,20 @@ class TextSearch:
 
 
 def faithful_first(source: str, nbest: list[Generation],
-                   more_faults: list[dict[str, list[str]]] | None = None) -> list[Generation]:
-    """``nbest`` with the outputs free of fidelity faults (and of ``more_faults``, found by
-    other means, per output) first, each part in its order; where none is free, the source
-    unchanged comes first (the fallback option): a reader is better served by the sentence as it
-    was than by a fluent one that says something else."""
-    found = [faults(source, generation.text) for generation in nbest]
-    if more_faults is not None:
-        found = [{**fault, **more} for fault, more in zip(found, more_faults, strict=True)]
-    free = [generation for generation, fault in zip(nbest, found) if not fault]
+                   found: list[dict[str, list[str]]] | None = None) -> list[Generation]:
+    """``nbest`` with the outputs free of faults first, each part in its order; where none is
+    free, the source unchanged comes first (the fallback option): a reader is better served by the
+    sentence as it was than by a fluent one that says something else. ``found``: each output's
+    faults (default: its fidelity faults, :func:`wean.evaluation.fidelity.faults`)."""
+    if found is None:
+        found = [faults(source, generation.text) for generation in nbest]
+    free = [generation for generation, fault in zip(nbest, found, strict=True) if not fault]
     if free:
         return free + [generation for generation, fault in zip(nbest, found) if fault]
-    first = "; ".join(f"{statistic.replace('_', ' ')}: {', '.join(words[:3])}" for statistic, words in found[0].items())
+    best_faults = "; ".join(f"{check.replace('_', ' ')}: {', '.join(words[:3])}" for check, words in found[0].items())
     unchanged = Generation(source, source, [], [], 0.0, 0.0, torch.zeros(1, 0),
-                           warning=f"every output found had a fidelity fault (the best: {first}), so the "
-                           "source is returned unchanged")
+                           warning=f"every output found failed a fidelity or meaning check (the best: {best_faults}), "
+                           "so the source is returned unchanged")
     return [unchanged, *nbest]
 
 

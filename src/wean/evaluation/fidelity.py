@@ -136,7 +136,8 @@ def faults(source: str, output: str) -> dict[str, list[str]]:
     """What ``output`` says that ``source`` does not, and the characters it loses: for each way an
     output can fail (invented numbers and names, repeated n-grams, non-ASCII characters invented,
     and the source's non-ASCII characters lost, which mangles a word as often as it drops one), the
-    words or characters that fail it; empty for an output true to its source by these checks."""
+    words or characters that fail it (and ``empty`` for an output with no word where its source
+    has some); empty for an output true to its source by these checks."""
     source_chars, output_chars = _non_ascii(source), _non_ascii(output)
     found = {
         "invented_numbers": sorted(invented_numbers(source, output)),
@@ -144,6 +145,8 @@ def faults(source: str, output: str) -> dict[str, list[str]]:
         "repeated_ngrams": [" ".join(gram) for gram in repeated_ngrams(source, output)],
         "non_ascii_invented": sorted(set(output_chars) - set(source_chars)),
         "non_ascii_lost": sorted(ch for ch, count in source_chars.items() if output_chars[ch] < count),
+        # an output with no word left says nothing of what its source said
+        "empty": ["no word left"] if _TOKEN.search(source) and not _TOKEN.search(output) else [],
     }
     return {statistic: words for statistic, words in found.items() if words}
 

@@ -62,9 +62,10 @@ class Validation:
         record["perplexity"] = math.exp(min(record["loss"], 50))
         # greedy and without n-gram blocking (the model's own choices), with the model's default
         # control values (generation.control) if it has control tokens
-        # and over the whole vocabulary: a shortlist's table is made after training
+        # and over the whole vocabulary (a shortlist's table is made after training), never
+        # returning the source in their place (fallback)
         options = SearchOptions.of(self.config.generation).replace(strategy="greedy", nbest=1, block_ngram_repeat=0,
-                                                                   shortlist=0)
+                                                                   shortlist=0, fallback="none")
         prefix = assets.control.tokens(None) if assets.control else []
         search = TextSearch(criterion.model.eval(), assets, options, self.config.generation.batch_size,
                             replace_unk=True, prefix=prefix)
