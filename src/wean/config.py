@@ -321,7 +321,7 @@ class Config:
                 raise WeanError(f"config: generation.rerank_size is {generation.rerank_size}; a list to rerank holds "
                                 "2 to 100 outputs")
         if generation.fallback_channel:
-            from wean.search.model_scores import parse_threshold
+            from wean.search.rerank import parse_threshold
 
             try:
                 parse_threshold(generation.fallback_channel)

@@ -12,8 +12,7 @@ from wean.config import apply_overrides, config_from_dict
 from wean.errors import WeanError
 from wean.model_dir import check_directory, clear_model_files, load_assets, write_model_directory
 from wean.models.model import build_model
-from wean.search.model_scores import parse_threshold
-from wean.search.rerank import parse_rerank, resolve
+from wean.search.rerank import parse_rerank, parse_threshold, resolve
 from wean.tensor_files import WEIGHTS, load_weights
 
 

@@ -31,8 +31,8 @@ from wean.generation import Generation
 from wean.model_dir import SHORTLIST, Assets, load_assets, read_control_counts
 from wean.models.model import EncoderDecoder, build_model
 from wean.quantize import quantize
-from wean.search.model_scores import ChannelScore, ModelScore, parse_threshold
-from wean.search.rerank import Scorer, parse_rerank, read_in_directory, resolve as resolve_scorers
+from wean.search.model_scores import ChannelScore, ModelScore
+from wean.search.rerank import Scorer, parse_rerank, parse_threshold, read_in_directory, resolve as resolve_scorers
 from wean.search_options import SearchOptions, check_batch_size
 from wean.shortlist import ShortlistTable
 from wean.source_names import TokenClasses

@@ -18,7 +18,6 @@ model whose outputs it scores (``generate`` places it there).
 
 from __future__ import annotations
 
-import math
 from pathlib import Path
 from typing import TYPE_CHECKING, Sequence
 
@@ -69,19 +68,6 @@ class ChannelScore(ModelScore):
 
     def __call__(self, sources: Sequence[str], outputs: Sequence["Generation"]) -> list[float]:
         return self.log_probs([output.text for output in outputs], sources)
-
-
-def parse_threshold(text: str) -> tuple[str, float]:
-    """``DIR=THRESHOLD`` as (DIR, THRESHOLD): a model and the least per-token log-probability
-    its score may have."""
-    directory, sep, value = text.rpartition("=")
-    try:
-        threshold = float(value)
-    except ValueError:
-        threshold = math.nan
-    if not sep or not directory.strip() or not math.isfinite(threshold):
-        raise WeanError(f"{text!r}: expected DIR=THRESHOLD, e.g. reranker/channel=-2.5")
-    return directory.strip(), threshold
 
 
 @RERANKERS.register("lm")

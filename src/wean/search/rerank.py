@@ -91,6 +91,16 @@ def _registered(name: str) -> Scorer:
     return scorer
 
 
+def _named_number(item: str) -> tuple[str, float] | None:
+    """``NAME=NUMBER`` as (NAME, NUMBER); None unless both are there and the number is finite."""
+    name, sep, number = item.rpartition("=")
+    try:
+        value = float(number)
+    except ValueError:
+        return None
+    return (name.strip(), value) if sep and name.strip() and math.isfinite(value) else None
+
+
 def parse_rerank(text: str) -> list[tuple[str, float]]:
     """``length=-0.1,unchanged=-2,channel:DIR=0.5`` as [("length", -0.1), ("unchanged", -2.0),
     ("channel:DIR", 0.5)]; ``none`` (or nothing) as []."""
@@ -98,15 +108,20 @@ def parse_rerank(text: str) -> list[tuple[str, float]]:
         return []
     chosen = []
     for item in text.split(","):
-        name, sep, weight = item.rpartition("=")
-        try:
-            value = float(weight)
-        except ValueError:
-            value = math.nan
-        if not sep or not name.strip() or not math.isfinite(value):
+        named = _named_number(item)
+        if named is None:
             raise WeanError(f"--rerank {text!r}: expected NAME=WEIGHT,..., e.g. length=-0.1,unchanged=-2,channel:DIR=0.5")
-        chosen.append((name.strip(), value))
+        chosen.append(named)
     return chosen
+
+
+def parse_threshold(text: str) -> tuple[str, float]:
+    """``DIR=THRESHOLD`` (``generation.fallback_channel``) as (DIR, THRESHOLD): a model and the
+    least per-token log-probability its score may have."""
+    named = _named_number(text)
+    if named is None:
+        raise WeanError(f"{text!r}: expected DIR=THRESHOLD, e.g. reranker/channel=-2.5")
+    return named
 
 
 def read_in_directory(rerank: list[tuple[str, float]], directory: Path) -> list[tuple[str, float]]:
