@@ -66,8 +66,8 @@ class SearchOptions:
                                     "lacks, except a common word opening a sentence (wean/source_names.py; every "
                                     "strategy); any: no constraint", choices=("any", "from_source"))
     fallback: str = option("none", "source: where an output has a fidelity fault (a number, name or non-ASCII "
-                           "character its source lacks, a repeated phrase, or a non-ASCII character of the "
-                           "source lost; wean/evaluation/fidelity.py), "
+                           "character its source lacks, a repeated phrase, a non-ASCII character of the "
+                           "source lost, or no word left; wean/evaluation/fidelity.py), "
                            "the next of the beam's outputs (of beam and diverse beam search; greedy search and "
                            "sampling have only those asked for) that has none takes its place, and where none "
                            "is free of faults the source is returned unchanged; none: off",
