@@ -10,7 +10,9 @@ Without ``--decode-model``: the Trainer's update step and ``beam_search`` on a s
 and an untrained model of the shipped simplifier's architecture (start-up, corpus reading and
 validation left out). With it: ``generate`` of that trained model, as a user calls it (beam 5,
 greedy, and greedy without n-gram blocking; plain text, batches of 32 sorted by length), on the
-first ``--sentences`` lines.
+first ``--sentences`` lines; ``--quantize int8``, ``--shortlist N`` (a table is made first where
+the model has none) and ``--tokenized`` (input already in the model's tokens) as in ``wean
+generate``. Each mode's share of outputs that are the same in both checkouts is recorded too.
 """
 
 from __future__ import annotations
@@ -74,18 +76,27 @@ import json, sys, time
 import torch
 import wean
 
-model, path, sentences = sys.argv[1], sys.argv[2], int(sys.argv[3])
+model, path, sentences, settings, outputs = sys.argv[1], sys.argv[2], int(sys.argv[3]), json.loads(sys.argv[4]), sys.argv[5]
 lines = [line.strip() for line in open(path, encoding="utf-8")][:sentences]
-generator = wean.load(model)
-generator.generate(lines[:8], beam=5, plain_text=True, split_sentences=False)  # warm-up
-rates = {}
+if settings["shortlist"]:
+    from pathlib import Path
+    from wean.model_dir import SHORTLIST
+    from wean.shortlist import make_shortlist_table
+    if not (Path(model) / SHORTLIST).exists():
+        make_shortlist_table(Path(model))
+generator = wean.load(model, quantization=settings["quantize"])
+common = {"plain_text": settings["plain_text"], "split_sentences": False, "shortlist": settings["shortlist"]}
+generator.generate(lines[:8], beam=5, **common)  # warm-up (and the shortlist table read)
+rates, written = {}, {}
 # the model's own search options at beam 5 and 1, and greedy without n-gram blocking (the same work
 # for checkouts whose greedy search ignores block_ngram_repeat and for those that apply it)
 for name, options in (("beam5_sentences_per_second", {"beam": 5}), ("greedy_sentences_per_second", {"beam": 1}),
                       ("greedy_unblocked_sentences_per_second", {"beam": 1, "block_ngram_repeat": 0})):
     start = time.perf_counter()
-    generator.generate(lines, plain_text=True, split_sentences=False, **options)
+    found = generator.generate(lines, **common, **options)
     rates[name] = len(lines) / (time.perf_counter() - start)
+    written[name.removesuffix("_sentences_per_second")] = [generation.text for generation in found]
+json.dump(written, open(outputs, "w"))
 print(json.dumps(rates))
 '''
 
@@ -118,11 +129,19 @@ def child_environment(checkout: Path) -> dict:
             "OMP_NUM_THREADS": os.environ.get("OMP_NUM_THREADS", "1")}
 
 
-def measure_decoding(checkout: Path, model: Path, sentences_file: Path, sentences: int) -> dict:
+def measure_decoding(checkout: Path, model: Path, sentences_file: Path, sentences: int, settings: dict,
+                     outputs: Path) -> dict:
+    """Sentences/s per mode; the outputs of each mode written to ``outputs`` (JSON)."""
     result = subprocess.run([sys.executable, "-c", DECODE_CHILD, str(model.resolve()), str(sentences_file.resolve()),
-                             str(sentences)], env=child_environment(checkout), capture_output=True, text=True,
-                            check=True)
+                             str(sentences), json.dumps(settings), str(outputs)], env=child_environment(checkout),
+                            capture_output=True, text=True, check=True)
     return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+def same_outputs(old: Path, new: Path) -> dict:
+    """Per mode, the share of inputs whose outputs the two checkouts wrote alike (the last round's)."""
+    old_outputs, new_outputs = json.loads(old.read_text()), json.loads(new.read_text())
+    return {mode: sum(a == b for a, b in zip(texts, new_outputs[mode])) / len(texts) for mode, texts in old_outputs.items()}
 
 
 def measure(checkout: Path, corpus: Path, updates: int, sentences: int) -> dict:
@@ -145,10 +164,14 @@ def main() -> None:
     parser.add_argument("--sentences", type=int, default=96)
     parser.add_argument("--decode-model", type=Path, help="time generate() of this trained model instead")
     parser.add_argument("--sentences-file", type=Path, help="with --decode-model: one input per line")
+    parser.add_argument("--quantize", default="none", choices=["none", "int8"], help="with --decode-model")
+    parser.add_argument("--shortlist", type=int, default=0, help="with --decode-model: score only this shortlist's words")
+    parser.add_argument("--tokenized", action="store_true", help="with --decode-model: the input is in the model's tokens")
     parser.add_argument("--out", type=Path, help="write metrics.json here")
     args = parser.parse_args()
     loadavg = Path("/proc/loadavg").read_text().split()[:3] if Path("/proc/loadavg").exists() else None
     runs: dict[str, list[dict]] = {"old": [], "new": []}
+    settings = {"quantize": args.quantize, "shortlist": args.shortlist, "plain_text": not args.tokenized}
     with tempfile.TemporaryDirectory() as corpus:
         write_corpus(Path(corpus))
         for round_number in range(args.rounds):
@@ -156,18 +179,21 @@ def main() -> None:
             for name in order:
                 if args.decode_model:
                     result = measure_decoding(getattr(args, name), args.decode_model, args.sentences_file,
-                                              args.sentences)
+                                              args.sentences, settings, Path(corpus) / f"{name}.outputs.json")
                 else:
                     result = measure(getattr(args, name), Path(corpus), args.updates, args.sentences)
                 runs[name].append(result)
                 print(f"round {round_number + 1} {name}: {runs[name][-1]}", flush=True)
+        identical = same_outputs(Path(corpus) / "old.outputs.json", Path(corpus) / "new.outputs.json") \
+            if args.decode_model else None
     medians = {name: {key: statistics.median(r[key] for r in rounds) for key in rounds[0]}
                for name, rounds in runs.items()}
     ratios = {key: medians["new"][key] / medians["old"][key] for key in medians["old"]}
     record = {"medians": medians, "ratios_new_over_old": ratios, "rounds": runs,
               "threads": int(os.environ.get("OMP_NUM_THREADS", "1")), "machine": platform.processor() or platform.machine(),
-              "loadavg_at_start": loadavg}
-    print(json.dumps({"ratios_new_over_old": ratios}, indent=1))
+              "loadavg_at_start": loadavg, "settings": settings if args.decode_model else None,
+              "identical_outputs": identical}
+    print(json.dumps({"ratios_new_over_old": ratios, "identical_outputs": identical}, indent=1))
     if args.out:
         args.out.mkdir(parents=True, exist_ok=True)
         (args.out / "metrics.json").write_text(json.dumps(record, indent=1) + "\n")

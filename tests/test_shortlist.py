@@ -79,20 +79,20 @@ def test_a_concat_wean_layer_has_no_shortlist_and_scores_every_word():
     assert build_model(config, 20, 20).output_layer.shortlist(torch.arange(5)) is None
 
 
-def test_an_int8_linear_layer_scores_the_kept_rows_of_its_int8_weights():
+@pytest.mark.parametrize("vocabulary, kept, rows", [(40, 3, 5), (6000, 2000, 320)])
+def test_an_int8_linear_layer_scores_its_kept_words_as_its_full_int8_product_does(vocabulary, kept, rows):
     from wean.quantize import quantize
 
     torch.manual_seed(0)
     config = ModelConfig(embedding_size=16)
     config.output_layer = section_config("model.output_layer", {"type": "linear"})
-    model = build_model(config, 40, 40).eval()
-    weight, bias = model.output_layer.projection.weight.detach().clone(), model.output_layer.projection.bias.detach()
-    words = torch.tensor([EOS_ID, 7, 30])
-    shortlist = quantize(model, "int8", torch.device("cpu")).output_layer.shortlist(words)
-    step = weight[words].abs().amax(1, keepdim=True) / 127  # one int8 step per row
-    assert not torch.equal(shortlist.keys, weight[words])  # rounded to int8
-    assert ((shortlist.keys - weight[words]).abs() <= step / 2 + 1e-7).all()
-    assert torch.equal(shortlist.bias, bias[words])
+    layer = quantize(build_model(config, vocabulary, vocabulary).eval(), "int8", torch.device("cpu")).output_layer
+    words = torch.randperm(vocabulary)[:kept].sort().values
+    queries = torch.randn(rows, layer.projection.weight().size(1))
+    shortlist = layer.shortlist(words)
+    assert torch.equal(shortlist.logits(queries), layer(queries)[:, words])  # the same int8 product, fewer rows
+    full = layer.shortlist(torch.arange(vocabulary))
+    assert torch.equal(full.logits(queries), layer(queries))
 
 
 @pytest.mark.parametrize("scheme", ["per_channel", "per_tensor"])

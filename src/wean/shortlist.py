@@ -162,10 +162,9 @@ class Shortlisted(SearchWrapper):
         if shortlist is None:
             raise WeanError("shortlist: this model's output layer scores every word (WEAN's concat score): "
                             "a shortlist would change nothing")
-        if self.compact:
-            bias = shortlist.keys.new_zeros(shortlist.words.numel()) if shortlist.bias is None else shortlist.bias.clone()
-            bias[[PAD_ID, BOS_ID]] = NEG_INF  # never written; the specials' positions are their ids
-            shortlist = replace(shortlist, bias=bias, compact=True)
+        if self.compact:  # <pad> and <bos> never written; the specials' positions are their ids
+            never = torch.tensor([PAD_ID, BOS_ID], device=shortlist.words.device)
+            shortlist = replace(shortlist, never=never, compact=True)
         return replace(encoded, shortlist=shortlist)
 
     def decode_step(self, previous: torch.Tensor, encoded, state):

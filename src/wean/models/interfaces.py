@@ -89,15 +89,27 @@ class EncoderOutput:
 @dataclass
 class Shortlist:
     """What scoring only ``words`` takes, worked out once per batch by the output layer: its
-    logits over them are linear(query, keys, bias)."""
+    logits over them are linear(query, keys, bias), or, for an int8 layer, its own int8 product
+    over its kept rows (``packed``)."""
 
     words: torch.Tensor  # (K,) sorted target ids
-    keys: torch.Tensor  # (K, hidden)
+    keys: torch.Tensor | None  # (K, hidden); None when ``packed`` holds the rows
     bias: torch.Tensor | None  # (K,); -inf for a word the layer never writes
     vocabulary_size: int  # the width of the log-probabilities over the whole vocabulary
     # the log-probabilities over the K words only, column i for words[i] (search then works in those
     # ids): no -inf written over the vocabulary, no top-k over it
     compact: bool = False
+    # an int8 layer's kept rows and their bias, prepacked for torch.ops.quantized.linear_dynamic
+    # (as the layer computes its full product: the same logits over these words)
+    packed: object | None = None
+    never: torch.Tensor | None = None  # (n,) positions that score -inf whatever the query
+
+    def logits(self, queries: torch.Tensor) -> torch.Tensor:
+        if self.packed is None:
+            logits = nn.functional.linear(queries, self.keys, self.bias)
+        else:
+            logits = torch.ops.quantized.linear_dynamic(queries, self.packed, reduce_range=True)
+        return logits if self.never is None else logits.index_fill_(-1, self.never, float("-inf"))
 
 
 @dataclass
@@ -258,7 +270,7 @@ class OutputLayer(Component):
         shortlist = None if context is None else context.encoded.shortlist
         if shortlist is None:
             return torch.log_softmax(self(queries).float(), dim=-1)
-        kept = torch.log_softmax(nn.functional.linear(queries, shortlist.keys, shortlist.bias).float(), dim=-1)
+        kept = torch.log_softmax(shortlist.logits(queries).float(), dim=-1)
         if shortlist.compact:
             return kept
         full = kept.new_full((*kept.shape[:-1], shortlist.vocabulary_size), float("-inf"))

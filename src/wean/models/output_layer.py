@@ -60,15 +60,17 @@ class LinearOutput(OutputLayer):
         return self.projection(query)
 
     def shortlist(self, words: torch.Tensor) -> Shortlist | None:
-        if isinstance(self.projection, DynamicQuantizedLinear):  # wean.quantize: its int8 weights' kept rows,
-            weight, bias = self.projection.weight(), self.projection.bias()  # in an fp32 product
-            rows = dequantized_rows(weight, words)
-        elif isinstance(self.projection, nn.Linear):
-            weight, bias = self.projection.weight, self.projection.bias
-            rows = weight[words]
-        else:
+        if isinstance(self.projection, DynamicQuantizedLinear):  # wean.quantize: its int8 product over the kept rows
+            weight, bias = self.projection.weight(), self.projection.bias()
+            bias = None if bias is None else bias[words]
+            rows = weight.index_select(0, words) if weight.qscheme() == torch.per_tensor_affine else \
+                torch.quantize_per_channel(dequantized_rows(weight, words), weight.q_per_channel_scales()[words],
+                                           weight.q_per_channel_zero_points()[words], 0, torch.qint8)
+            return Shortlist(words, None, bias, weight.size(0), packed=torch.ops.quantized.linear_prepack(rows, bias))
+        if not isinstance(self.projection, nn.Linear):
             return None
-        return Shortlist(words, rows, None if bias is None else bias[words], weight.size(0))
+        weight, bias = self.projection.weight, self.projection.bias
+        return Shortlist(words, weight[words], None if bias is None else bias[words], weight.size(0))
 
 
 def dequantized_rows(weight: torch.Tensor, words: torch.Tensor) -> torch.Tensor:
