@@ -166,27 +166,32 @@ fi
 #    is and with the faithful pipeline, the candidate, the first human reference and the source,
 #    identical outputs merged; each rater
 #    is given rating/sheet.csv and sheet.json's protocol only, never the key. RATE=LABEL
-#    prepares (and scores) such a rating of one system now, in rating-LABEL; ALSO: the shipped
-#    model's pipelines rated beside it (default shipped-faithful).
+#    prepares (and scores) such a rating of one system now, in rating-LABEL; ALSO: the systems
+#    rated beside it (default shipped-faithful).
 source results/lib/rating.sh
-rate() {  # label sheet: the label's outputs on the tune sentences, and its rating sheet
-    local label=$1 sheet=$2 row=${1%%-seed*} seed=${1##*-seed} name= model= options=
+system_of() {  # label: its name, model directory and wean test's extra options, on one line
+    local label=$1 row=${1%%-seed*} seed=${1##*-seed}
     seed=${seed%%-*}
     if [[ $label == shipped-* ]]; then
-        name=$label model=$RUNS/$label
+        echo "$label $RUNS/$label"
     else
-        read -r name model options < <(systems "$RUNS/copy-simplifier-$row-seed$seed" "$row-seed$seed" \
-            | grep "^$label ") || true
+        systems "$RUNS/copy-simplifier-$row-seed$seed" "$row-seed$seed" | grep "^$label " || true
     fi
-    test "$name" = "$label" || { echo "RATE=$label: no such system (ROW-seedN[-names|-faithful|-guarded], shipped-faithful, shipped-guarded)" >&2; exit 2; }
+}
+tune_outputs() {  # label: its outputs on the tune sentences, in $OUT/tune
+    local name= model= options=
+    read -r name model options < <(system_of "$1") || true
+    test "$name" = "$1" || { echo "RATE/ALSO=$1: no such system (ROW-seedN[-names|-faithful|-guarded], shipped-faithful, shipped-guarded, shipped-strict)" >&2; exit 2; }
     # shellcheck disable=SC2086  # options: words on purpose
-    test -e $OUT/tune/$label.turkcorpus-tune.txt || "$WEAN" test --model "$model" --system "$label" \
+    test -e $OUT/tune/$1.turkcorpus-tune.txt || "$WEAN" test --model "$model" --system "$1" \
         --benchmark turkcorpus-tune $options --out-dir $OUT/tune
-    local also=() shipped
-    for shipped in ${ALSO:-shipped-faithful}; do
-        test -e $OUT/tune/$shipped.turkcorpus-tune.txt || "$WEAN" test --model "$RUNS/$shipped" \
-            --system $shipped --benchmark turkcorpus-tune --out-dir $OUT/tune
-        also+=(--system "$shipped=$OUT/tune/$shipped.turkcorpus-tune.txt")
+}
+rate() {  # label sheet: the label's outputs on the tune sentences, and its rating sheet
+    local label=$1 sheet=$2 also=() other
+    tune_outputs "$label"
+    for other in ${ALSO:-shipped-faithful}; do
+        tune_outputs "$other"
+        also+=(--system "$other=$OUT/tune/$other.turkcorpus-tune.txt")
     done
     if ! test -e "$sheet/key.json"; then
         lines=$("$PYTHON" -c 'import json; print(",".join(str(i["line"]) for i in json.load(open("results/decoding/rating/key.json"))["items"]))')
