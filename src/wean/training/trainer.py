@@ -42,6 +42,7 @@ from wean.models.interfaces import TrainingCorpus
 from wean.models.model import build_model
 from wean.tensor_files import WEIGHTS, save_weights
 from wean.textio import atomic_write_json
+from wean.training.allocator import keep_freed_memory
 from wean.training.checkpoints import RunCheckpoints
 from wean.training.distributed import join, leave
 from wean.training.optimizers import build_optimizer
@@ -82,6 +83,8 @@ class Trainer:
         # joined first: on GPUs, each process's own device is known only then
         self.distributed, self.device = join(resolve_device(config.training.device), config.training.distributed_timeout)
         check_precision(config.training.precision, self.device)
+        if self.device.type == "cpu":
+            keep_freed_memory()  # a process-wide setting: it serves every step of this training
         main = self.distributed.main
         self.run_log = RunLog(self.directory, main, log)
         self.checkpoints = RunCheckpoints(self.directory)
