@@ -181,7 +181,7 @@ system_of() {  # label: its name, model directory and wean test's extra options,
 tune_outputs() {  # label: its outputs on the tune sentences, in $OUT/tune
     local name= model= options=
     read -r name model options < <(system_of "$1") || true
-    test "$name" = "$1" || { echo "RATE/ALSO=$1: no such system (ROW-seedN[-names|-faithful|-guarded], shipped-faithful, shipped-guarded, shipped-strict)" >&2; exit 2; }
+    [[ -n $1 && $name == "$1" ]] || { echo "RATE/ALSO=$1: no such system (ROW-seedN[-names|-faithful|-guarded], shipped-faithful, shipped-guarded, shipped-strict)" >&2; exit 2; }
     # shellcheck disable=SC2086  # options: words on purpose
     test -e $OUT/tune/$1.turkcorpus-tune.txt || "$WEAN" test --model "$model" --system "$1" \
         --benchmark turkcorpus-tune $options --out-dir $OUT/tune

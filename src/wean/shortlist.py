@@ -32,7 +32,7 @@ from wean.data.vocabulary import BOS_ID, EOS_ID, PAD_ID, SPECIALS, UNK_ID, Vocab
 from wean.errors import WeanError
 from wean.model_dir import SHORTLIST
 from wean.search import decode
-from wean.search.common import NEG_INF, Abandoned, Hypothesis
+from wean.search.common import Abandoned, Hypothesis
 from wean.search.wrapper import SearchWrapper
 from wean.search_options import SearchOptions
 from wean.tensor_files import read_tensors, write_tensors

@@ -29,6 +29,8 @@ source, is ``pointer_generator.py``). ``model.output_layer.type`` picks one:
 
 from __future__ import annotations
 
+import warnings
+
 import torch
 from torch import nn
 from torch.ao.nn.quantized.dynamic import Linear as DynamicQuantizedLinear
@@ -63,9 +65,11 @@ class LinearOutput(OutputLayer):
         if isinstance(self.projection, DynamicQuantizedLinear):  # wean.quantize: its int8 product over the kept rows
             weight, bias = self.projection.weight(), self.projection.bias()
             bias = None if bias is None else bias[words]
-            rows = weight.index_select(0, words) if weight.qscheme() == torch.per_tensor_affine else \
-                torch.quantize_per_channel(dequantized_rows(weight, words), weight.q_per_channel_scales()[words],
-                                           weight.q_per_channel_zero_points()[words], 0, torch.qint8)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # torch's deprecation notice of quantized tensors (wean.quantize)
+                rows = weight.index_select(0, words) if weight.qscheme() == torch.per_tensor_affine else \
+                    torch.quantize_per_channel(dequantized_rows(weight, words), weight.q_per_channel_scales()[words],
+                                               weight.q_per_channel_zero_points()[words], 0, torch.qint8)
             return Shortlist(words, None, bias, weight.size(0), packed=torch.ops.quantized.linear_prepack(rows, bias))
         if not isinstance(self.projection, nn.Linear):
             return None

@@ -5,8 +5,8 @@ freed, to at most 32 MiB) straight from the kernel and gives it back on free. A 
 largest tensors (a batch's logits, their log-softmax and their gradients: tokens x vocabulary
 floats, tens of megabytes) change size with every batch, so each step page-faults them in anew.
 Raising the mmap and trim thresholds keeps freed blocks in the heap for reuse, which is what
-tcmalloc does when preloaded (results/bench-allocator), without a preload. The floats are not
-touched: PyTorch aligns every tensor itself.
+tcmalloc does when preloaded (results/bench-allocator), without a preload. Numerics and alignment
+are unchanged (PyTorch aligns every tensor itself). The setting lasts as long as the process.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ KEEP_BYTES = 1 << 30  # blocks up to this size come from the heap, and this much
 
 def keep_freed_memory() -> bool:
     """Set glibc's thresholds for this process; False where the C library is not glibc (macOS,
-    musl) or refuses them, and nothing changes."""
+    musl), where nothing changes, or where glibc refuses a threshold."""
     if platform.system() != "Linux" or platform.libc_ver()[0] != "glibc":
         return False
     try:
