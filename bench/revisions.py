@@ -85,7 +85,9 @@ if settings["shortlist"]:
     if not (Path(model) / SHORTLIST).exists():
         make_shortlist_table(Path(model))
 generator = wean.load(model, quantization=settings["quantize"])
-common = {"plain_text": settings["plain_text"], "split_sentences": False, "shortlist": settings["shortlist"]}
+common = {"plain_text": settings["plain_text"], "split_sentences": False}
+if settings["shortlist"]:  # only then: checkouts before the shortlist have no such argument
+    common["shortlist"] = settings["shortlist"]
 generator.generate(lines[:8], beam=5, **common)  # warm-up (and the shortlist table read)
 rates, written = {}, {}
 # the model's own search options at beam 5 and 1, and greedy without n-gram blocking (the same work
