@@ -10,9 +10,9 @@ Without ``--decode-model``: the Trainer's update step and ``beam_search`` on a s
 and an untrained model of the shipped simplifier's architecture (start-up, corpus reading and
 validation left out). With it: ``generate`` of that trained model, as a user calls it (beam 5,
 greedy, and greedy without n-gram blocking; plain text, batches of 32 sorted by length), on the
-first ``--sentences`` lines; ``--quantize int8``, ``--shortlist N`` (a table is made first where
-the model has none) and ``--tokenized`` (input already in the model's tokens) as in ``wean
-generate``. Each mode's share of outputs that are the same in both checkouts is recorded too.
+first ``--sentences`` lines; ``--quantize int8``, ``--shortlist N`` (a table is made first, in
+a copy of the model, where it has none) and ``--tokenized`` (input already in the model's tokens)
+as in ``wean generate``. Each mode's share of outputs that are the same in both checkouts is recorded too.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ import argparse
 import json
 import os
 import platform
+import shutil
 import statistics
 import subprocess
 import sys
@@ -78,12 +79,6 @@ import wean
 
 model, path, sentences, settings, outputs = sys.argv[1], sys.argv[2], int(sys.argv[3]), json.loads(sys.argv[4]), sys.argv[5]
 lines = [line.strip() for line in open(path, encoding="utf-8")][:sentences]
-if settings["shortlist"]:
-    from pathlib import Path
-    from wean.model_dir import SHORTLIST
-    from wean.shortlist import make_shortlist_table
-    if not (Path(model) / SHORTLIST).exists():
-        make_shortlist_table(Path(model))
 generator = wean.load(model, quantization=settings["quantize"])
 common = {"plain_text": settings["plain_text"], "split_sentences": False}
 if settings["shortlist"]:  # only then: checkouts before the shortlist have no such argument
@@ -140,6 +135,19 @@ def measure_decoding(checkout: Path, model: Path, sentences_file: Path, sentence
     return json.loads(result.stdout.strip().splitlines()[-1])
 
 
+def with_shortlist_table(model: Path, copy: Path) -> Path:
+    """``model`` where it has a shortlist table, else a copy of it in ``copy`` given one (the
+    model directory measured is left as it was)."""
+    from wean.model_dir import SHORTLIST
+    from wean.shortlist import make_shortlist_table
+
+    if (model / SHORTLIST).exists():
+        return model
+    shutil.copytree(model, copy)
+    make_shortlist_table(copy)
+    return copy
+
+
 def same_outputs(old: Path, new: Path) -> dict:
     """Per mode, the share of inputs whose outputs the two checkouts wrote alike (the last round's)."""
     old_outputs, new_outputs = json.loads(old.read_text()), json.loads(new.read_text())
@@ -176,6 +184,8 @@ def main() -> None:
     settings = {"quantize": args.quantize, "shortlist": args.shortlist, "plain_text": not args.tokenized}
     with tempfile.TemporaryDirectory() as corpus:
         write_corpus(Path(corpus))
+        if args.decode_model and args.shortlist:
+            args.decode_model = with_shortlist_table(args.decode_model, Path(corpus) / "model")
         for round_number in range(args.rounds):
             order = ("old", "new") if round_number % 2 == 0 else ("new", "old")
             for name in order:

@@ -266,6 +266,39 @@ def test_ensembles_load_from_directories_and_refuse_other_vocabularies(model_dir
         load([model_dir, other])
 
 
+def test_a_model_directory_carries_its_ensemble_through_export(model_dir, tmp_path, capsys):
+    from wean.tensor_files import read_tensors, write_tensors
+
+    other = tmp_path / "other"
+    shutil.copytree(model_dir, other)
+    tensors, metadata = read_tensors(other / "model.safetensors")
+    noise = torch.Generator().manual_seed(0)
+    write_tensors(other / "model.safetensors", {name: tensor + 0.3 * torch.randn(tensor.shape, generator=noise)
+                                                for name, tensor in tensors.items()}, metadata)
+    carrying = tmp_path / "carrying"
+    assert main(["export", str(model_dir), str(carrying), "--set", f"generation.ensemble=[{other}]"]) == 0
+    assert (carrying / "ensemble" / "1" / "model.safetensors").is_file()
+    expected = load([model_dir, other]).generate(["a b c d e", "j i h"], nbest=2)
+    shutil.rmtree(other)  # the exported directory holds its member
+    found = load(carrying).generate(["a b c d e", "j i h"], nbest=2)
+    assert [[(g.text, g.score) for g in one.nbest] for one in found] == \
+        [[(g.text, g.score) for g in one.nbest] for one in expected]
+    assert [g.score for g in found] != [g.score for g in load(model_dir).generate(["a b c d e", "j i h"])]
+
+    again = tmp_path / "again"  # an exported ensemble exports again, with its members
+    assert main(["export", str(carrying), str(again), "--fp16"]) == 0
+    assert (again / "ensemble" / "1" / "config.yaml").is_file()
+    assert [g.text for g in load(again).generate(["a b c d e"])] == [found[0].text]
+
+    config = carrying / "config.yaml"
+    config.write_text(config.read_text().replace("ensemble/1", "ensemble/2"))
+    with pytest.raises(WeanError, match=f"^{carrying}: generation.ensemble: ensemble/2: not a model directory"):
+        load(carrying)
+    assert main(["export", str(model_dir), str(tmp_path / "nested"), "--set", f"generation.ensemble=[{again}]"]) == 1
+    assert capsys.readouterr().err.strip().endswith(f"{again} names an ensemble of its own; list its members in this "
+                                                    "one instead")
+
+
 def test_the_cli_writes_n_best_lists_as_json_lines_and_takes_an_ensemble(model_dir, tmp_path, capsys):
     inputs = tmp_path / "in.txt"
     inputs.write_text("a b c d e\nj i h\n")

@@ -95,18 +95,15 @@ def test_an_int8_linear_layer_scores_its_kept_words_as_its_full_int8_product_doe
     assert torch.equal(full.logits(queries), layer(queries))
 
 
-@pytest.mark.parametrize("scheme", ["per_channel", "per_tensor"])
-def test_the_kept_rows_of_a_quantized_weight_are_its_dequantized_rows(scheme):
-    from wean.models.output_layer import dequantized_rows
+def test_an_int8_layer_quantized_per_matrix_is_refused_a_shortlist_in_one_line():
+    from torch.ao.quantization import default_dynamic_qconfig, quantize_dynamic
 
-    weight = torch.randn(40, 16, generator=torch.Generator().manual_seed(1))
-    if scheme == "per_channel":
-        quantized = torch.quantize_per_channel(weight, weight.abs().amax(1) / 127, torch.zeros(40, dtype=torch.long),
-                                               0, torch.qint8)
-    else:
-        quantized = torch.quantize_per_tensor(weight, float(weight.abs().max()) / 127, 0, torch.qint8)
-    words = torch.tensor([EOS_ID, 7, 30, 7])
-    assert torch.equal(dequantized_rows(quantized, words), quantized.dequantize()[words])
+    config = ModelConfig(embedding_size=16)
+    config.output_layer = section_config("model.output_layer", {"type": "linear"})
+    layer = quantize_dynamic(build_model(config, 40, 40).eval(), {"output_layer.projection": default_dynamic_qconfig},
+                             dtype=torch.qint8).output_layer
+    with pytest.raises(WeanError, match="a scale per row"):
+        layer.shortlist(torch.arange(5))
 
 
 @pytest.fixture(scope="module")

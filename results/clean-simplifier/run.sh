@@ -17,6 +17,7 @@
 #      tuned for SARI with at most 30 % of outputs unchanged;
 #   ROW-seedN-guarded: the same with a meaning check (`generation.fallback_channel`: a channel
 #      model's log-probability of the source per token, its threshold chosen on tune);
+# the same four for each row's ensemble of its three seeds (ROW-ensemble, once they are in);
 # and, beside them, shipped-faithful and shipped-guarded: the shipped model given those pipelines
 # (and shipped-strict, a stricter meaning check);
 # each scored on the 400 tune sentences of results/decoding/tune_score.py (selection.jsonl), what
@@ -150,6 +151,32 @@ for seed in $SEEDS; do
     done
 done
 
+# Ensembles: once a row's three seeds are in, the three searched as one model (a copy of seed 1's
+# run whose generation.ensemble carries seeds 2 and 3), given the same four systems
+for row in $ROWS; do
+    [ "$SEEDS" = "1 2 3" ] || continue
+    runs=("$RUNS/copy-simplifier-$row-seed"{1,2,3})
+    if ! test -e "${runs[0]}/finished" || ! test -e "${runs[1]}/finished" || ! test -e "${runs[2]}/finished"; then
+        echo "$row ensemble: waits for its three seeds"
+        continue
+    fi
+    run=$RUNS/copy-simplifier-$row-ensemble
+    system=$row-ensemble
+    test -e "$run/config.yaml" || "$WEAN" export "${runs[0]}" "$run" \
+        --set "generation.ensemble=[${runs[1]},${runs[2]}]"
+    if ! test -e $OUT/control-tuning-$system.json; then
+        test -e "$run-tuned/config.yaml" || "$WEAN" export "$run" "$run-tuned"
+        "$WEAN" tune-control --model "$run-tuned" --plain-text --sentences "$SENTENCES" --skip 500 --seed 1 "${FLOOR[@]}" --nearest \
+            | sed "s|^$RUNS/||"
+        cp "$run-tuned/control-tuning.json" $OUT/control-tuning-$system.json
+    fi
+    faithful_copy "$run" $system
+    guarded_copy "$run" $system
+    while read -r name model options; do
+        score_and_test "$name" "$model" "$options"
+    done < <(systems "$run" "$system")
+done
+
 # The pipelines' cost: sentences/s on TurkCorpus test against the shipped model without them, 2
 # threads, interleaved, median of 3 rounds (SPEED=1, on an otherwise idle machine)
 if [ "${SPEED:-0}" = 1 ]; then
@@ -174,6 +201,9 @@ system_of() {  # label: its name, model directory and wean test's extra options,
     seed=${seed%%-*}
     if [[ $label == shipped-* ]]; then
         echo "$label $RUNS/$label"
+    elif [[ $label == *-ensemble* ]]; then
+        row=${label%%-ensemble*}
+        systems "$RUNS/copy-simplifier-$row-ensemble" "$row-ensemble" | grep "^$label " || true
     else
         systems "$RUNS/copy-simplifier-$row-seed$seed" "$row-seed$seed" | grep "^$label " || true
     fi
@@ -181,7 +211,7 @@ system_of() {  # label: its name, model directory and wean test's extra options,
 tune_outputs() {  # label: its outputs on the tune sentences, in $OUT/tune
     local name= model= options=
     read -r name model options < <(system_of "$1") || true
-    [[ -n $1 && $name == "$1" ]] || { echo "RATE/ALSO=$1: no such system (ROW-seedN[-names|-faithful|-guarded], shipped-faithful, shipped-guarded, shipped-strict)" >&2; exit 2; }
+    [[ -n $1 && $name == "$1" ]] || { echo "RATE/ALSO=$1: no such system (ROW-seedN[-names|-faithful|-guarded], ROW-ensemble[-...], shipped-faithful, shipped-guarded, shipped-strict)" >&2; exit 2; }
     # shellcheck disable=SC2086  # options: words on purpose
     test -e $OUT/tune/$1.turkcorpus-tune.txt || "$WEAN" test --model "$model" --system "$1" \
         --benchmark turkcorpus-tune $options --out-dir $OUT/tune
@@ -207,7 +237,7 @@ if [ -n "${RATE:-}" ]; then
     score_ratings $OUT "rating-$RATE"
     exit 0
 fi
-expected=$(( $(wc -w <<< "$SEEDS") * $(wc -w <<< "$ROWS") * 4 + 3 ))
+expected=$(( ($(wc -w <<< "$SEEDS") + 1) * $(wc -w <<< "$ROWS") * 4 + 3 ))  # + each row's ensemble
 found=$(test -e $OUT/selection.jsonl && wc -l < $OUT/selection.jsonl || echo 0)
 if [ "${CHOOSE:-0}" != 1 ] && [ "$found" -lt "$expected" ]; then
     echo "selection: $found of $expected systems scored; the choice waits for the rest (CHOOSE=1 to choose now)"

@@ -257,6 +257,11 @@ class GenerationConfig(SearchOptions):
     # directory) gives the source less than THRESHOLD log-probability per token given the output:
     # DIR=THRESHOLD, e.g. reranker/channel=-2.5 (wean/text_search.py); empty: fidelity faults only
     fallback_channel: str = ""
+    # model directories searched together with this one as an ensemble, their log-probabilities
+    # averaged per step (wean/ensemble.py); a relative DIR is read inside the model directory, which
+    # so carries its members (wean export puts them in ensemble/1, ensemble/2, ...). They must read
+    # and write this model's tokens; their own generation settings are not read
+    ensemble: list[str] = field(default_factory=list)
 
 
 @dataclass

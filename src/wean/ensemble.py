@@ -3,7 +3,8 @@ models are averaged (OpenNMT-py's ``-model A B``; fairseq averages probabilities
 the attention shown is the first model's. The ensemble is an :class:`EncoderDecoder` to every
 search strategy: it encodes with each model and carries each model's decoder state, so any mix
 of encoders, decoders and output layers works, as long as the models read and write the same
-vocabularies with the same tokenizer (:func:`check_same_vocabularies`).
+vocabularies with the same tokenizer (:func:`check_same_vocabularies`). A model directory may
+carry its ensemble: ``generation.ensemble`` names its other members (:func:`ensemble_members`).
 """
 
 from __future__ import annotations
@@ -100,3 +101,15 @@ def check_same_vocabularies(directories: list[Path], assets: list) -> None:
             if mine.is_file() != theirs.is_file() or (mine.is_file() and mine.read_bytes() != theirs.read_bytes()):
                 raise WeanError(f"model {directory}: its {name} differs from {first}'s; an ensemble's models "
                                 "must read and write the same tokens")
+
+
+def ensemble_members(directory: Path, config) -> list[Path]:
+    """The model directories ``config.generation.ensemble`` names, a relative one inside
+    ``directory``."""
+    members = []
+    for name in config.generation.ensemble:
+        member = Path(name) if Path(name).is_absolute() else directory / name
+        if not (member / "config.yaml").is_file():
+            raise WeanError(f"{directory}: generation.ensemble: {name}: not a model directory (no config.yaml)")
+        members.append(member)
+    return members

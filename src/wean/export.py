@@ -1,7 +1,7 @@
 """A trained model directory made into one to ship: the selected weights alone (no checkpoints,
 no logs), optionally in fp16, generation settings changed for its users, and the models it
-reranks with carried inside it. fp16 halves the size; the weights are cast back to fp32 when
-loaded, so inference runs as before."""
+reranks with and the other members of its ensemble carried inside it. fp16 halves the size; the
+weights are cast back to fp32 when loaded, so inference runs as before."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import dataclasses
 from pathlib import Path
 
 from wean.config import apply_overrides, config_from_dict
+from wean.ensemble import check_same_vocabularies, ensemble_members
 from wean.errors import WeanError
 from wean.model_dir import check_directory, clear_model_files, load_assets, write_model_directory
 from wean.models.model import build_model
@@ -17,6 +18,7 @@ from wean.tensor_files import WEIGHTS, load_weights
 
 
 RERANKER_FOLDER = "reranker"  # where an exported model keeps the models it reranks with
+ENSEMBLE_FOLDER = "ensemble"  # where it keeps the other members of its ensemble
 
 
 def export_model(source: Path, target: Path, fp16: bool = False, overrides: list[str] | None = None,
@@ -26,8 +28,9 @@ def export_model(source: Path, target: Path, fp16: bool = False, overrides: list
     ``rerank``: NAME=WEIGHT,... the exported model reranks with by itself (``generation.rerank``);
     each model directory a scorer names (``channel:DIR``, ``lm:DIR``) is exported with it, into
     ``target/reranker/NAME``, reading text as the exported model does. Without it, the reranking
-    models a source that reranks by itself keeps in its directory are exported with it; so is the
-    channel model of its fallback (``generation.fallback_channel``)."""
+    models a source that reranks by itself keeps in its directory are exported with it; so are the
+    channel model of its fallback (``generation.fallback_channel``) and the other members of its
+    ensemble (``generation.ensemble``, into ``target/ensemble/N``)."""
     assets = load_assets(source, trust_plugins)
     overrides = overrides or []
     for override in overrides:
@@ -60,6 +63,17 @@ def export_model(source: Path, target: Path, fp16: bool = False, overrides: list
         if not Path(channel).is_absolute() and (source / channel / "config.yaml").is_file() \
                 and channel not in [folder for _, folder in carried]:
             carried.append((source / channel, channel))
+    if config.generation.ensemble:  # its other members, wherever they are, into ensemble/1, ensemble/2, ...
+        members = ensemble_members(source, config)
+        member_assets = [load_assets(member, trust_plugins) for member in members]
+        for member, its_assets in zip(members, member_assets):
+            if its_assets.config.generation.ensemble:
+                raise WeanError(f"{source}: generation.ensemble: {member} names an ensemble of its own; "
+                                "list its members in this one instead")
+        check_same_vocabularies([source, *members], [assets, *member_assets])
+        folders = [f"{ENSEMBLE_FOLDER}/{number}" for number in range(1, len(members) + 1)]
+        carried += zip(members, folders)
+        config.generation.ensemble = folders
     model = build_model(config.model, len(assets.source_vocabulary), len(assets.target_vocabulary))
     load_weights(model, source / WEIGHTS)
     if target.resolve() == source.resolve():

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Callable, Mapping, Sequence
 from wean.data.plain_text import PlainText
 from wean.data.tokenizers import without_lone_surrogates
 from wean.device import model_device, resolve_device
+from wean.ensemble import Ensemble, check_same_vocabularies, ensemble_members
 from wean.errors import WeanError
 from wean.generation import Generation
 from wean.model_dir import SHORTLIST, Assets, load_assets, read_control_counts
@@ -76,27 +77,35 @@ class Generator:
         quantization: str = "none", trust_plugins: bool = False,
     ) -> "Generator":
         """``quantization``: none, or int8 (CPU only; see :mod:`wean.quantize`). Several
-        directories: their models as one ensemble (:mod:`wean.ensemble`), with the first one's
-        tokenizer, configuration and generation defaults. ``trust_plugins``: import the plug-in
+        directories, or one whose config names ``generation.ensemble``: their models as one
+        ensemble (:mod:`wean.ensemble`), with the first one's tokenizer, configuration and
+        generation defaults. ``trust_plugins``: import the plug-in
         files a directory's config names (their code runs); without it, only those already
         imported (:func:`wean.registry.load_plugins`) are accepted."""
-        directories = [Path(directory)] if isinstance(directory, (str, Path)) else [Path(d) for d in directory]
-        if not directories:
+        given = [Path(directory)] if isinstance(directory, (str, Path)) else [Path(d) for d in directory]
+        if not given:
             raise WeanError("no model directory given")
-        if weights is not None and len(directories) > 1:
-            raise WeanError("weights: one file for several model directories")
-        resolved = resolve_device(device)
-        models, every_assets = [], []
-        for path in directories:
+        directories, every_assets = [], []
+        for path in given:
             assets = load_assets(path, trust_plugins)
+            directories.append(path)
+            every_assets.append(assets)
+            for member in ensemble_members(path, assets.config):
+                directories.append(member)
+                every_assets.append(load_assets(member, trust_plugins))
+                if every_assets[-1].config.generation.ensemble:
+                    raise WeanError(f"{path}: generation.ensemble: {member} names an ensemble of its own; "
+                                    "list its members in this one instead")
+        if weights is not None and len(directories) > 1:
+            raise WeanError("weights: one file for several models (an ensemble)")
+        resolved = resolve_device(device)
+        models = []
+        for path, assets in zip(directories, every_assets):
             model = build_model(assets.config.model, len(assets.source_vocabulary), len(assets.target_vocabulary))
             load_weights(model, Path(weights) if weights else path / WEIGHTS)
             models.append(quantize(model.eval(), quantization, resolved).to(resolved))
-            every_assets.append(assets)
         if len(models) == 1:
             return cls(models[0], every_assets[0], read_control_counts(directories[0]), directories[0])
-        from wean.ensemble import Ensemble, check_same_vocabularies
-
         check_same_vocabularies(directories, every_assets)
         return cls(Ensemble(models), every_assets[0], read_control_counts(directories[0]), directories[0])
 

@@ -163,8 +163,8 @@ class Shortlisted(SearchWrapper):
             raise WeanError("shortlist: this model's output layer scores every word (WEAN's concat score): "
                             "a shortlist would change nothing")
         if self.compact:  # <pad> and <bos> never written; the specials' positions are their ids
-            never = torch.tensor([PAD_ID, BOS_ID], device=shortlist.words.device)
-            shortlist = replace(shortlist, never=never, compact=True)
+            excluded = torch.tensor([PAD_ID, BOS_ID], device=shortlist.words.device)
+            shortlist = replace(shortlist, excluded=excluded, compact=True)
         return replace(encoded, shortlist=shortlist)
 
     def decode_step(self, previous: torch.Tensor, encoded, state):

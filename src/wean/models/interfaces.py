@@ -90,10 +90,10 @@ class EncoderOutput:
 class Shortlist:
     """What scoring only ``words`` takes, worked out once per batch by the output layer: its
     logits over them are linear(query, keys, bias), or, for an int8 layer, its own int8 product
-    over its kept rows (``packed``)."""
+    over its kept rows (``prepacked_int8``)."""
 
     words: torch.Tensor  # (K,) sorted target ids
-    keys: torch.Tensor | None  # (K, hidden); None when ``packed`` holds the rows
+    keys: torch.Tensor | None  # (K, hidden); None when ``prepacked_int8`` holds the rows
     bias: torch.Tensor | None  # (K,); -inf for a word the layer never writes
     vocabulary_size: int  # the width of the log-probabilities over the whole vocabulary
     # the log-probabilities over the K words only, column i for words[i] (search then works in those
@@ -101,15 +101,15 @@ class Shortlist:
     compact: bool = False
     # an int8 layer's kept rows and their bias, prepacked for torch.ops.quantized.linear_dynamic
     # (as the layer computes its full product: the same logits over these words)
-    packed: object | None = None
-    never: torch.Tensor | None = None  # (n,) positions that score -inf whatever the query
+    prepacked_int8: object | None = None
+    excluded: torch.Tensor | None = None  # (n,) positions that score -inf whatever the query
 
     def logits(self, queries: torch.Tensor) -> torch.Tensor:
-        if self.packed is None:
+        if self.prepacked_int8 is None:
             logits = nn.functional.linear(queries, self.keys, self.bias)
         else:
-            logits = torch.ops.quantized.linear_dynamic(queries, self.packed, reduce_range=True)
-        return logits if self.never is None else logits.index_fill_(-1, self.never, float("-inf"))
+            logits = torch.ops.quantized.linear_dynamic(queries, self.prepacked_int8, reduce_range=True)
+        return logits if self.excluded is None else logits.index_fill_(-1, self.excluded, float("-inf"))
 
 
 @dataclass

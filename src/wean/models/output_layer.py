@@ -63,30 +63,35 @@ class LinearOutput(OutputLayer):
 
     def shortlist(self, words: torch.Tensor) -> Shortlist | None:
         if isinstance(self.projection, DynamicQuantizedLinear):  # wean.quantize: its int8 product over the kept rows
-            weight, bias = self.projection.weight(), self.projection.bias()
-            bias = None if bias is None else bias[words]
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")  # torch's deprecation notice of quantized tensors (wean.quantize)
-                rows = weight.index_select(0, words) if weight.qscheme() == torch.per_tensor_affine else \
-                    torch.quantize_per_channel(dequantized_rows(weight, words), weight.q_per_channel_scales()[words],
-                                               weight.q_per_channel_zero_points()[words], 0, torch.qint8)
-            return Shortlist(words, None, bias, weight.size(0), packed=torch.ops.quantized.linear_prepack(rows, bias))
+            rows, bias = self._int8_rows(words)
+            return Shortlist(words, None, bias, self.projection.out_features,
+                             prepacked_int8=torch.ops.quantized.linear_prepack(rows, bias))
         if not isinstance(self.projection, nn.Linear):
             return None
         weight, bias = self.projection.weight, self.projection.bias
         return Shortlist(words, weight[words], None if bias is None else bias[words], weight.size(0))
 
-
-def dequantized_rows(weight: torch.Tensor, words: torch.Tensor) -> torch.Tensor:
-    """``weight.dequantize()[words]`` of a quantized weight, without dequantizing the other rows
-    (their int8 values are still read)."""
-    if weight.qscheme() in (torch.per_channel_affine, torch.per_channel_symmetric) and weight.q_per_channel_axis() == 0:
-        scales = weight.q_per_channel_scales()[words].unsqueeze(1).float()
-        zero_points = weight.q_per_channel_zero_points()[words].unsqueeze(1).float()
-        return (weight.int_repr()[words].float() - zero_points) * scales
-    if weight.qscheme() in (torch.per_channel_affine, torch.per_channel_symmetric):
-        return weight.dequantize()[words]
-    return weight.index_select(0, words).dequantize()
+    def _int8_rows(self, words: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor | None]:
+        """The int8 layer's rows of ``words``, quantized as in its whole weight, and their bias.
+        Its weight is unpacked once per layer, not per batch (a third of a shortlist's cost): a
+        quantized model's weights are fixed once wean.quantize has made it."""
+        if getattr(self, "_unpacked", (None,))[0] is not self.projection:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # torch's deprecation notice of quantized tensors (wean.quantize)
+                weight, bias = self.projection.weight(), self.projection.bias()
+                if weight.qscheme() not in (torch.per_channel_affine, torch.per_channel_symmetric) \
+                        or weight.q_per_channel_axis() != 0:
+                    raise WeanError("shortlist: an int8 output layer needs a scale per row (wean.quantize's "
+                                    f"per-channel weights), not {weight.qscheme()}")
+                self._unpacked = (self.projection, weight.int_repr(), weight.q_per_channel_scales(),
+                                  weight.q_per_channel_zero_points(), bias)
+        _, values, scales, zero_points, bias = self._unpacked
+        scales, zero_points = scales[words], zero_points[words]
+        dequantized = (values[words].float() - zero_points.unsqueeze(1).float()) * scales.unsqueeze(1).float()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            rows = torch.quantize_per_channel(dequantized, scales, zero_points, 0, torch.qint8)
+        return rows, None if bias is None else bias[words]
 
 
 @OUTPUT_LAYERS.register("wean", config=WeanOutputLayerConfig)
