@@ -143,7 +143,7 @@ def with_shortlist_table(model: Path, copy: Path) -> Path:
 
     if (model / SHORTLIST).exists():
         return model
-    shutil.copytree(model, copy)
+    shutil.copytree(model, copy, ignore=shutil.ignore_patterns("checkpoints", "tensorboard"))
     make_shortlist_table(copy)
     return copy
 
@@ -184,13 +184,14 @@ def main() -> None:
     settings = {"quantize": args.quantize, "shortlist": args.shortlist, "plain_text": not args.tokenized}
     with tempfile.TemporaryDirectory() as corpus:
         write_corpus(Path(corpus))
-        if args.decode_model and args.shortlist:
-            args.decode_model = with_shortlist_table(args.decode_model, Path(corpus) / "model")
+        decode_model = args.decode_model
+        if decode_model and args.shortlist:
+            decode_model = with_shortlist_table(decode_model, Path(corpus) / "model")
         for round_number in range(args.rounds):
             order = ("old", "new") if round_number % 2 == 0 else ("new", "old")
             for name in order:
-                if args.decode_model:
-                    result = measure_decoding(getattr(args, name), args.decode_model, args.sentences_file,
+                if decode_model:
+                    result = measure_decoding(getattr(args, name), decode_model, args.sentences_file,
                                               args.sentences, settings, Path(corpus) / f"{name}.outputs.json")
                 else:
                     result = measure(getattr(args, name), Path(corpus), args.updates, args.sentences)

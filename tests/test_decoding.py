@@ -266,37 +266,71 @@ def test_ensembles_load_from_directories_and_refuse_other_vocabularies(model_dir
         load([model_dir, other])
 
 
-def test_a_model_directory_carries_its_ensemble_through_export(model_dir, tmp_path, capsys):
+def perturbed_copy(model_dir, folder, seed=0):
+    """A copy of ``model_dir`` with other weights: another member for an ensemble."""
     from wean.tensor_files import read_tensors, write_tensors
 
-    other = tmp_path / "other"
-    shutil.copytree(model_dir, other)
-    tensors, metadata = read_tensors(other / "model.safetensors")
-    noise = torch.Generator().manual_seed(0)
-    write_tensors(other / "model.safetensors", {name: tensor + 0.3 * torch.randn(tensor.shape, generator=noise)
-                                                for name, tensor in tensors.items()}, metadata)
+    shutil.copytree(model_dir, folder)
+    tensors, metadata = read_tensors(folder / "model.safetensors")
+    noise = torch.Generator().manual_seed(seed)
+    write_tensors(folder / "model.safetensors", {name: tensor + 0.3 * torch.randn(tensor.shape, generator=noise)
+                                                 for name, tensor in tensors.items()}, metadata)
+    return folder
+
+
+def test_a_model_directory_carries_its_ensemble_through_export(model_dir, tmp_path, capsys, monkeypatch):
+    other = perturbed_copy(model_dir, tmp_path / "other")
     carrying = tmp_path / "carrying"
-    assert main(["export", str(model_dir), str(carrying), "--set", f"generation.ensemble=[{other}]"]) == 0
+    monkeypatch.chdir(tmp_path)  # a member named on the command line is read from the current directory
+    assert main(["export", str(model_dir), str(carrying), "--set", "generation.ensemble=[other]"]) == 0
     assert (carrying / "ensemble" / "1" / "model.safetensors").is_file()
-    expected = load([model_dir, other]).generate(["a b c d e", "j i h"], nbest=2)
+    sentences = ["a b c d e", "j i h"]
+    expected = load([model_dir, other]).generate(sentences, nbest=2)
     shutil.rmtree(other)  # the exported directory holds its member
-    found = load(carrying).generate(["a b c d e", "j i h"], nbest=2)
-    assert [[(g.text, g.score) for g in one.nbest] for one in found] == \
-        [[(g.text, g.score) for g in one.nbest] for one in expected]
-    assert [g.score for g in found] != [g.score for g in load(model_dir).generate(["a b c d e", "j i h"])]
+    found = load(carrying).generate(sentences, nbest=2)
+    scored = [[(g.text, g.score) for g in one.nbest] for one in found]
+    assert scored == [[(g.text, g.score) for g in one.nbest] for one in expected]
+    assert [g.score for g in found] != [g.score for g in load(model_dir).generate(sentences)]
+    assert main(["verify", str(carrying)]) == 0
+    assert "its ensemble's 2 models read and write the same tokens" in capsys.readouterr().out
 
     again = tmp_path / "again"  # an exported ensemble exports again, with its members
-    assert main(["export", str(carrying), str(again), "--fp16"]) == 0
-    assert (again / "ensemble" / "1" / "config.yaml").is_file()
-    assert [g.text for g in load(again).generate(["a b c d e"])] == [found[0].text]
+    assert main(["export", str(carrying), str(again)]) == 0
+    assert [[(g.text, g.score) for g in one.nbest] for one in load(again).generate(sentences, nbest=2)] == scored
 
     config = carrying / "config.yaml"
     config.write_text(config.read_text().replace("ensemble/1", "ensemble/2"))
     with pytest.raises(WeanError, match=f"^{carrying}: generation.ensemble: ensemble/2: not a model directory"):
         load(carrying)
-    assert main(["export", str(model_dir), str(tmp_path / "nested"), "--set", f"generation.ensemble=[{again}]"]) == 1
-    assert capsys.readouterr().err.strip().endswith(f"{again} names an ensemble of its own; list its members in this "
-                                                    "one instead")
+
+
+def test_an_ensemble_refuses_a_member_twice_nesting_and_a_target_over_a_member(model_dir, tmp_path, capsys):
+    other = perturbed_copy(model_dir, tmp_path / "other")
+    carrying = tmp_path / "carrying"
+    assert main(["export", str(model_dir), str(carrying), "--set", f"generation.ensemble=[{other}]"]) == 0
+    refusals = [
+        ([f"generation.ensemble=[{other},{other}]"], tmp_path / "twice", f"{other} is named twice"),
+        ([f"generation.ensemble=[{model_dir}]"], tmp_path / "itself", f"{model_dir} is named twice (or is the model itself)"),
+        ([f"generation.ensemble=[{carrying}]"], tmp_path / "nested",
+         f"{carrying} names an ensemble of its own; list its members in this one instead"),
+        ([f"generation.ensemble=[{other}]"], other, f"{other}: overlaps {other}, which it would carry"),
+    ]
+    for overrides, target, message in refusals:
+        assert main(["export", str(model_dir), str(target), "--overwrite", "--set", *overrides]) == 1
+        assert message in capsys.readouterr().err
+    assert load(other).generate(["a b c"])[0].text  # the member refused as a target is whole
+
+    # --overwrite over an ensemble of two with one of one leaves no stale member behind
+    second = perturbed_copy(model_dir, tmp_path / "second", seed=1)
+    assert main(["export", str(model_dir), str(carrying), "--overwrite", "--set",
+                 f"generation.ensemble=[{other},{second}]"]) == 0
+    assert (carrying / "ensemble" / "2").is_dir()
+    assert main(["export", str(model_dir), str(carrying), "--overwrite", "--set", f"generation.ensemble=[{second}]"]) == 0
+    assert not (carrying / "ensemble" / "2").exists()
+    assert [g.score for g in load(carrying).generate(["a b c"])] == \
+        [g.score for g in load([model_dir, second]).generate(["a b c"])]
+    with pytest.raises(WeanError, match=f"carries one: generation.ensemble"):
+        Generator.from_directory(carrying, weights=carrying / "model.safetensors")
 
 
 def test_the_cli_writes_n_best_lists_as_json_lines_and_takes_an_ensemble(model_dir, tmp_path, capsys):

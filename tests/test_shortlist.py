@@ -95,6 +95,22 @@ def test_an_int8_linear_layer_scores_its_kept_words_as_its_full_int8_product_doe
     assert torch.equal(full.logits(queries), layer(queries))
 
 
+def test_an_int8_shortlist_follows_weights_loaded_after_its_first_use():
+    from wean.quantize import quantize
+
+    torch.manual_seed(0)
+    config = ModelConfig(embedding_size=16)
+    config.output_layer = section_config("model.output_layer", {"type": "linear"})
+    model = quantize(build_model(config, 40, 40).eval(), "int8", torch.device("cpu"))
+    other = quantize(build_model(config, 40, 40).eval(), "int8", torch.device("cpu"))
+    words, queries = torch.tensor([EOS_ID, 7, 30]), torch.randn(3, model.output_layer.projection.in_features)
+    before = model.output_layer.shortlist(words).logits(queries)
+    model.load_state_dict(other.state_dict())
+    after = model.output_layer.shortlist(words).logits(queries)
+    assert not torch.equal(before, after)
+    assert torch.equal(after, model.output_layer(queries)[:, words])
+
+
 def test_an_int8_layer_quantized_per_matrix_is_refused_a_shortlist_in_one_line():
     from torch.ao.quantization import default_dynamic_qconfig, quantize_dynamic
 

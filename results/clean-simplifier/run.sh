@@ -162,8 +162,10 @@ for row in $ROWS; do
     fi
     run=$RUNS/copy-simplifier-$row-ensemble
     system=$row-ensemble
-    test -e "$run/config.yaml" || "$WEAN" export "${runs[0]}" "$run" \
-        --set "generation.ensemble=[${runs[1]},${runs[2]}]"
+    if ! test -e "$run/done"; then  # members read from here; a killed export is made again
+        "$WEAN" export "${runs[0]}" "$run" --overwrite --set "generation.ensemble=[${runs[1]},${runs[2]}]"
+        touch "$run/done"
+    fi
     if ! test -e $OUT/control-tuning-$system.json; then
         test -e "$run-tuned/config.yaml" || "$WEAN" export "$run" "$run-tuned"
         "$WEAN" tune-control --model "$run-tuned" --plain-text --sentences "$SENTENCES" --skip 500 --seed 1 "${FLOOR[@]}" --nearest \
@@ -237,7 +239,9 @@ if [ -n "${RATE:-}" ]; then
     score_ratings $OUT "rating-$RATE"
     exit 0
 fi
-expected=$(( ($(wc -w <<< "$SEEDS") + 1) * $(wc -w <<< "$ROWS") * 4 + 3 ))  # + each row's ensemble
+ensembles=0
+[ "$SEEDS" = "1 2 3" ] && ensembles=1  # each row's ensemble
+expected=$(( ($(wc -w <<< "$SEEDS") + ensembles) * $(wc -w <<< "$ROWS") * 4 + 3 ))
 found=$(test -e $OUT/selection.jsonl && wc -l < $OUT/selection.jsonl || echo 0)
 if [ "${CHOOSE:-0}" != 1 ] && [ "$found" -lt "$expected" ]; then
     echo "selection: $found of $expected systems scored; the choice waits for the rest (CHOOSE=1 to choose now)"

@@ -16,6 +16,7 @@ import torch
 from torch import nn
 
 from wean.errors import WeanError
+from wean.model_dir import Assets, Config, load_assets
 from wean.models.interfaces import StepOutput
 
 NEG_INF = float("-inf")
@@ -103,13 +104,35 @@ def check_same_vocabularies(directories: list[Path], assets: list) -> None:
                                 "must read and write the same tokens")
 
 
-def ensemble_members(directory: Path, config) -> list[Path]:
+def ensemble_members(directory: Path, config: Config, base: Path | None = None) -> list[Path]:
     """The model directories ``config.generation.ensemble`` names, a relative one inside
-    ``directory``."""
-    members = []
+    ``directory`` (or inside ``base``: the current directory, for names given on the command
+    line); refused in one line where one is no model directory, or is named twice or is
+    ``directory`` itself (its model would count twice in the average)."""
+    members, seen = [], {directory.resolve()}
     for name in config.generation.ensemble:
-        member = Path(name) if Path(name).is_absolute() else directory / name
+        member = Path(name) if Path(name).is_absolute() else (directory if base is None else base) / name
         if not (member / "config.yaml").is_file():
             raise WeanError(f"{directory}: generation.ensemble: {name}: not a model directory (no config.yaml)")
+        if member.resolve() in seen:
+            raise WeanError(f"{directory}: generation.ensemble: {name} is named twice (or is the model itself)")
+        seen.add(member.resolve())
         members.append(member)
+    return members
+
+
+def load_members(directory: Path, assets: Assets, trust_plugins: bool = False, config: Config | None = None,
+                 base: Path | None = None) -> list[tuple[Path, Assets]]:
+    """The other members of the ensemble the model in ``directory`` (its ``assets``; ``config``: a
+    changed configuration of it) carries, each with its assets; refused in one line where a member
+    carries an ensemble of its own or reads or writes other tokens. ``base``: see
+    :func:`ensemble_members`."""
+    config = config or assets.config
+    members = [(member, load_assets(member, trust_plugins)) for member in ensemble_members(directory, config, base)]
+    for member, its_assets in members:
+        if its_assets.config.generation.ensemble:
+            raise WeanError(f"{directory}: generation.ensemble: {member} names an ensemble of its own; "
+                            "list its members in this one instead")
+    if members:
+        check_same_vocabularies([directory, *(m for m, _ in members)], [assets, *(a for _, a in members)])
     return members

@@ -6,10 +6,11 @@ weights are cast back to fp32 when loaded, so inference runs as before."""
 from __future__ import annotations
 
 import dataclasses
+import shutil
 from pathlib import Path
 
 from wean.config import apply_overrides, config_from_dict
-from wean.ensemble import check_same_vocabularies, ensemble_members
+from wean.ensemble import load_members
 from wean.errors import WeanError
 from wean.model_dir import check_directory, clear_model_files, load_assets, write_model_directory
 from wean.models.model import build_model
@@ -30,7 +31,8 @@ def export_model(source: Path, target: Path, fp16: bool = False, overrides: list
     ``target/reranker/NAME``, reading text as the exported model does. Without it, the reranking
     models a source that reranks by itself keeps in its directory are exported with it; so are the
     channel model of its fallback (``generation.fallback_channel``) and the other members of its
-    ensemble (``generation.ensemble``, into ``target/ensemble/N``)."""
+    ensemble (``generation.ensemble``, into ``target/ensemble/N``; members named by ``overrides``
+are read from the current directory, those of the source's config inside it)."""
     assets = load_assets(source, trust_plugins)
     overrides = overrides or []
     for override in overrides:
@@ -64,13 +66,9 @@ def export_model(source: Path, target: Path, fp16: bool = False, overrides: list
                 and channel not in [folder for _, folder in carried]:
             carried.append((source / channel, channel))
     if config.generation.ensemble:  # its other members, wherever they are, into ensemble/1, ensemble/2, ...
-        members = ensemble_members(source, config)
-        member_assets = [load_assets(member, trust_plugins) for member in members]
-        for member, its_assets in zip(members, member_assets):
-            if its_assets.config.generation.ensemble:
-                raise WeanError(f"{source}: generation.ensemble: {member} names an ensemble of its own; "
-                                "list its members in this one instead")
-        check_same_vocabularies([source, *members], [assets, *member_assets])
+        given_here = any(override.split("=", 1)[0].strip() == "generation.ensemble" for override in overrides)
+        members = [member for member, _ in load_members(source, assets, trust_plugins, config,
+                                                         base=Path.cwd() if given_here else None)]
         folders = [f"{ENSEMBLE_FOLDER}/{number}" for number in range(1, len(members) + 1)]
         carried += zip(members, folders)
         config.generation.ensemble = folders
@@ -78,11 +76,21 @@ def export_model(source: Path, target: Path, fp16: bool = False, overrides: list
     load_weights(model, source / WEIGHTS)
     if target.resolve() == source.resolve():
         raise WeanError(f"{target}: export needs a new directory, not the model's own")
+    for directory, _ in carried:  # writing the target must not touch a model it copies
+        inside = target.resolve(), directory.resolve()
+        if inside[0] == inside[1] or inside[0] in inside[1].parents or inside[1] in inside[0].parents:
+            raise WeanError(f"{target}: overlaps {directory}, which it would carry; export to another directory")
     check_directory(target, overwrite)
     if overwrite and target.exists():
         clear_model_files(target, keep=source)
+        for folder in (ENSEMBLE_FOLDER, RERANKER_FOLDER):  # what the old model carried, rewritten below
+            if (target / folder).is_dir():
+                shutil.rmtree(target / folder)
     write_model_directory(source, target, dataclasses.replace(assets, config=config), model.half() if fp16 else model)
+    plain_text = f"generation.plain_text={str(config.generation.plain_text).lower()}"
     for directory, folder in carried:
-        export_model(directory, target / folder, fp16, [f"generation.plain_text={str(config.generation.plain_text).lower()}"],
-                     overwrite, trust_plugins)
+        carried_overrides = [plain_text]
+        if folder.startswith(ENSEMBLE_FOLDER + "/"):  # a member's own search settings are never read
+            carried_overrides += ['generation.rerank=""', 'generation.fallback_channel=""']
+        export_model(directory, target / folder, fp16, carried_overrides, overwrite, trust_plugins)
     return (target / WEIGHTS).stat().st_size

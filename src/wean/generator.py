@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Callable, Mapping, Sequence
 from wean.data.plain_text import PlainText
 from wean.data.tokenizers import without_lone_surrogates
 from wean.device import model_device, resolve_device
-from wean.ensemble import Ensemble, check_same_vocabularies, ensemble_members
+from wean.ensemble import Ensemble, check_same_vocabularies, load_members
 from wean.errors import WeanError
 from wean.generation import Generation
 from wean.model_dir import SHORTLIST, Assets, load_assets, read_control_counts
@@ -90,14 +90,13 @@ class Generator:
             assets = load_assets(path, trust_plugins)
             directories.append(path)
             every_assets.append(assets)
-            for member in ensemble_members(path, assets.config):
+            for member, its_assets in load_members(path, assets, trust_plugins):
                 directories.append(member)
-                every_assets.append(load_assets(member, trust_plugins))
-                if every_assets[-1].config.generation.ensemble:
-                    raise WeanError(f"{path}: generation.ensemble: {member} names an ensemble of its own; "
-                                    "list its members in this one instead")
+                every_assets.append(its_assets)
         if weights is not None and len(directories) > 1:
-            raise WeanError("weights: one file for several models (an ensemble)")
+            carrying = [path for path, assets in zip(given, every_assets) if assets.config.generation.ensemble]
+            raise WeanError("weights: one file for one model, not an ensemble" +
+                            (f" ({carrying[0]} carries one: generation.ensemble)" if carrying else ""))
         resolved = resolve_device(device)
         models = []
         for path, assets in zip(directories, every_assets):
@@ -198,7 +197,8 @@ class Generator:
 
     def _check_shortlist(self, most_frequent: int) -> None:
         if not hasattr(self.model, "output_layer"):
-            raise WeanError("shortlist: a single model's option, not an ensemble's")
+            carried = f" ({self.directory} carries one: generation.ensemble)" if self.config.generation.ensemble else ""
+            raise WeanError(f"shortlist: a single model's option, not an ensemble's{carried}")
         frequent = self.shortlist_table.frequent
         if most_frequent < frequent:
             warnings.warn(f"shortlist {most_frequent}: the table's words leave out the {frequent:,} most frequent, "
@@ -280,7 +280,8 @@ def load(directory: str | Path | Sequence[str | Path] | None = None, device: str
          quantization: str = "none", trust_plugins: bool = False) -> Generator:
     """A trained model, ready to ``generate``; without a directory, the simplifier shipped with
     wean (:data:`wean.pretrained.SIMPLIFIER`); several directories, an ensemble of their models
-    (same vocabularies). ``device``: auto (the GPU if there is one) | cpu | cuda.
+    (same vocabularies), as is one directory that carries an ensemble (``generation.ensemble``).
+    ``device``: auto (the GPU if there is one) | cpu | cuda.
     ``quantization``: none | int8 (int8 weights for the LSTM and linear layers, on the CPU).
     A model directory is data: plug-in code its config names runs only with ``trust_plugins``
     (or once the caller has imported those files with :func:`wean.registry.load_plugins`)."""

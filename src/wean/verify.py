@@ -1,11 +1,13 @@
 """``wean verify``: whether a model directory is whole: its config, tokenizer and vocabularies
 agree, and every safetensors file (the model's and each checkpoint's) has the sha256 written with
-it and tensors that fit the architecture, finite."""
+it and tensors that fit the architecture, finite; the same for each member of an ensemble it
+carries (``generation.ensemble``), which must read and write its tokens."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+from wean.ensemble import load_members
 from wean.errors import WeanError
 from wean.model_dir import load_assets
 from wean.models.model import build_model
@@ -31,4 +33,9 @@ def verify_model_directory(directory: Path, trust_plugins: bool = False) -> list
         read_tensors(checkpoint / "training.safetensors", require_digest=True)
         read_json(checkpoint / "training.json")
         report.append(f"{checkpoint}: training state whole")
+    members = load_members(directory, assets, trust_plugins)
+    for member, _ in members:
+        report += verify_model_directory(member, trust_plugins)
+    if members:
+        report.append(f"{directory}: its ensemble's {len(members) + 1} models read and write the same tokens")
     return report

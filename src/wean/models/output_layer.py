@@ -73,9 +73,11 @@ class LinearOutput(OutputLayer):
 
     def _int8_rows(self, words: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor | None]:
         """The int8 layer's rows of ``words``, quantized as in its whole weight, and their bias.
-        Its weight is unpacked once per layer, not per batch (a third of a shortlist's cost): a
-        quantized model's weights are fixed once wean.quantize has made it."""
-        if getattr(self, "_unpacked", (None,))[0] is not self.projection:
+        Its weight is unpacked once per set of weights, not per batch (a third of a shortlist's
+        cost), at the price of an int8 copy of it; loading weights packs new ones, which unpacks
+        them again."""
+        packed = self.projection._packed_params._packed_params  # replaced whenever weights are loaded
+        if getattr(self, "_unpacked", (None,))[0] is not packed:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")  # torch's deprecation notice of quantized tensors (wean.quantize)
                 weight, bias = self.projection.weight(), self.projection.bias()
@@ -83,7 +85,7 @@ class LinearOutput(OutputLayer):
                         or weight.q_per_channel_axis() != 0:
                     raise WeanError("shortlist: an int8 output layer needs a scale per row (wean.quantize's "
                                     f"per-channel weights), not {weight.qscheme()}")
-                self._unpacked = (self.projection, weight.int_repr(), weight.q_per_channel_scales(),
+                self._unpacked = (packed, weight.int_repr(), weight.q_per_channel_scales(),
                                   weight.q_per_channel_zero_points(), bias)
         _, values, scales, zero_points, bias = self._unpacked
         scales, zero_points = scales[words], zero_points[words]
