@@ -75,6 +75,17 @@ if ! test -e $CHANNEL/model.safetensors; then
     "$WEAN" train results/faithful/configs/reverse.yaml --set model_dir=$RUNS/faithful-reverse $resume
     "$WEAN" export $RUNS/faithful-reverse $CHANNEL --fp16 --set generation.plain_text=true
 fi
+# A channel model trained to early stopping (results/faithful's reverse config under
+# results/lib/converge.yaml: validation loss on its 500 held-out pairs each epoch), against the
+# 1,200-update one above: CHANNEL_RUN=1 trains it (hours on one thread), resumably, and stops
+CONVERGED_CHANNEL=$RUNS/clean-channel-plain
+if [ "${CHANNEL_RUN:-0}" = 1 ]; then
+    source results/lib/converge.sh
+    schedule=$SCHEDULE train_to_end results/faithful/configs/reverse.yaml "$RUNS/clean-channel"
+    test -e $CONVERGED_CHANNEL/model.safetensors || "$WEAN" export "$RUNS/clean-channel" $CONVERGED_CHANNEL --fp16 \
+        --set generation.plain_text=true
+    exit 0
+fi
 guarded_copy() {  # model system
     test -e $OUT/guard-$2.json || "$PYTHON" results/clean-simplifier/choose_guard.py --model "$1-faithful" \
         --channel $CHANNEL --out $OUT/guard-$2.json
