@@ -412,6 +412,19 @@ def test_generate_with_the_fallback_returns_the_beams_first_faithful_output_or_t
     assert [g.text for g in generator.generate(sentences, fallback="none")] == [g.text for g in generator.generate(sentences)]
 
 
+def test_the_fallback_can_count_unknown_words_as_faults():
+    source = "Deep convection strengthened near the coast."
+    nbest = [_generation(source, "Deep convection strengthenisted near the coast.", -1.0),
+             _generation(source, "Convection grew near the coast.", -2.0)]
+    plain = TextSearch(None, None, SearchOptions(fallback="source"), 1, False)
+    assert plain._faithful_first([source], [nbest])[0][0].text == "Deep convection strengthenisted near the coast."
+    checked = TextSearch(None, None, SearchOptions(fallback="source", fallback_words="known"), 1, False)
+    assert [g.text for g in checked._faithful_first([source], [nbest])[0]] == [
+        "Convection grew near the coast.", "Deep convection strengthenisted near the coast."]
+    alone = checked._faithful_first([source], [nbest[:1]])[0][0]
+    assert alone.text == source and "unknown words: strengthenisted" in alone.warning
+
+
 def test_the_fallback_counts_an_output_the_channel_model_finds_unlikely_as_unfaithful():
     class Channel:  # log P(source | output) per token: high only for outputs that keep "moved"
         def log_probs_per_token(self, outputs, sources):

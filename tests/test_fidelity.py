@@ -64,6 +64,16 @@ def test_faults_name_the_words_an_output_fails_on_and_nothing_for_a_faithful_one
     assert faults("He moved to Paris.", " .") == {"empty": ["no word left"]} and faults(".", "") == {}
 
 
+def test_unknown_words_are_faults_only_when_asked_for_and_only_where_the_source_lacks_them():
+    source = "Deep convection strengthened near the Pas-de-Calais coast."
+    broken = "Deep convection strengthenisted near the Pas-de airCalais coast."
+    assert faults(source, broken) == {}  # not checked unless asked
+    assert faults(source, broken, words=True) == {"unknown_words": ["strengthenisted", "airCalais"]}
+    assert faults(source, "Deep convection grew near the Pas-de-Calais coast.", words=True) == {}
+    # a rare word of the source (here a name wordfreq lacks) may be written again
+    assert faults("Horgen lies in Zürich.", "Horgen lies in the canton of Zürich.", words=True) == {}
+
+
 def test_corpus_statistics_are_shares_of_sentences_and_of_characters():
     sources = ["It is in Zürich.", "He was born in 1960.", "A plain sentence.", "São Paulo é grande."]
     outputs = ["It is in MÃrich.", "He was born in 1961 in Berlin.", "A  plain sentence.", "São Paulo is big."]

@@ -72,6 +72,10 @@ class SearchOptions:
                            "sampling have only those asked for) that has none takes its place, and where none "
                            "is free of faults the source is returned unchanged; none: off",
                            choices=("none", "source"))
+    fallback_words: str = option("any", "known: with fallback source, an output that writes a word its source lacks "
+                                 "and English's frequency list (wordfreq) does not hold, as word pieces joined "
+                                 "wrongly do, has a fault too; any: words are not checked",
+                                 choices=("any", "known"))
     shortlist: int = option(0, "score only the N most frequent target words and, per batch, its sources' tokens "
                             "and their translation-table words (the model directory's shortlist.safetensors, "
                             "from wean shortlist; wean/shortlist.py): faster, but outputs may change "

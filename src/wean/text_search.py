@@ -182,7 +182,9 @@ class TextSearch:
         """Each list as :func:`faithful_first` orders it, an output the channel model finds
         too unlikely to have come from its source counted unfaithful too (only outputs free of
         fidelity faults are scored: the others are set aside whatever it says)."""
-        found = [[faults(source, output.text) for output in outputs] for source, outputs in zip(sources, nbest_lists)]
+        words = self.options.fallback_words == "known"
+        found = [[faults(source, output.text, words) for output in outputs]
+                 for source, outputs in zip(sources, nbest_lists)]
         if self.fallback_channel is not None:
             channel, threshold = self.fallback_channel
             unscored = [(row, column, sources[row], output.text) for row, outputs in enumerate(nbest_lists)

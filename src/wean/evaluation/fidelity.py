@@ -41,6 +41,11 @@ non_ascii_kept
 non_ascii_invented
     outputs that write a non-ASCII character their source does not hold (mojibake such as
     ``Ã``, or a character of another word).
+
+:func:`faults` can also check for unknown words, a fault the fallback may be asked to avoid but
+not a statistic here (the references' own typos would set its yardstick): a word of the output,
+absent from its source, that English's frequency list (wordfreq) does not hold at all, which is
+what word pieces joined wrongly write ("strengthenisted", "Pas-de airCalais").
 """
 
 from __future__ import annotations
@@ -104,6 +109,16 @@ def invented_names(source: str, output: str) -> list[str]:
     return [name for name in names(output) if name.lower() not in source_words]
 
 
+def unknown_words(source: str, output: str) -> list[str]:
+    """The words of ``output``, in order, that its source lacks (compared case-insensitively) and
+    that wordfreq's English list does not hold."""
+    from wordfreq import zipf_frequency
+
+    source_words = {word.lower() for word in _WORD.findall(_PTB_BRACKETS.sub(" ", source))}
+    return [word for word in _WORD.findall(_PTB_BRACKETS.sub(" ", output))
+            if word.lower() not in source_words and zipf_frequency(word, "en") == 0]
+
+
 @lru_cache(maxsize=65536)
 def is_content_word(token: str) -> bool:
     from wordfreq import zipf_frequency
@@ -132,12 +147,13 @@ def _non_ascii(text: str) -> Counter:
     return Counter(ch for ch in unicodedata.normalize("NFC", text) if ord(ch) > 127)
 
 
-def faults(source: str, output: str) -> dict[str, list[str]]:
+def faults(source: str, output: str, words: bool = False) -> dict[str, list[str]]:
     """What ``output`` says that ``source`` does not, and the characters it loses: for each way an
     output can fail (invented numbers and names, repeated n-grams, non-ASCII characters invented,
     and the source's non-ASCII characters lost, which mangles a word as often as it drops one), the
     words or characters that fail it (and ``empty`` for an output with no word where its source
-    has some); empty for an output true to its source by these checks."""
+    has some); empty for an output true to its source by these checks. With ``words``, its
+    unknown words too (:func:`unknown_words`)."""
     source_chars, output_chars = _non_ascii(source), _non_ascii(output)
     found = {
         "invented_numbers": sorted(invented_numbers(source, output)),
@@ -147,6 +163,7 @@ def faults(source: str, output: str) -> dict[str, list[str]]:
         "non_ascii_lost": sorted(ch for ch, count in source_chars.items() if output_chars[ch] < count),
         # an output with no word left says nothing of what its source said
         "empty": ["no word left"] if _TOKEN.search(source) and not _TOKEN.search(output) else [],
+        "unknown_words": unknown_words(source, output) if words else [],
     }
     return {statistic: words for statistic, words in found.items() if words}
 
