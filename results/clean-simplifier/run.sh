@@ -17,6 +17,8 @@
 #      tuned for SARI with at most 30 % of outputs unchanged;
 #   ROW-seedN-guarded: the same with a meaning check (`generation.fallback_channel`: a channel
 #      model's log-probability of the source per token, its threshold chosen on tune);
+#   ROW-seedN-checked (once CHANNEL_RUN=1 has trained it): the meaning check with a channel model
+#      trained to early stopping, and unknown words counted as faults;
 # the same four for each row's ensemble of its three seeds (ROW-ensemble, once they are in);
 # and, beside them, shipped-faithful and shipped-guarded: the shipped model given those pipelines
 # (and shipped-strict, a stricter meaning check);
@@ -50,6 +52,8 @@ systems() {  # run system
     echo "$2-names $1-tuned --names-and-numbers from_source"
     echo "$2-faithful $1-faithful"
     echo "$2-guarded $1-guarded"
+    checked && echo "$2-checked $1-checked"
+    return 0
 }
 
 # 1b. the faithful pipeline: the names-and-numbers constraint and the fallback to the source in a
@@ -103,6 +107,26 @@ guarded_copy() {  # model system
     touch "$1-guarded/done"
 }
 
+# 1d. once the converged channel is in: the meaning check with it, and unknown words counted as
+#     faults (generation.fallback_words: known), its threshold chosen as in 1c
+checked() { test -e "$CONVERGED_CHANNEL/model.safetensors"; }
+checked_copy() {  # model system
+    checked || return 0
+    test -e $OUT/check-$2.json || "$PYTHON" results/clean-simplifier/choose_guard.py --model "$1-faithful" \
+        --channel $CONVERGED_CHANNEL --words --out $OUT/check-$2.json
+    test -e "$1-checked/done" && return
+    local threshold
+    threshold=$("$PYTHON" -c 'import json, sys; print(json.load(open(sys.argv[1]))["chosen"]["threshold"])' $OUT/check-$2.json)
+    local check=(--set generation.fallback_words=known)
+    [ "$threshold" = none ] || check+=(--set "generation.fallback_channel=reranker/channel=$threshold")
+    "$WEAN" export "$1-faithful" "$1-checked" --overwrite "${check[@]}"
+    if [ "$threshold" != none ]; then
+        mkdir -p "$1-checked/reranker"
+        cp -r "$CONVERGED_CHANNEL" "$1-checked/reranker/channel"
+    fi
+    touch "$1-checked/done"
+}
+
 # 2. validation scores on the 400 tune sentences; 3. the test sets, once per system, against
 #    the shipped model
 score_and_test() {  # label model [wean test's options]
@@ -128,8 +152,10 @@ source results/lib/unguarded_shipped.sh
 unguarded_shipped "$RUNS/shipped"  # as it was before this folder's pipeline shipped
 faithful_copy "$RUNS/shipped" shipped
 guarded_copy "$RUNS/shipped" shipped
+checked_copy "$RUNS/shipped" shipped
 score_and_test shipped-faithful "$RUNS/shipped-faithful"
 score_and_test shipped-guarded "$RUNS/shipped-guarded"
+! checked || score_and_test shipped-checked "$RUNS/shipped-checked"
 # a stricter meaning check on the shipped weights, beyond the 30 % bound (38 % of the 400 tune
 # outputs unchanged, guard-shipped.json): what more caution buys readers
 if ! test -e "$RUNS/shipped-strict/done"; then
@@ -156,6 +182,7 @@ for seed in $SEEDS; do
         fi
         faithful_copy "$run" $system
         guarded_copy "$run" $system
+        checked_copy "$run" $system
         while read -r name model options; do
             score_and_test "$name" "$model" "$options"
         done < <(systems "$run" "$system")
@@ -185,6 +212,7 @@ for row in $ROWS; do
     fi
     faithful_copy "$run" $system
     guarded_copy "$run" $system
+    checked_copy "$run" $system
     while read -r name model options; do
         score_and_test "$name" "$model" "$options"
     done < <(systems "$run" "$system")
@@ -224,7 +252,7 @@ system_of() {  # label: its name, model directory and wean test's extra options,
 tune_outputs() {  # label: its outputs on the tune sentences, in $OUT/tune
     local name= model= options=
     read -r name model options < <(system_of "$1") || true
-    [[ -n $1 && $name == "$1" ]] || { echo "RATE/ALSO=$1: no such system (ROW-seedN[-names|-faithful|-guarded], ROW-ensemble[-...], shipped-faithful, shipped-guarded, shipped-strict)" >&2; exit 2; }
+    [[ -n $1 && $name == "$1" ]] || { echo "RATE/ALSO=$1: no such system (ROW-seedN[-names|-faithful|-guarded|-checked], ROW-ensemble[-...], shipped-faithful, shipped-guarded, shipped-checked, shipped-strict)" >&2; exit 2; }
     # shellcheck disable=SC2086  # options: words on purpose
     test -e $OUT/tune/$1.turkcorpus-tune.txt || "$WEAN" test --model "$model" --system "$1" \
         --benchmark turkcorpus-tune $options --out-dir $OUT/tune
@@ -252,7 +280,9 @@ if [ -n "${RATE:-}" ]; then
 fi
 ensembles=0
 [ "$SEEDS" = "1 2 3" ] && ensembles=1  # each row's ensemble
-expected=$(( ($(wc -w <<< "$SEEDS") + ensembles) * $(wc -w <<< "$ROWS") * 4 + 3 ))
+per_run=4 shipped=3
+checked && per_run=5 shipped=4
+expected=$(( ($(wc -w <<< "$SEEDS") + ensembles) * $(wc -w <<< "$ROWS") * per_run + shipped ))
 found=$(test -e $OUT/selection.jsonl && wc -l < $OUT/selection.jsonl || echo 0)
 if [ "${CHOOSE:-0}" != 1 ] && [ "$found" -lt "$expected" ]; then
     echo "selection: $found of $expected systems scored; the choice waits for the rest (CHOOSE=1 to choose now)"
