@@ -165,6 +165,24 @@ if ! test -e "$RUNS/shipped-strict/done"; then
 fi
 score_and_test shipped-strict "$RUNS/shipped-strict"
 
+every_system() {  # run system: its systems made, scored on tune and tested
+    local run=$1 system=$2
+    # 1. control values under the fidelity floor, on a copy of the run
+    if ! test -e $OUT/control-tuning-$system.json; then
+        test -e "$run-tuned/config.yaml" || "$WEAN" export "$run" "$run-tuned"
+        "$WEAN" tune-control --model "$run-tuned" --plain-text --sentences "$SENTENCES" --skip 500 --seed 1 "${FLOOR[@]}" --nearest \
+            | sed "s|^$RUNS/||"
+        cp "$run-tuned/control-tuning.json" $OUT/control-tuning-$system.json
+    fi
+    faithful_copy "$run" "$system"
+    guarded_copy "$run" "$system"
+    checked_copy "$run" "$system"
+    local name model options
+    while read -r name model options; do
+        score_and_test "$name" "$model" "$options"
+    done < <(systems "$run" "$system")
+}
+
 for seed in $SEEDS; do
     for row in $ROWS; do
         run=$RUNS/copy-simplifier-$row-seed$seed
@@ -172,25 +190,12 @@ for seed in $SEEDS; do
             echo "$row seed $seed: $run is not trained to its end yet (results/copy/run.sh); skipped"
             continue
         fi
-        system=$row-seed$seed
-        # 1. control values under the fidelity floor, on a copy of the run
-        if ! test -e $OUT/control-tuning-$system.json; then
-            test -e "$run-tuned/config.yaml" || "$WEAN" export "$run" "$run-tuned"
-            "$WEAN" tune-control --model "$run-tuned" --plain-text --sentences "$SENTENCES" --skip 500 --seed 1 "${FLOOR[@]}" --nearest \
-                | sed "s|^$RUNS/||"
-            cp "$run-tuned/control-tuning.json" $OUT/control-tuning-$system.json
-        fi
-        faithful_copy "$run" $system
-        guarded_copy "$run" $system
-        checked_copy "$run" $system
-        while read -r name model options; do
-            score_and_test "$name" "$model" "$options"
-        done < <(systems "$run" "$system")
+        every_system "$run" "$row-seed$seed"
     done
 done
 
 # Ensembles: once a row's three seeds are in, the three searched as one model (a copy of seed 1's
-# run whose generation.ensemble carries seeds 2 and 3), given the same four systems
+# run whose generation.ensemble carries seeds 2 and 3), given the same systems
 for row in $ROWS; do
     [ "$SEEDS" = "1 2 3" ] || continue
     runs=("$RUNS/copy-simplifier-$row-seed"{1,2,3})
@@ -204,18 +209,7 @@ for row in $ROWS; do
         "$WEAN" export "${runs[0]}" "$run" --overwrite --set "generation.ensemble=[${runs[1]},${runs[2]}]"
         touch "$run/done"
     fi
-    if ! test -e $OUT/control-tuning-$system.json; then
-        test -e "$run-tuned/config.yaml" || "$WEAN" export "$run" "$run-tuned"
-        "$WEAN" tune-control --model "$run-tuned" --plain-text --sentences "$SENTENCES" --skip 500 --seed 1 "${FLOOR[@]}" --nearest \
-            | sed "s|^$RUNS/||"
-        cp "$run-tuned/control-tuning.json" $OUT/control-tuning-$system.json
-    fi
-    faithful_copy "$run" $system
-    guarded_copy "$run" $system
-    checked_copy "$run" $system
-    while read -r name model options; do
-        score_and_test "$name" "$model" "$options"
-    done < <(systems "$run" "$system")
+    every_system "$run" "$system"
 done
 
 # The pipelines' cost: sentences/s on TurkCorpus test against the shipped model without them, 2
