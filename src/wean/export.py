@@ -32,7 +32,7 @@ def export_model(source: Path, target: Path, fp16: bool = False, overrides: list
     models a source that reranks by itself keeps in its directory are exported with it; so are the
     channel model of its fallback (``generation.fallback_channel``) and the other members of its
     ensemble (``generation.ensemble``, into ``target/ensemble/N``; members named by ``overrides``
-are read from the current directory, those of the source's config inside it)."""
+    are read from the current directory, those of the source's config inside it)."""
     assets = load_assets(source, trust_plugins)
     overrides = overrides or []
     for override in overrides:

@@ -79,9 +79,9 @@ class Generator:
         """``quantization``: none, or int8 (CPU only; see :mod:`wean.quantize`). Several
         directories, or one whose config names ``generation.ensemble``: their models as one
         ensemble (:mod:`wean.ensemble`), with the first one's tokenizer, configuration and
-        generation defaults. ``trust_plugins``: import the plug-in
-        files a directory's config names (their code runs); without it, only those already
-        imported (:func:`wean.registry.load_plugins`) are accepted."""
+        generation defaults. ``trust_plugins``: import the plug-in files a directory's config
+        names (their code runs); without it, only those already imported
+        (:func:`wean.registry.load_plugins`) are accepted."""
         given = [Path(directory)] if isinstance(directory, (str, Path)) else [Path(d) for d in directory]
         if not given:
             raise WeanError("no model directory given")
