@@ -3,7 +3,7 @@
 complex, may give the source given an output) on the 400 TurkCorpus tune sentences of
 results/decoding/tune_score.py. Each beam's outputs are decoded once, and each scored once by the
 fidelity checks and the channel model; each threshold then picks, as the fallback does, the
-first output that passes both, else the source (with ``--words``, unknown words count among the
+first output that passes both, else the source (with ``--unknown-words``, unknown words count among the
 fidelity faults). The rule: the strictest threshold that leaves at most 30 % of outputs
 unchanged (the issue's bound); every threshold tried is kept in --out.
 
@@ -37,7 +37,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--model", required=True, help="a faithful copy: fallback source in its config")
     parser.add_argument("--channel", required=True, help="the reverse model, reading plain text")
-    parser.add_argument("--words", action="store_true", help="count unknown words as faults (fallback_words: known)")
+    parser.add_argument("--unknown-words", action="store_true",
+                        help="count unknown words as faults, as fallback_words: known does")
     parser.add_argument("--out", type=Path, required=True)
     args = parser.parse_args()
     sources, references, settings = tuning_set("turkcorpus-tune", selection_lines(), None, KEYS[3:])
@@ -50,7 +51,7 @@ def main() -> None:
     per_token = channel.log_probs_per_token([text for _, text in flat], [sources[i] for i, _ in flat])
     scored: list[list[tuple[str, bool, float]]] = [[] for _ in sources]
     for (i, text), score in zip(flat, per_token):
-        scored[i].append((text, not faults(sources[i], text, args.words), score))
+        scored[i].append((text, not faults(sources[i], text, args.unknown_words), score))
     trials = []
     for threshold in THRESHOLDS:
         outputs = [next((text for text, faithful, score in outputs if faithful and score >= threshold), source)

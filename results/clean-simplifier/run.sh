@@ -5,7 +5,7 @@
 # The models are results/copy's simplifier rows (that script trains them: the shipped recipe,
 # configs/simplifier-control.yaml, on kauchak_v2 without lost-byte mojibake, to early stopping,
 # seeds 1-3): `plain` (WEAN's output layer) and `pg` (copying over it). Here, per finished run,
-# three systems:
+# up to five systems:
 #   ROW-seedN: control values tuned (`wean tune-control`: 300 TurkCorpus tune sentences after the
 #      first 500, seed 1) for SARI among settings whose invented names, invented numbers and
 #      repeated phrases are at or below the references' own rates there (a fidelity floor), BLEU
@@ -19,7 +19,7 @@
 #      model's log-probability of the source per token, its threshold chosen on tune);
 #   ROW-seedN-checked (once CHANNEL_RUN=1 has trained it): the meaning check with a channel model
 #      trained to early stopping, and unknown words counted as faults;
-# the same four for each row's ensemble of its three seeds (ROW-ensemble, once they are in);
+# the same for each row's ensemble of its three seeds (ROW-ensemble, once they are in);
 # and, beside them, shipped-faithful and shipped-guarded: the shipped model given those pipelines
 # (and shipped-strict, a stricter meaning check);
 # each scored on the 400 tune sentences of results/decoding/tune_score.py (selection.jsonl), what
@@ -68,6 +68,20 @@ faithful_copy() {  # model system
     cp "$1-faithful/control-tuning.json" $OUT/control-tuning-$2-faithful.json
 }
 
+# A channel model trained to early stopping (results/faithful's reverse config under
+# results/lib/converge.sh's schedule: validation loss on its 500 held-out pairs each epoch), against
+# the 1,200-update one below: CHANNEL_RUN=1 trains it (hours on one thread), resumably, and stops
+CONVERGED_CHANNEL=$RUNS/clean-channel-plain
+if [ "${CHANNEL_RUN:-0}" = 1 ]; then
+    source results/lib/converge.sh
+    train_row results/faithful/configs/reverse.yaml "$RUNS/clean-channel"
+    if ! test -e $CONVERGED_CHANNEL/done; then
+        "$WEAN" export "$RUNS/clean-channel" $CONVERGED_CHANNEL --fp16 --overwrite --set generation.plain_text=true
+        touch $CONVERGED_CHANNEL/done
+    fi
+    exit 0
+fi
+
 # 1c. the faithful pipeline with a meaning check: an output also counts as unfaithful where
 #     results/faithful's channel model (simple -> complex, trained by the same commands) gives
 #     its source too little log-probability per token; the threshold chosen on the 400 tune
@@ -79,17 +93,6 @@ if ! test -e $CHANNEL/model.safetensors; then
     "$WEAN" train results/faithful/configs/reverse.yaml --set model_dir=$RUNS/faithful-reverse $resume
     "$WEAN" export $RUNS/faithful-reverse $CHANNEL --fp16 --set generation.plain_text=true
 fi
-# A channel model trained to early stopping (results/faithful's reverse config under
-# results/lib/converge.yaml: validation loss on its 500 held-out pairs each epoch), against the
-# 1,200-update one above: CHANNEL_RUN=1 trains it (hours on one thread), resumably, and stops
-CONVERGED_CHANNEL=$RUNS/clean-channel-plain
-if [ "${CHANNEL_RUN:-0}" = 1 ]; then
-    source results/lib/converge.sh
-    schedule=$SCHEDULE train_to_end results/faithful/configs/reverse.yaml "$RUNS/clean-channel"
-    test -e $CONVERGED_CHANNEL/model.safetensors || "$WEAN" export "$RUNS/clean-channel" $CONVERGED_CHANNEL --fp16 \
-        --set generation.plain_text=true
-    exit 0
-fi
 guarded_copy() {  # model system
     test -e $OUT/guard-$2.json || "$PYTHON" results/clean-simplifier/choose_guard.py --model "$1-faithful" \
         --channel $CHANNEL --out $OUT/guard-$2.json
@@ -100,7 +103,6 @@ guarded_copy() {  # model system
         "$WEAN" export "$1-faithful" "$1-guarded" --overwrite
     else
         "$WEAN" export "$1-faithful" "$1-guarded" --overwrite --set "generation.fallback_channel=reranker/channel=$threshold"
-        rm -rf "$1-guarded/reranker/channel"
         mkdir -p "$1-guarded/reranker"
         cp -r "$CHANNEL" "$1-guarded/reranker/channel"
     fi
@@ -109,14 +111,14 @@ guarded_copy() {  # model system
 
 # 1d. once the converged channel is in: the meaning check with it, and unknown words counted as
 #     faults (generation.fallback_words: known), its threshold chosen as in 1c
-checked() { test -e "$CONVERGED_CHANNEL/model.safetensors"; }
+checked() { test -e "$CONVERGED_CHANNEL/done"; }
 checked_copy() {  # model system
     checked || return 0
-    test -e $OUT/check-$2.json || "$PYTHON" results/clean-simplifier/choose_guard.py --model "$1-faithful" \
-        --channel $CONVERGED_CHANNEL --words --out $OUT/check-$2.json
+    test -e $OUT/checked-$2.json || "$PYTHON" results/clean-simplifier/choose_guard.py --model "$1-faithful" \
+        --channel $CONVERGED_CHANNEL --unknown-words --out $OUT/checked-$2.json
     test -e "$1-checked/done" && return
     local threshold
-    threshold=$("$PYTHON" -c 'import json, sys; print(json.load(open(sys.argv[1]))["chosen"]["threshold"])' $OUT/check-$2.json)
+    threshold=$("$PYTHON" -c 'import json, sys; print(json.load(open(sys.argv[1]))["chosen"]["threshold"])' $OUT/checked-$2.json)
     local check=(--set generation.fallback_words=known)
     [ "$threshold" = none ] || check+=(--set "generation.fallback_channel=reranker/channel=$threshold")
     "$WEAN" export "$1-faithful" "$1-checked" --overwrite "${check[@]}"

@@ -111,12 +111,16 @@ def invented_names(source: str, output: str) -> list[str]:
 
 def unknown_words(source: str, output: str) -> list[str]:
     """The words of ``output``, in order, that its source lacks (compared case-insensitively) and
-    that wordfreq's English list does not hold."""
+    that wordfreq's English list does not hold; a word with an apostrophe is unknown only where
+    one of its parts is ("tolerance's" is known wherever "tolerance" is)."""
     from wordfreq import zipf_frequency
 
-    source_words = {word.lower() for word in _WORD.findall(_PTB_BRACKETS.sub(" ", source))}
+    def parts(word: str) -> list[str]:
+        return [part for part in word.lower().replace("’", "'").split("'") if part]
+
+    source_parts = {part for word in _WORD.findall(_PTB_BRACKETS.sub(" ", source)) for part in parts(word)}
     return [word for word in _WORD.findall(_PTB_BRACKETS.sub(" ", output))
-            if word.lower() not in source_words and zipf_frequency(word, "en") == 0]
+            if any(part not in source_parts and zipf_frequency(part, "en") == 0 for part in parts(word))]
 
 
 @lru_cache(maxsize=65536)
