@@ -459,8 +459,16 @@ def test_a_model_directory_names_its_fallback_channel_model(model_dir, tmp_path)
             assert [g.text for g in outputs] == [g.text for g in load(model_dir).generate(sentences, fallback="source")]
     assert load(own).generate(sentences, nbest=2, fallback="none")[0].alternatives  # the check is the fallback's
     exported = tmp_path / "exported"  # the channel model travels with an export
+    channel_config = yaml.safe_load((own / "reranker" / "config.yaml").read_text())
+    channel_config["generation"]["plain_text"] = not config["generation"]["plain_text"]
+    (own / "reranker" / "config.yaml").write_text(yaml.safe_dump(channel_config))
     assert main(["export", str(own), str(exported)]) == 0
     assert (exported / "reranker" / "config.yaml").is_file() and load(exported).generate(sentences)
+    # it keeps reading text as it did, unless the export sets how the exported model reads it
+    assert load(exported / "reranker").config.generation.plain_text == channel_config["generation"]["plain_text"]
+    assert main(["export", str(own), str(exported), "--overwrite", "--set",
+                 f"generation.plain_text={str(config['generation']['plain_text']).lower()}"]) == 0
+    assert load(exported / "reranker").config.generation.plain_text == config["generation"]["plain_text"]
     config["generation"].update(fallback_channel="absent=-1")
     (own / "config.yaml").write_text(yaml.safe_dump(config))
     with pytest.raises(WeanError, match="generation.fallback_channel: .*absent: not a model directory"):

@@ -41,6 +41,7 @@ def export_model(source: Path, target: Path, fp16: bool = False, overrides: list
     config = config_from_dict(apply_overrides(assets.config.to_dict(), overrides))
     config.model_dir = str(target)  # where it now is, not the training machine's run directory
     carried = []  # (model directory, its folder in target)
+    fresh = []  # the folders of models --rerank names: they read text as the exported model does
     if rerank is None:  # the source's own reranking models, at the same places
         for name, _ in parse_rerank(config.generation.rerank):
             scorer, colon, argument = name.partition(":")
@@ -56,6 +57,7 @@ def export_model(source: Path, target: Path, fp16: bool = False, overrides: list
                 if folder in [taken for _, taken in carried]:  # two models of one kind
                     folder += f"-{len(carried)}"
                 carried.append((Path(argument), folder))
+                fresh.append(folder)
                 name = f"{scorer}:{folder}"
             chosen.append(f"{name}={weight!r}")
         config.generation.rerank = ",".join(chosen)
@@ -87,9 +89,13 @@ def export_model(source: Path, target: Path, fp16: bool = False, overrides: list
             if (target / folder).is_dir():
                 shutil.rmtree(target / folder)
     write_model_directory(source, target, dataclasses.replace(assets, config=config), model.half() if fp16 else model)
+    # a model the source carried already reads text as the source's searches give it (a fallback
+    # channel reads plain text while its model's own default is tokenized input): it keeps its
+    # reading unless the export sets generation.plain_text
     plain_text = f"generation.plain_text={str(config.generation.plain_text).lower()}"
+    plain_text_set = any(override.split("=", 1)[0].strip() == "generation.plain_text" for override in overrides)
     for directory, folder in carried:
-        carried_overrides = [plain_text]
+        carried_overrides = [plain_text] if folder in fresh or plain_text_set else []
         if folder.startswith(ENSEMBLE_FOLDER + "/"):  # a member's own search settings are never read
             carried_overrides += ['generation.rerank=""', 'generation.fallback_channel=""']
         export_model(directory, target / folder, fp16, carried_overrides, overwrite, trust_plugins)
