@@ -12,6 +12,7 @@ import pytest
 from synthetic import tiny_config
 from wean.config import config_from_dict
 from wean.data.corpus import LM_SOURCE, ParallelText, drop_matching, oriented
+from wean.data.plain_text import PlainText
 from wean.errors import WeanError
 from wean.forced_scores import forced_log_probs
 from wean.generator import load
@@ -90,6 +91,10 @@ def test_a_language_model_learns_the_target_side(tmp_path):
 
     better = sum(r > s for r, s in zip(log_prob([r for r, _ in changed]), log_prob([s for _, s in changed])))
     assert better >= 0.9 * len(changed)
+    # read as plain text in a PTB-tokenized corpus, the source <lm> stays the one token it was trained on
+    generator.plain_text = PlainText(dataclasses.replace(generator.config.data.tokenizer, corpus_tokenization="ptb"))
+    tokenized = forced_log_probs(generator, [LM_SOURCE] * len(real), real, plain_text=False)
+    assert forced_log_probs(generator, [LM_SOURCE] * len(real), real, plain_text=True) == tokenized
 
 
 def test_drop_if_matches_drops_training_pairs_only(shifted_corpus, tmp_path):

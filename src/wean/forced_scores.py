@@ -10,7 +10,7 @@ from typing import Sequence
 import torch
 
 from wean.data.copy_vocabulary import encode_source, encode_target
-from wean.data.corpus import IGNORE, Example, collate
+from wean.data.corpus import IGNORE, LM_SOURCE, Example, collate
 from wean.data.vocabulary import EOS_ID
 from wean.device import model_device
 from wean.errors import WeanError
@@ -32,7 +32,9 @@ def forced_log_probs(
     prefix = generator.control_prefix(None)
     examples = []
     for i, (source, target) in enumerate(zip(sources, targets)):
-        source_ids, copied = encode_source(prefix + generator.tokenizer.encode(to_model_text(source)),
+        # a language model's one source word is a token, not text: tokenized as text, <lm> is < lm >
+        source_text = source if source == LM_SOURCE else to_model_text(source)
+        source_ids, copied = encode_source(prefix + generator.tokenizer.encode(source_text),
                                            assets.source_vocabulary, model.copies_source)
         target_ids = encode_target(generator.tokenizer.encode(to_model_text(target)), assets.target_vocabulary, copied,
                                    add_eos=True)
