@@ -439,6 +439,35 @@ def test_the_fallback_counts_an_output_the_channel_model_finds_unlikely_as_unfai
     assert unlikely.text == source and "channel: -5.00 per token, below -2" in unlikely.warning
 
 
+def test_a_channel_reads_text_as_the_search_that_asks_it_does(model_dir, tmp_path, monkeypatch):
+    import yaml
+
+    from wean import forced_scores
+    from wean.search.model_scores import ChannelScore
+
+    own = tmp_path / "own"
+    shutil.copytree(model_dir, own)
+    shutil.copytree(model_dir, own / "reranker")
+    for path, plain_text in ((own / "config.yaml", None), (own / "reranker" / "config.yaml", True)):
+        config = yaml.safe_load(path.read_text())
+        if plain_text is None:
+            config["generation"].update(fallback="source", fallback_channel="reranker=-1e9")
+        else:  # the channel's own default is the other reading
+            config["generation"]["plain_text"] = plain_text
+        path.write_text(yaml.safe_dump(config))
+    readings = []
+    real = forced_scores.forced_log_probs
+    monkeypatch.setattr(forced_scores, "forced_log_probs",
+                        lambda generator, sources, targets, plain_text=None: readings.append(plain_text)
+                        or real(generator, sources, targets, plain_text))
+    for plain_text in (False, True):
+        readings.clear()
+        load(own).generate(["a b c d e f g"], plain_text=plain_text)
+        load(model_dir).generate(["a b c d e f g"], plain_text=plain_text, nbest=2,
+                                 rerank=[(ChannelScore(own / "reranker"), 0.1)])
+        assert readings == [plain_text, plain_text]
+
+
 def test_a_model_directory_names_its_fallback_channel_model(model_dir, tmp_path):
     import yaml
 

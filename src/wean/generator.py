@@ -164,8 +164,9 @@ class Generator:
             rerank, options = self.own_rerank(options)
         scorers = resolve_scorers(rerank)
         for _, scorer, _ in scorers:
-            if isinstance(scorer, ModelScore):  # a reranking model runs where this one does
+            if isinstance(scorer, ModelScore):  # a reranking model runs where this one does, reading text as it does
                 scorer.device = model_device(self.model)
+                scorer.plain_text = plain_text
         if scorers and options.nbest == 1:
             raise WeanError("rerank: an n-best list of one output has nothing to reorder; ask for nbest above 1")
         fallback_channel = None
@@ -173,6 +174,8 @@ class Generator:
             if options.strategy in ("beam", "diverse_beam"):
                 options = options.replace(nbest=options.beam)  # every output the beam found, for the fallback
             fallback_channel = self.fallback_channel()
+            if fallback_channel is not None:
+                fallback_channel[0].plain_text = plain_text
         if options.shortlist:
             self._check_shortlist(options.shortlist)
         search = TextSearch(self.model, self.assets, options, batch_size, replace_unk, prefix, scorers, keep, progress,

@@ -39,6 +39,9 @@ class ModelScore:
     def __init__(self, directory: str | Path):
         self.directory = Path(directory)
         self.device: torch.device | None = None  # None: wean's default (the GPU if there is one)
+        # whether the texts it scores are plain text (generate sets it to its own reading, so that
+        # both models tokenize alike); None: as its model's generation.plain_text says
+        self.plain_text: bool | None = None
         if not (self.directory / "config.yaml").is_file():
             raise WeanError(f"rerank: {directory}: not a model directory (no config.yaml)")
 
@@ -54,12 +57,12 @@ class ModelScore:
     def log_probs(self, sources: Sequence[str], targets: Sequence[str]) -> list[float]:
         from wean.forced_scores import forced_log_probs
 
-        return [total for total, _ in forced_log_probs(self.model(), sources, targets)]
+        return [total for total, _ in forced_log_probs(self.model(), sources, targets, self.plain_text)]
 
     def log_probs_per_token(self, sources: Sequence[str], targets: Sequence[str]) -> list[float]:
         from wean.forced_scores import forced_log_probs
 
-        return [total / count for total, count in forced_log_probs(self.model(), sources, targets)]
+        return [total / count for total, count in forced_log_probs(self.model(), sources, targets, self.plain_text)]
 
 
 @RERANKERS.register("channel")
