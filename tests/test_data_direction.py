@@ -91,10 +91,18 @@ def test_a_language_model_learns_the_target_side(tmp_path):
 
     better = sum(r > s for r, s in zip(log_prob([r for r, _ in changed]), log_prob([s for _, s in changed])))
     assert better >= 0.9 * len(changed)
-    # read as plain text in a PTB-tokenized corpus, the source <lm> stays the one token it was trained on
+    # read as plain text in a PTB-tokenized corpus, the source <lm> is read as in training, not as < lm >
     generator.plain_text = PlainText(dataclasses.replace(generator.config.data.tokenizer, corpus_tokenization="ptb"))
     tokenized = forced_log_probs(generator, [LM_SOURCE] * len(real), real, plain_text=False)
     assert forced_log_probs(generator, [LM_SOURCE] * len(real), real, plain_text=True) == tokenized
+
+
+def test_a_language_model_validates_on_its_source_token_when_validation_text_is_plain(shifted_corpus, tmp_path):
+    config = _config(shifted_corpus, tmp_path / "lm", direction="lm", valid_plain_text=True)
+    config.data.tokenizer = dataclasses.replace(config.data.tokenizer, corpus_tokenization="ptb")
+    trainer = Trainer(config)
+    lm_id = trainer.assets.source_vocabulary.stoi[LM_SOURCE]
+    assert {tuple(example.source) for example in trainer.validation.examples} == {(lm_id,)}
 
 
 def test_drop_if_matches_drops_training_pairs_only(shifted_corpus, tmp_path):

@@ -47,6 +47,7 @@ def main() -> None:
     nbest = [g.nbest for g in generator.generate(sources, plain_text=True, split_sentences=False, fallback="none",
                                                  nbest=beam)]
     channel = ChannelScore(args.channel)
+    channel.plain_text = True  # as the fallback's check reads the plain-text sentences generate is given
     flat = [(i, g.text) for i, outputs in enumerate(nbest) for g in outputs]
     per_token = channel.log_probs_per_token([text for _, text in flat], [sources[i] for i, _ in flat])
     scored: list[list[tuple[str, bool, float]]] = [[] for _ in sources]

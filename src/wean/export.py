@@ -89,9 +89,9 @@ def export_model(source: Path, target: Path, fp16: bool = False, overrides: list
             if (target / folder).is_dir():
                 shutil.rmtree(target / folder)
     write_model_directory(source, target, dataclasses.replace(assets, config=config), model.half() if fp16 else model)
-    # a model the source carried already reads text as the source's searches give it (a fallback
-    # channel reads plain text while its model's own default is tokenized input): it keeps its
-    # reading unless the export sets generation.plain_text
+    # searches tell a reranking or fallback model how to read their text; its own
+    # generation.plain_text is what it reads when loaded by itself (choose_guard.py, the reverse
+    # metric), so a model the source carries keeps it unless the export sets generation.plain_text
     plain_text = f"generation.plain_text={str(config.generation.plain_text).lower()}"
     plain_text_set = any(override.split("=", 1)[0].strip() == "generation.plain_text" for override in overrides)
     for directory, folder in carried:

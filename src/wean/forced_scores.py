@@ -10,7 +10,7 @@ from typing import Sequence
 import torch
 
 from wean.data.copy_vocabulary import encode_source, encode_target
-from wean.data.corpus import IGNORE, LM_SOURCE, Example, collate
+from wean.data.corpus import IGNORE, Example, collate
 from wean.data.vocabulary import EOS_ID
 from wean.device import model_device
 from wean.errors import WeanError
@@ -30,10 +30,11 @@ def forced_log_probs(
     plain_text = generator.config.generation.plain_text if plain_text is None else plain_text
     to_model_text = generator.plain_text.to_model_text if plain_text else (lambda text: text)
     prefix = generator.control_prefix(None)
+    language_model = generator.config.data.direction == "lm"
     examples = []
     for i, (source, target) in enumerate(zip(sources, targets)):
         # a language model's one source word is a token, not text: tokenized as text, <lm> is < lm >
-        source_text = source if source == LM_SOURCE else to_model_text(source)
+        source_text = source if language_model else to_model_text(source)
         source_ids, copied = encode_source(prefix + generator.tokenizer.encode(source_text),
                                            assets.source_vocabulary, model.copies_source)
         target_ids = encode_target(generator.tokenizer.encode(to_model_text(target)), assets.target_vocabulary, copied,

@@ -17,6 +17,7 @@ config.
 
 from __future__ import annotations
 
+import copy
 import difflib
 import warnings
 from functools import cached_property
@@ -163,10 +164,12 @@ class Generator:
         if rerank is None:
             rerank, options = self.own_rerank(options)
         scorers = resolve_scorers(rerank)
-        for _, scorer, _ in scorers:
+        for number, (name, scorer, weight) in enumerate(scorers):
             if isinstance(scorer, ModelScore):  # a reranking model runs where this one does, reading text as it does
+                scorer = copy.copy(scorer)  # this call's: a caller's scorer object may serve other calls
                 scorer.device = model_device(self.model)
                 scorer.plain_text = plain_text
+                scorers[number] = (name, scorer, weight)
         if scorers and options.nbest == 1:
             raise WeanError("rerank: an n-best list of one output has nothing to reorder; ask for nbest above 1")
         fallback_channel = None

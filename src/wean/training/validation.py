@@ -34,8 +34,9 @@ class Validation:
         model_text = self.valid
         if config.data.valid_plain_text:  # the loss reads the pairs as the training corpus is written
             to_model_text = PlainText(config.data.tokenizer).to_model_text
+            sources = self.valid.sources  # a language model's one source word is a token, not text
             model_text = replace(
-                self.valid, sources=[to_model_text(s) for s in self.valid.sources],
+                self.valid, sources=sources if config.data.direction == "lm" else [to_model_text(s) for s in sources],
                 targets=[to_model_text(t) for t in self.valid.targets],
             )
         self.examples = encode_pairs(  # the loss reads each pair with its own (oracle) control values
