@@ -100,12 +100,17 @@ def names(text: str) -> list[str]:
     return found
 
 
+def _words(text: str) -> list[str]:
+    """The words of ``text`` (PTB bracket tokens are punctuation, not words)."""
+    return _WORD.findall(_PTB_BRACKETS.sub(" ", text))
+
+
 def invented_numbers(source: str, output: str) -> set[str]:
     return numbers(output) - numbers(source)
 
 
 def invented_names(source: str, output: str) -> list[str]:
-    source_words = {word.lower() for word in _WORD.findall(_PTB_BRACKETS.sub(" ", source))}
+    source_words = {word.lower() for word in _words(source)}
     return [name for name in names(output) if name.lower() not in source_words]
 
 
@@ -118,8 +123,8 @@ def unknown_words(source: str, output: str) -> list[str]:
     def parts(word: str) -> list[str]:
         return [part for part in word.lower().replace("’", "'").split("'") if part]
 
-    source_parts = {part for word in _WORD.findall(_PTB_BRACKETS.sub(" ", source)) for part in parts(word)}
-    return [word for word in _WORD.findall(_PTB_BRACKETS.sub(" ", output))
+    source_parts = {part for word in _words(source) for part in parts(word)}
+    return [word for word in _words(output)
             if any(part not in source_parts and zipf_frequency(part, "en") == 0 for part in parts(word))]
 
 
