@@ -60,6 +60,16 @@ def test_a_coverage_penalty_without_weight_or_a_weight_without_penalty_is_refuse
     check_search_options({"coverage_penalty": "wu", "coverage_weight": 0.3})
 
 
+def test_checking_words_without_a_fallback_is_refused_where_it_is_asked_for():
+    with pytest.raises(WeanError, match="^fallback_words is known but fallback is none: words are checked only"):
+        SearchOptions().replace(fallback_words="known")
+    checked = SearchOptions().replace(fallback="source", fallback_words="known")
+    assert checked.replace(fallback="none").fallback_words == "known"  # turning a config's fallback off is no error
+    with pytest.raises(WeanError, match="^config: generation.fallback_words is known but config: generation.fallback"):
+        config_from_dict({"generation": {"fallback_words": "known"}})
+    config_from_dict({"generation": {"fallback_words": "known", "fallback": "source"}})
+
+
 def test_batch_size_is_checked_like_a_search_option():
     check_batch_size(1)
     for value in (0, 5000, True, 2.0):

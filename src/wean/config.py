@@ -20,7 +20,7 @@ from typing import Any, Callable, Sequence
 import yaml
 
 from wean.errors import WeanError
-from wean.search_options import SearchOptions, check_batch_size, check_search_options
+from wean.search_options import SearchOptions, check_batch_size, check_fallback_words, check_search_options
 
 DEVICES = ("auto", "cpu", "cuda")
 
@@ -333,6 +333,7 @@ class Config:
             except WeanError as error:
                 raise WeanError(f"config: generation.fallback_channel: {error}") from None
         check_search_options(dataclasses.asdict(SearchOptions.of(generation)), lambda name: f"config: generation.{name}")
+        check_fallback_words(generation.fallback, generation.fallback_words, lambda name: f"config: generation.{name}")
         check_batch_size(generation.batch_size, "config: generation.batch_size")
         if self.model.share_embeddings and not self.data.tokenizer.shared_vocab:
             raise WeanError("config: model.share_embeddings needs data.tokenizer.shared_vocab: true")

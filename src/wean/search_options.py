@@ -99,6 +99,8 @@ class SearchOptions:
         """These options with those ``given`` (None: not given, kept), checked."""
         chosen = dataclasses.replace(self, **{name: value for name, value in given.items() if value is not None})
         check_search_options(dataclasses.asdict(chosen))
+        if given.get("fallback_words") == "known":  # asked for now, not inherited from a config
+            check_fallback_words(chosen.fallback, chosen.fallback_words)
         return chosen
 
 
@@ -170,6 +172,16 @@ def check_search_options(options: Mapping[str, Any], spelling: Callable[[str], s
     if strategy == "diverse_beam" and beam is not None and groups and beam % groups:
         raise WeanError(f"{spelling('beam')} is {beam}, not a multiple of {spelling('diverse_groups')} ({groups}): "
                         "each group is an equal share of the beam")
+
+
+def check_fallback_words(fallback: str, fallback_words: str, spelling: Callable[[str], str] = str) -> None:
+    """Words are checked only to choose a fallback: ``fallback_words known`` alone would do nothing.
+    A call that turns the fallback off keeps a config's ``fallback_words`` without complaint."""
+    from wean.errors import WeanError
+
+    if fallback_words == "known" and fallback == "none":
+        raise WeanError(f"{spelling('fallback_words')} is known but {spelling('fallback')} is none: words are "
+                        "checked only to choose a fallback; set fallback to source")
 
 
 BATCH_SIZE = (1, 4096)  # sentences per model call: not a search option, but checked like one
