@@ -77,3 +77,29 @@ def test_the_reverse_metric_scores_outputs_by_how_well_they_give_back_the_source
     assert main(["evaluate", "--hyp", str(paths["a"]), "--src", str(paths["src"]), "--refs", str(paths["ref"]),
                  "--reverse-model", str(tmp_path)]) == 1
     assert "not a model directory" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("benchmark, plain_text", [("turkcorpus-test", True), ("wikismall-test", False), (None, None)])
+def test_the_reverse_metric_reads_a_benchmarks_text_as_the_benchmark_writes_it(control_model, tmp_path, monkeypatch,
+                                                                               benchmark, plain_text):
+    # a research run's reverse model reads tokenized text by its own config; TurkCorpus is plain text
+    import argparse
+
+    import wean.forced_scores
+    from wean.cli import options
+
+    parser = argparse.ArgumentParser()
+    options.add_scoring_options(parser)
+    given = ["--benchmark", benchmark] if benchmark else ["--src", str(tmp_path / "src"), "--refs", str(tmp_path / "ref")]
+    args = parser.parse_args([*given, "--data-root", str(tmp_path), "--reverse-model", str(control_model)])
+    settings = options.scoring_inputs(args)[3]
+    assert settings.plain_text is plain_text
+    read_as = []
+
+    def recording(generator, sources, targets, plain_text=None, batch_size=32):
+        read_as.append(plain_text)
+        return [(-1.0, 1)] * len(sources)
+
+    monkeypatch.setattr(wean.forced_scores, "forced_log_probs", recording)
+    evaluate(["a b"], ["a b"], [["a b"]], settings)
+    assert read_as and set(read_as) == {plain_text}

@@ -26,7 +26,8 @@ def add_scoring_options(parser: argparse.ArgumentParser, metric_names: tuple[str
     add_plugins_option(parser)
     parser.add_argument("--reverse-model", type=Path, metavar="DIR",
                         help="a model trained from simple to complex: adds the metric reverse, log P(source | "
-                        "output) per source token")
+                        "output) per source token; it reads a benchmark's text as the benchmark writes it "
+                        "(plain or tokenized), files as its own generation.plain_text says")
     parser.add_argument("--sari-variant", choices=VARIANTS, default="default",
                         help="default: EASSE corpus SARI; legacy: EASSE legacy=True; del-precision: deletion "
                         "scored by precision; xu2016: the original sentence-averaged SARIsent")
@@ -92,6 +93,7 @@ def scoring_inputs(args: argparse.Namespace, default_metrics: tuple[str, ...] | 
         lowercase=lowercase if args.lowercase is None else args.lowercase,
         tokenizer=tokenizer if args.tokenize is None else args.tokenize,
         reverse_model=str(reverse_model) if reverse_model is not None else None,
+        plain_text=benchmark.plain_text if benchmark else None,
     )
     return benchmark, source, references, settings, metrics
 

@@ -45,6 +45,9 @@ class EvaluationSettings:
     lowercase: bool = True
     tokenizer: str = "13a"
     reverse_model: str | None = None  # a model directory trained simple -> complex, for metric "reverse"
+    # how the reverse model reads the scored text: True plain, False tokenized as its corpus was;
+    # None its own generation.plain_text (a benchmark says which its text is)
+    plain_text: bool | None = None
 
     def __post_init__(self):
         for name in self.metrics:
@@ -376,7 +379,7 @@ def _reverse_statistics(outputs: Sequence[str], inputs: MetricInputs):
     path = inputs.settings.reverse_model
     if path not in _reverse_models:
         _reverse_models[path] = load(path)
-    scores = forced_log_probs(_reverse_models[path], outputs, inputs.sources)
+    scores = forced_log_probs(_reverse_models[path], outputs, inputs.sources, plain_text=inputs.settings.plain_text)
     return np.asarray([[1.0, total, count] for total, count in scores]).reshape(-1, 3)
 
 

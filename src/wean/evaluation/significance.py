@@ -77,7 +77,7 @@ def _sari_statistics(sources, outputs, reference_streams, variant, lowercase, to
 
 
 def _scorer(metric: str, sources, reference_streams, sari_variant: str, lowercase: bool, tokenizer: str,
-            reverse_model: str | None = None):
+            reverse_model: str | None = None, plain_text: bool | None = None):
     """(per-sentence counts of some outputs, corpus score from summed counts) for ``metric``."""
     if metric == "sari":
         if sari_variant == "xu2016":
@@ -112,18 +112,19 @@ def _scorer(metric: str, sources, reference_streams, sari_variant: str, lowercas
         return _output_statistic(metric, sources, reference_streams, lowercase, tokenizer)
     for name, registered in _row_metrics().items():
         if metric in registered.keys:
-            return _row_metric(name, registered, metric, sources, reference_streams, lowercase, tokenizer, reverse_model)
+            return _row_metric(name, registered, metric, sources, reference_streams, lowercase, tokenizer, reverse_model,
+                               plain_text)
     raise WeanError(f"no paired test for metric {metric!r}; choose from {', '.join(paired_metrics())}")
 
 
 def _row_metric(name: str, registered, key: str, sources, reference_streams, lowercase: bool, tokenizer: str,
-                reverse_model: str | None):
+                reverse_model: str | None, plain_text: bool | None):
     """The scorer of ``key`` of a registered metric that gives per-sentence rows."""
     from wean.evaluation.evaluate import EvaluationSettings, MetricInputs
 
     if registered.needs_source and sources is None:
         raise WeanError(f"metric {name!r} needs a source file")
-    settings = EvaluationSettings((name,), "default", lowercase, tokenizer, reverse_model)
+    settings = EvaluationSettings((name,), "default", lowercase, tokenizer, reverse_model, plain_text)
 
     def counts(outputs):
         return np.asarray(registered.statistics(outputs, MetricInputs(outputs, sources, list(reference_streams), settings)))
@@ -184,6 +185,7 @@ def paired_bootstrap(
     samples: int = 1000,
     seed: int = 1,
     reverse_model: str | None = None,
+    plain_text: bool | None = None,
 ) -> list[PairedComparison]:
     """Compare ``outputs_a`` with ``outputs_b`` on each metric; ``reference_streams[k][i]`` is
     reference k of sentence i. Both systems see the same resampled sentences."""
@@ -201,6 +203,7 @@ def paired_bootstrap(
     metrics = [name for metric in metrics for name in (
         rouge.ROUGE_TYPES if metric == "rouge" else list(rows[metric].keys) if metric in rows else (metric,))]
     for metric in metrics:
-        counts, score = _scorer(metric, sources, reference_streams, sari_variant, lowercase, tokenizer, reverse_model)
+        counts, score = _scorer(metric, sources, reference_streams, sari_variant, lowercase, tokenizer, reverse_model,
+                                plain_text)
         results.append(_compare(metric, counts(outputs_a), counts(outputs_b), score, samples, seed))
     return results
