@@ -28,14 +28,15 @@ def forced_log_probs(
     tokens in front. An empty source is read as a lone </s>; an empty target scores its </s>."""
     assets, model = generator.assets, generator.model
     plain_text = generator.config.generation.plain_text if plain_text is None else plain_text
-    to_model_text = generator.plain_text.to_model_text if plain_text else (lambda text: text)
+    def unchanged(text: str) -> str:
+        return text
+
+    to_model_source = generator.plain_text.to_model_source if plain_text else unchanged
+    to_model_text = generator.plain_text.to_model_text if plain_text else unchanged
     prefix = generator.control_prefix(None)
-    language_model = generator.config.data.direction == "lm"
     examples = []
     for i, (source, target) in enumerate(zip(sources, targets)):
-        # a language model's one source word is a token, not text: tokenized as text, <lm> is < lm >
-        source_text = source if language_model else to_model_text(source)
-        source_ids, copied = encode_source(prefix + generator.tokenizer.encode(source_text),
+        source_ids, copied = encode_source(prefix + generator.tokenizer.encode(to_model_source(source)),
                                            assets.source_vocabulary, model.copies_source)
         target_ids = encode_target(generator.tokenizer.encode(to_model_text(target)), assets.target_vocabulary, copied,
                                    add_eos=True)

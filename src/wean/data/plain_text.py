@@ -5,6 +5,7 @@ in (``wean simplify``, the server, validation on plain text) and on the way out.
 from __future__ import annotations
 
 from wean.config import TokenizerConfig
+from wean.data.corpus import LM_SOURCE
 from wean.data.ptb import ptb_detokenize, ptb_tokenize
 
 
@@ -17,6 +18,11 @@ class PlainText:
         if self.settings.corpus_tokenization == "ptb":
             return ptb_tokenize(text)
         return text
+
+    def to_model_source(self, text: str) -> str:
+        """A source in the tokenization of the training corpus. A language model's one source
+        word is a token, not text, and stays whole (tokenized, ``<lm>`` would be ``< lm >``)."""
+        return text if text == LM_SOURCE else self.to_model_text(text)
 
     def to_plain_text(self, output: str, source: str) -> str:
         """A model output as text for people: PTB escapes undone, and for a lowercasing model the

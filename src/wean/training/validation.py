@@ -33,12 +33,9 @@ class Validation:
             self.valid.targets = self.valid.references[0]
         model_text = self.valid
         if config.data.valid_plain_text:  # the loss reads the pairs as the training corpus is written
-            to_model_text = PlainText(config.data.tokenizer).to_model_text
-            sources = self.valid.sources  # a language model's one source word is a token, not text
-            model_text = replace(
-                self.valid, sources=sources if config.data.direction == "lm" else [to_model_text(s) for s in sources],
-                targets=[to_model_text(t) for t in self.valid.targets],
-            )
+            plain_text = PlainText(config.data.tokenizer)
+            model_text = replace(self.valid, sources=[plain_text.to_model_source(s) for s in self.valid.sources],
+                                 targets=[plain_text.to_model_text(t) for t in self.valid.targets])
         self.examples = encode_pairs(  # the loss reads each pair with its own (oracle) control values
             model_text, assets.tokenizer, assets.source_vocabulary, assets.target_vocabulary, control=assets.control,
             copies=copies,
