@@ -28,6 +28,7 @@ def forced_log_probs(
     tokens in front. An empty source is read as a lone </s>; an empty target scores its </s>."""
     assets, model = generator.assets, generator.model
     plain_text = generator.config.generation.plain_text if plain_text is None else plain_text
+
     def unchanged(text: str) -> str:
         return text
 
