@@ -80,26 +80,39 @@ def test_the_reverse_metric_scores_outputs_by_how_well_they_give_back_the_source
 
 
 @pytest.mark.parametrize("benchmark, plain_text", [("turkcorpus-test", True), ("wikismall-test", False), (None, None)])
-def test_the_reverse_metric_reads_a_benchmarks_text_as_the_benchmark_writes_it(control_model, tmp_path, monkeypatch,
-                                                                               benchmark, plain_text):
+def test_the_reverse_metric_reads_a_benchmarks_text_as_the_benchmark_writes_it(tmp_path, monkeypatch, benchmark,
+                                                                               plain_text):
     # a research run's reverse model reads tokenized text by its own config; TurkCorpus is plain text
     import argparse
+    from types import SimpleNamespace
 
     import wean.forced_scores
+    import wean.generator
     from wean.cli import options
+    from wean.evaluation.significance import paired_bootstrap
 
+    (tmp_path / "config.yaml").write_text("name: reverse\n", encoding="utf-8")
     parser = argparse.ArgumentParser()
     options.add_scoring_options(parser)
     given = ["--benchmark", benchmark] if benchmark else ["--src", str(tmp_path / "src"), "--refs", str(tmp_path / "ref")]
-    args = parser.parse_args([*given, "--data-root", str(tmp_path), "--reverse-model", str(control_model)])
+    args = parser.parse_args([*given, "--data-root", str(tmp_path), "--reverse-model", str(tmp_path)])
     settings = options.scoring_inputs(args)[3]
     assert settings.plain_text is plain_text
+    own_reading = False  # the model's generation.plain_text, where the text's form is not known
     read_as = []
 
     def recording(generator, sources, targets, plain_text=None, batch_size=32):
         read_as.append(plain_text)
         return [(-1.0, 1)] * len(sources)
 
+    monkeypatch.setattr(wean.generator, "load", lambda path: SimpleNamespace(
+        config=SimpleNamespace(generation=SimpleNamespace(plain_text=own_reading))))
     monkeypatch.setattr(wean.forced_scores, "forced_log_probs", recording)
-    evaluate(["a b"], ["a b"], [["a b"]], settings)
-    assert read_as and set(read_as) == {plain_text}
+    expected = own_reading if plain_text is None else plain_text
+    result = evaluate(["a b"], ["a b"], [["a b"]], settings)
+    assert read_as and set(read_as) == {expected}
+    assert result.to_dict()["signatures"]["reverse"]["text"] == ("plain" if expected else "tokenized")
+    read_as.clear()
+    paired_bootstrap(["a b"], ["b a"], ["a b"], [["a b"]], ["reverse"], samples=10,
+                     reverse_model=settings.reverse_model, plain_text=settings.plain_text)
+    assert read_as and set(read_as) == {expected}

@@ -25,6 +25,17 @@ def test_sentences_split_where_people_expect():
     assert split_sentences("   ") == []
 
 
+def test_a_language_models_source_token_is_read_whole_and_other_sources_as_the_corpus_is_written():
+    from wean.config import TokenizerConfig
+    from wean.data.corpus import LM_SOURCE
+    from wean.data.plain_text import PlainText
+
+    plain_text = PlainText(TokenizerConfig(corpus_tokenization="ptb"))
+    assert plain_text.to_model_text(LM_SOURCE) != LM_SOURCE  # tokenized as text it would be split
+    assert plain_text.to_model_source(LM_SOURCE) == LM_SOURCE
+    assert plain_text.to_model_source("It cost $5, then.") == plain_text.to_model_text("It cost $5, then.")
+
+
 @pytest.fixture(scope="module")
 def copier(tmp_path_factory):
     folder = tmp_path_factory.mktemp("plain")

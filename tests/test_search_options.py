@@ -1,6 +1,7 @@
 """Search options are checked in one place (wean/search_options.py) for generate(), the CLI, the
 server and config files: each value at and past its bounds, with one line naming the option."""
 
+import dataclasses
 import math
 
 import pytest
@@ -61,11 +62,13 @@ def test_a_coverage_penalty_without_weight_or_a_weight_without_penalty_is_refuse
 
 
 def test_checking_words_without_a_fallback_is_refused_where_it_is_asked_for():
-    with pytest.raises(WeanError, match="^fallback_words is known but fallback is none: words are checked only"):
+    with pytest.raises(WeanError, match="^fallback_words is known, which needs fallback source"):
         SearchOptions().replace(fallback_words="known")
     checked = SearchOptions().replace(fallback="source", fallback_words="known")
-    assert checked.replace(fallback="none").fallback_words == "known"  # turning a config's fallback off is no error
-    with pytest.raises(WeanError, match="^config: generation.fallback_words is known but config: generation.fallback"):
+    unguarded = checked.replace(fallback="none")  # turning a config's fallback off is no error
+    assert unguarded.fallback_words == "known"
+    assert checked.replace(**dataclasses.asdict(unguarded)) == unguarded  # every option passed back, as the server does
+    with pytest.raises(WeanError, match="^config: generation.fallback_words is known, which needs fallback source"):
         config_from_dict({"generation": {"fallback_words": "known"}})
     config_from_dict({"generation": {"fallback_words": "known", "fallback": "source"}})
 

@@ -99,7 +99,9 @@ class SearchOptions:
         """These options with those ``given`` (None: not given, kept), checked."""
         chosen = dataclasses.replace(self, **{name: value for name, value in given.items() if value is not None})
         check_search_options(dataclasses.asdict(chosen))
-        if given.get("fallback_words") == "known":  # asked for now, not inherited from a config
+        # refused only where words are newly asked to be checked: a call that turns a config's
+        # fallback off, or that passes every option back (the server's batcher), is not refused
+        if given.get("fallback_words") == "known" and self.fallback_words != "known":
             check_fallback_words(chosen.fallback, chosen.fallback_words)
         return chosen
 
@@ -175,13 +177,12 @@ def check_search_options(options: Mapping[str, Any], spelling: Callable[[str], s
 
 
 def check_fallback_words(fallback: str, fallback_words: str, spelling: Callable[[str], str] = str) -> None:
-    """Words are checked only to choose a fallback: ``fallback_words known`` alone would do nothing.
-    A call that turns the fallback off keeps a config's ``fallback_words`` without complaint."""
+    """Words are checked only to choose a fallback: ``fallback_words known`` alone would do nothing."""
     from wean.errors import WeanError
 
     if fallback_words == "known" and fallback == "none":
-        raise WeanError(f"{spelling('fallback_words')} is known but {spelling('fallback')} is none: words are "
-                        "checked only to choose a fallback; set fallback to source")
+        raise WeanError(f"{spelling('fallback_words')} is known, which needs fallback source (it is none): words "
+                        "are checked only to choose a fallback")
 
 
 BATCH_SIZE = (1, 4096)  # sentences per model call: not a search option, but checked like one

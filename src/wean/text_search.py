@@ -85,7 +85,7 @@ class TextSearch:
         sentences = [sentence for parts in split_texts for sentence in parts]
         text_of = [t for t, parts in enumerate(split_texts) for _ in parts]  # each sentence's text
         tokenizer = self.assets.tokenizer
-        source_tokens = [tokenizer.encode(self.plain_text.to_model_text(sentence)) for sentence in sentences]
+        source_tokens = [tokenizer.encode(self.plain_text.to_model_source(sentence)) for sentence in sentences]
         longest = self.assets.config.data.max_tokens if split else 0
         too_long = [bool(longest) and len(tokens) > longest for tokens in source_tokens]
         kept = [i for i, long in enumerate(too_long) if not long]

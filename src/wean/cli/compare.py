@@ -47,7 +47,8 @@ def run(args: argparse.Namespace) -> int:
     check_same_length(named)
     results = paired_bootstrap(
         outputs[0], outputs[1], source_lines, reference_streams, metrics, settings.sari_variant,
-        settings.lowercase, settings.tokenizer, args.samples, args.seed, settings.reverse_model, settings.plain_text,
+        settings.lowercase, settings.tokenizer, args.samples, args.seed,
+        reverse_model=settings.reverse_model, plain_text=settings.plain_text,
     )
     if args.json:
         record = {"a": str(args.hyp[0]), "b": str(args.hyp[1]), "benchmark": benchmark.name if benchmark else None,

@@ -374,13 +374,25 @@ def _reverse_statistics(outputs: Sequence[str], inputs: MetricInputs):
     import numpy as np
 
     from wean.forced_scores import forced_log_probs
+
+    scores = forced_log_probs(_reverse_model(inputs.settings), outputs, inputs.sources,
+                              plain_text=_reverse_reads_plain_text(inputs.settings))
+    return np.asarray([[1.0, total, count] for total, count in scores]).reshape(-1, 3)
+
+
+def _reverse_model(settings: EvaluationSettings):
     from wean.generator import load
 
-    path = inputs.settings.reverse_model
+    path = settings.reverse_model
     if path not in _reverse_models:
         _reverse_models[path] = load(path)
-    scores = forced_log_probs(_reverse_models[path], outputs, inputs.sources, plain_text=inputs.settings.plain_text)
-    return np.asarray([[1.0, total, count] for total, count in scores]).reshape(-1, 3)
+    return _reverse_models[path]
+
+
+def _reverse_reads_plain_text(settings: EvaluationSettings) -> bool:
+    if settings.plain_text is not None:
+        return settings.plain_text
+    return _reverse_model(settings).config.generation.plain_text
 
 
 def _reverse_from_statistics(summed) -> dict[str, float]:
@@ -393,7 +405,9 @@ def _reverse(inputs: MetricInputs) -> MetricResult:
     """log P(source | output) per source token under a model trained simple -> complex: how much of
     the source the output still lets one recover (the channel model of noisy-channel reranking)."""
     scores = _reverse_from_statistics(_reverse_statistics(inputs.outputs, inputs).sum(0))
-    signature = {"model": inputs.settings.reverse_model, "level": "corpus, per source token", "library": _ours()}
+    text = "plain" if _reverse_reads_plain_text(inputs.settings) else "tokenized"
+    signature = {"model": inputs.settings.reverse_model, "text": text, "level": "corpus, per source token",
+                 "library": _ours()}
     return MetricResult("reverse", scores, signature)
 
 

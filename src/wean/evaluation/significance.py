@@ -124,7 +124,8 @@ def _row_metric(name: str, registered, key: str, sources, reference_streams, low
 
     if registered.needs_source and sources is None:
         raise WeanError(f"metric {name!r} needs a source file")
-    settings = EvaluationSettings((name,), "default", lowercase, tokenizer, reverse_model, plain_text)
+    settings = EvaluationSettings((name,), "default", lowercase, tokenizer, reverse_model=reverse_model,
+                                  plain_text=plain_text)
 
     def counts(outputs):
         return np.asarray(registered.statistics(outputs, MetricInputs(outputs, sources, list(reference_streams), settings)))
@@ -188,7 +189,8 @@ def paired_bootstrap(
     plain_text: bool | None = None,
 ) -> list[PairedComparison]:
     """Compare ``outputs_a`` with ``outputs_b`` on each metric; ``reference_streams[k][i]`` is
-    reference k of sentence i. Both systems see the same resampled sentences."""
+    reference k of sentence i. Both systems see the same resampled sentences. ``reverse_model``
+    and ``plain_text``: as :class:`wean.evaluation.EvaluationSettings`, for the metric reverse."""
     if samples < 1:
         raise WeanError(f"--samples must be at least 1, not {samples}")
     if not reference_streams:

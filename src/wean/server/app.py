@@ -245,7 +245,7 @@ def create_app(generator: Generator, limits: Limits | None = None, access: Acces
                 return _error(request, 422, f"texts[{number}] is empty")
             if len(text) > limits.max_chars:
                 return _error(request, 413, f"texts[{number}] has {len(text)} characters; at most {limits.max_chars}")
-            tokens = len(generator.tokenizer.encode(generator.plain_text.to_model_text(text)))
+            tokens = len(generator.tokenizer.encode(generator.plain_text.to_model_source(text)))
             if tokens > limits.max_tokens:
                 return _error(request, 413, f"texts[{number}] has {tokens} tokens; at most {limits.max_tokens}")
         given = {name: getattr(body, name) for name in SearchOptions.names()}
