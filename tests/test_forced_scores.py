@@ -98,6 +98,9 @@ def test_the_reverse_metric_reads_a_benchmarks_text_as_the_benchmark_writes_it(t
     args = parser.parse_args([*given, "--data-root", str(tmp_path), "--reverse-model", str(tmp_path)])
     settings = options.scoring_inputs(args)[3]
     assert settings.plain_text is plain_text
+    for flag, reading in (("--plain-text", True), ("--no-plain-text", False)):  # the user's word wins
+        told = parser.parse_args([*given, "--data-root", str(tmp_path), "--reverse-model", str(tmp_path), flag])
+        assert options.scoring_inputs(told)[3].plain_text is reading
     own_reading = False  # the model's generation.plain_text, where the text's form is not known
     read_as = []
 

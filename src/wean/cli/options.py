@@ -26,8 +26,11 @@ def add_scoring_options(parser: argparse.ArgumentParser, metric_names: tuple[str
     add_plugins_option(parser)
     parser.add_argument("--reverse-model", type=Path, metavar="DIR",
                         help="a model trained from simple to complex: adds the metric reverse, log P(source | "
-                        "output) per source token; it reads a benchmark's text as the benchmark writes it "
-                        "(plain or tokenized), files as its own generation.plain_text says")
+                        "output) per source token")
+    parser.add_argument("--plain-text", action=argparse.BooleanOptionalAction, default=None,
+                        help="the scored text is plain (--plain-text) or tokenized as the training corpora "
+                        "(--no-plain-text), as --reverse-model must read it (default: as the benchmark writes "
+                        "it; files: as the reverse model's generation.plain_text says)")
     parser.add_argument("--sari-variant", choices=VARIANTS, default="default",
                         help="default: EASSE corpus SARI; legacy: EASSE legacy=True; del-precision: deletion "
                         "scored by precision; xu2016: the original sentence-averaged SARIsent")
@@ -93,7 +96,7 @@ def scoring_inputs(args: argparse.Namespace, default_metrics: tuple[str, ...] | 
         lowercase=lowercase if args.lowercase is None else args.lowercase,
         tokenizer=tokenizer if args.tokenize is None else args.tokenize,
         reverse_model=str(reverse_model) if reverse_model is not None else None,
-        plain_text=benchmark.plain_text if benchmark else None,
+        plain_text=args.plain_text if args.plain_text is not None else benchmark.plain_text if benchmark else None,
     )
     return benchmark, source, references, settings, metrics
 
