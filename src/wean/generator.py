@@ -176,9 +176,7 @@ class Generator:
         if options.fallback != "none":
             if options.strategy in ("beam", "diverse_beam"):
                 options = options.replace(nbest=options.beam)  # every output the beam found, for the fallback
-            fallback_channel = self.fallback_channel()
-            if fallback_channel is not None:
-                fallback_channel[0].plain_text = plain_text
+            fallback_channel = self.fallback_channel(plain_text)
         if options.shortlist:
             self._check_shortlist(options.shortlist)
         search = TextSearch(self.model, self.assets, options, batch_size, replace_unk, prefix, scorers, keep, progress,
@@ -224,9 +222,10 @@ class Generator:
         size = defaults.rerank_size
         return chosen, options.replace(beam=max(options.beam, size), nbest=max(options.nbest, size))
 
-    def fallback_channel(self) -> tuple[ChannelScore, float] | None:
+    def fallback_channel(self, plain_text: bool | None = None) -> tuple[ChannelScore, float] | None:
         """The channel model and per-token threshold of ``generation.fallback_channel``, on this
-        model's device; None when it names none."""
+        model's device, reading text as ``plain_text`` says (the search's reading; None: its own
+        config's); None when it names none."""
         if not self.config.generation.fallback_channel:
             return None
         directory, threshold = parse_threshold(self.config.generation.fallback_channel)
@@ -239,6 +238,7 @@ class Generator:
             raise WeanError(f"generation.fallback_channel: {directory}: not a model directory (no config.yaml)")
         channel = ChannelScore(directory)
         channel.device = model_device(self.model)
+        channel.plain_text = plain_text
         return channel, threshold
 
     def search_options(self, **given) -> SearchOptions:
