@@ -37,11 +37,14 @@ TOOLKITS = ["reference", "wean", "fairseq", "opennmt", "joeynmt"]
 PEERS = ["fairseq", "opennmt", "joeynmt"]
 WARMUP_UPDATES = 20  # start-up and the first updates are left out of the training rate
 SHORTLIST = 1000  # the wean-shortlist row: the 1,000 most frequent target words, each batch's own and their table's
-# wean's decoding modes, by the prefix of their runs' names: fp32, int8, the vocabulary shortlist
-WEAN_MODES = {"": [], "int8-": ["--quantize", "int8"], "shortlist-": ["--shortlist", str(SHORTLIST)],
+# wean's decoding modes, by the prefix of their runs' names: fp32 (oneDNN's products, the default),
+# fp32 with PyTorch's own products (wean.kernels), int8, the vocabulary shortlist
+WEAN_MODES = {"": [], "blas-": ["--kernels", "blas"], "int8-": ["--quantize", "int8"],
+              "shortlist-": ["--shortlist", str(SHORTLIST)],
               "int8-shortlist-": ["--quantize", "int8", "--shortlist", str(SHORTLIST)]}
 # the decoding-only rows wean's modes fill
-MODE_ROWS = {"wean-int8": "int8-", "wean-shortlist": "shortlist-", "wean-int8-shortlist": "int8-shortlist-"}
+MODE_ROWS = {"wean-blas": "blas-", "wean-int8": "int8-", "wean-shortlist": "shortlist-",
+             "wean-int8-shortlist": "int8-shortlist-"}
 
 
 # --- what each toolkit runs ----------------------------------------------------------------------
@@ -212,7 +215,7 @@ def by_round(runs: list[dict], toolkit: str, measure: str) -> dict[int, float]:
     one measure (train, beam5 or greedy)."""
     source, prefix = ("wean", MODE_ROWS[toolkit]) if toolkit in MODE_ROWS else (toolkit, "")
     if measure == "train" and prefix:
-        return {}  # int8 and the shortlist are decoding modes
+        return {}  # the modes are decoding modes
     name, key = ("train", "target_tokens_per_s") if measure == "train" else (prefix + measure, "sentences_per_s")
     return {r["round"]: r[name][key] for r in runs if r["toolkit"] == source and name in r}
 
@@ -296,7 +299,9 @@ def summary(runs: list[dict], peaks: list[float], data: Path) -> dict:
 
 
 def table(result: dict) -> str:
-    names = {"reference": "plain PyTorch reference", "wean": "**wean fp32**", "wean-int8": "wean int8 (decoding)",
+    names = {"reference": "plain PyTorch reference", "wean": "**wean fp32**",
+             "wean-blas": "wean fp32, PyTorch's own products (`--kernels blas`, decoding)",
+             "wean-int8": "wean int8 (decoding)",
              "wean-shortlist": f"wean fp32, shortlist {SHORTLIST} (decoding)",
              "wean-int8-shortlist": f"wean int8, shortlist {SHORTLIST} (decoding)",
              "fairseq": "fairseq", "opennmt": "OpenNMT-py", "joeynmt": "Joey NMT"}

@@ -3,18 +3,19 @@
 from wean.evaluation import evaluate, evaluate_files
 
 
-def load(directory=None, device="auto", quantization="none"):
+def load(directory=None, device="auto", quantization="none", kernels="onednn"):
     """A trained model from its directory, ready to ``generate`` (see :mod:`wean.generator`);
     without one, the pretrained simplifier shipped with wean:
 
         import wean
         print(wean.load().generate(["A sentence that is rather too complicated."])[0].text)
 
-    ``device``: auto (the GPU if PyTorch sees one), cpu or cuda; ``quantization``: none or int8.
+    ``device``: auto (the GPU if PyTorch sees one), cpu or cuda; ``quantization``: none or int8;
+    ``kernels``: onednn or blas, what computes the float32 products (see :mod:`wean.kernels`).
     """
     from wean.generator import load as load_generator  # torch is imported only when a model is used
 
-    return load_generator(directory, device=device, quantization=quantization)
+    return load_generator(directory, device=device, quantization=quantization, kernels=kernels)
 
 
 __all__ = ["evaluate", "evaluate_files", "load"]

@@ -32,6 +32,7 @@ from wean.errors import WeanError
 from wean.generation import Generation
 from wean.model_dir import SHORTLIST, Assets, load_assets, read_control_counts
 from wean.models.model import EncoderDecoder, build_model
+from wean.kernels import use_kernels
 from wean.quantize import quantize
 from wean.search.model_scores import ChannelScore, ModelScore
 from wean.search.rerank import Scorer, parse_rerank, parse_threshold, read_in_directory, resolve as resolve_scorers
@@ -59,12 +60,15 @@ class Generator:
     and the loading of model directories and ensembles."""
 
     def __init__(self, model: EncoderDecoder, assets: Assets, control_counts: dict[str, int] | None = None,
-                 directory: Path | None = None):
+                 directory: Path | None = None, kernels: str = "blas"):
         """``control_counts``: training pairs per control token (the model directory's
         control-counts.json), to warn of values never trained on; None: not known. ``directory``:
-        the model directory, where a relative reranking model of ``generation.rerank`` is read."""
+        the model directory, where a relative reranking model of ``generation.rerank`` is read.
+        ``kernels``: what the model's products run with (:func:`wean.kernels.use_kernels`, applied
+        by the caller); reranking models are loaded with the same."""
         self.model = model.eval()
         self.directory = directory
+        self.kernels = kernels
         self.assets = assets
         self.control_counts = control_counts
         self.tokenizer = assets.tokenizer
@@ -75,9 +79,10 @@ class Generator:
     @classmethod
     def from_directory(
         cls, directory: str | Path | Sequence[str | Path], weights: str | Path | None = None, device: str = "auto",
-        quantization: str = "none", trust_plugins: bool = False,
+        quantization: str = "none", trust_plugins: bool = False, kernels: str = "onednn",
     ) -> "Generator":
-        """``quantization``: none, or int8 (CPU only; see :mod:`wean.quantize`). Several
+        """``quantization``: none, or int8 (CPU only; see :mod:`wean.quantize`). ``kernels``:
+        onednn or blas, what computes the float32 products (:mod:`wean.kernels`). Several
         directories, or one whose config names ``generation.ensemble``: their models as one
         ensemble (:mod:`wean.ensemble`), with the first one's tokenizer, configuration and
         generation defaults. ``trust_plugins``: import the plug-in files a directory's config
@@ -103,11 +108,11 @@ class Generator:
         for path, assets in zip(directories, every_assets):
             model = build_model(assets.config.model, len(assets.source_vocabulary), len(assets.target_vocabulary))
             load_weights(model, Path(weights) if weights else path / WEIGHTS)
-            models.append(quantize(model.eval(), quantization, resolved).to(resolved))
+            models.append(use_kernels(quantize(model.eval(), quantization, resolved).to(resolved), kernels))
         if len(models) == 1:
-            return cls(models[0], every_assets[0], read_control_counts(directories[0]), directories[0])
+            return cls(models[0], every_assets[0], read_control_counts(directories[0]), directories[0], kernels)
         check_same_vocabularies(directories, every_assets)
-        return cls(Ensemble(models), every_assets[0], read_control_counts(directories[0]), directories[0])
+        return cls(Ensemble(models), every_assets[0], read_control_counts(directories[0]), directories[0], kernels)
 
     @property
     def config(self):
@@ -168,6 +173,7 @@ class Generator:
             if isinstance(scorer, ModelScore):  # a reranking model runs where this one does, reading text as it does
                 scorer = copy.copy(scorer)  # this call's: a caller's scorer object may serve other calls
                 scorer.device = model_device(self.model)
+                scorer.kernels = self.kernels
                 scorer.plain_text = plain_text
                 scorers[number] = (name, scorer, weight)
         if scorers and options.nbest == 1:
@@ -238,6 +244,7 @@ class Generator:
             raise WeanError(f"generation.fallback_channel: {directory}: not a model directory (no config.yaml)")
         channel = ChannelScore(directory)
         channel.device = model_device(self.model)
+        channel.kernels = self.kernels
         channel.plain_text = plain_text
         return channel, threshold
 
@@ -283,16 +290,18 @@ class Generator:
 
 
 def load(directory: str | Path | Sequence[str | Path] | None = None, device: str = "auto",
-         quantization: str = "none", trust_plugins: bool = False) -> Generator:
+         quantization: str = "none", trust_plugins: bool = False, kernels: str = "onednn") -> Generator:
     """A trained model, ready to ``generate``; without a directory, the simplifier shipped with
     wean (:data:`wean.pretrained.SIMPLIFIER`); several directories, an ensemble of their models
     (same vocabularies), as is one directory that carries an ensemble (``generation.ensemble``).
     ``device``: auto (the GPU if there is one) | cpu | cuda.
     ``quantization``: none | int8 (int8 weights for the LSTM and linear layers, on the CPU).
+    ``kernels``: onednn | blas, what computes the float32 products in inference (:mod:`wean.kernels`).
     A model directory is data: plug-in code its config names runs only with ``trust_plugins``
     (or once the caller has imported those files with :func:`wean.registry.load_plugins`)."""
     if directory is None:
         from wean.pretrained import pretrained_simplifier
 
         directory = pretrained_simplifier()
-    return Generator.from_directory(directory, device=device, quantization=quantization, trust_plugins=trust_plugins)
+    return Generator.from_directory(directory, device=device, quantization=quantization, trust_plugins=trust_plugins,
+                                    kernels=kernels)

@@ -130,7 +130,7 @@ def add_generation_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--scores", action="store_true", help="prefix every output with its score and a tab")
     add_control_option(parser)
     add_device_option(parser)
-    add_quantize_option(parser)
+    add_product_options(parser)
 
 
 def add_rerank_option(parser: argparse.ArgumentParser) -> None:
@@ -169,12 +169,18 @@ def add_trust_options(parser: argparse.ArgumentParser) -> None:
     add_plugins_option(parser)
 
 
-def add_quantize_option(parser: argparse.ArgumentParser) -> None:
+def add_product_options(parser: argparse.ArgumentParser) -> None:
     from wean.quantize import QUANTIZATIONS
 
     parser.add_argument("--quantize", choices=QUANTIZATIONS, default="none",
                         help="int8: int8 weights for the LSTM and linear layers, faster on a CPU, "
                         "outputs slightly different (default: none)")
+    from wean.kernels import KERNELS
+
+    parser.add_argument("--kernels", choices=KERNELS, default="onednn",
+                        help="what computes the float32 products in inference: onednn (faster on a CPU; "
+                        "the last bits of a score may differ from blas's) or blas, PyTorch's own product, "
+                        "the floats of training (default: onednn)")
 
 
 def labels(text: str | None, count: int, what: str) -> list[str] | None:
@@ -206,16 +212,17 @@ def require_at_least_one(args: argparse.Namespace, *names: str) -> None:
 
 
 def load_generator(args: argparse.Namespace):
-    """The model of --model (several: an ensemble) on --device (--quantize where the command has
-    it), and the search options and --control values checked against it, before any input is
-    read: a bad model or value fails at once."""
+    """The model of --model (several: an ensemble) on --device (--quantize and --kernels where the
+    command has them), and the search options and --control values checked against it, before any
+    input is read: a bad model or value fails at once."""
     from wean.generator import load
 
     import warnings
 
     from wean.generator import UntrainedControlWarning
 
-    generator = load(args.model, args.device, getattr(args, "quantize", "none"), trust_plugins=args.trust_plugins)
+    generator = load(args.model, args.device, getattr(args, "quantize", "none"), trust_plugins=args.trust_plugins,
+                     kernels=getattr(args, "kernels", "onednn"))
     generator.search_options(**search_arguments(args))  # against the model's defaults: --nbest 8 with its beam 5
     control = control_values(args)
     generator.control_prefix(control)

@@ -33,7 +33,7 @@ def add(subparsers) -> None:
         parser.add_argument(f"--{limit.name.replace('_', '-')}", type=type(limit.default), default=limit.default,
                             metavar="N", help=f"{limit.metadata['help']} (default: {limit.default})")
     options.add_device_option(parser)
-    options.add_quantize_option(parser)
+    options.add_product_options(parser)
     parser.set_defaults(run=run)
 
 
@@ -56,7 +56,8 @@ def run(args: argparse.Namespace) -> int:
             raise WeanError("--rating-sheet cannot be served with --token-file: the rating page sends no token; "
                             "serve the sheet from a server of its own")
         load_sheet(args.rating_sheet)  # before the model loads: a wrong folder fails at once
-    serve(load(args.model, args.device, args.quantize, trust_plugins=args.trust_plugins), args.host, args.port, limits, access, args.rating_sheet)
+    generator = load(args.model, args.device, args.quantize, trust_plugins=args.trust_plugins, kernels=args.kernels)
+    serve(generator, args.host, args.port, limits, access, args.rating_sheet)
     return 0
 
 

@@ -33,7 +33,7 @@ def add(subparsers) -> None:
                         "turkcorpus-test; no for tokenized ones)")
     options.add_control_option(parser)
     options.add_device_option(parser)
-    options.add_quantize_option(parser)
+    options.add_product_options(parser)
     parser.set_defaults(run=run)
 
 

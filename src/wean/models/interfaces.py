@@ -43,6 +43,8 @@ from typing import TYPE_CHECKING
 import torch
 from torch import nn
 
+from wean import kernels
+
 if TYPE_CHECKING:
     from wean.data.tokenizers import Tokenizer
     from wean.data.vocabulary import Vocabulary
@@ -103,10 +105,11 @@ class Shortlist:
     # (as the layer computes its full product: the same logits over these words)
     prepacked_int8: object | None = None
     excluded: torch.Tensor | None = None  # (n,) positions that score -inf whatever the query
+    onednn: bool = False  # the product's kernels (wean.kernels), as the layer's own
 
     def logits(self, queries: torch.Tensor) -> torch.Tensor:
         if self.prepacked_int8 is None:
-            logits = nn.functional.linear(queries, self.keys, self.bias)
+            logits = kernels.linear(queries, self.keys, self.bias, self.onednn)
         else:
             logits = torch.ops.quantized.linear_dynamic(queries, self.prepacked_int8, reduce_range=True)
         return logits if self.excluded is None else logits.index_fill_(-1, self.excluded, float("-inf"))
@@ -253,11 +256,14 @@ class OutputLayer(Component):
     encoder output, and ``copies_source`` so that the data gives source words outside the
     vocabulary an extended id (:mod:`wean.data.copy_vocabulary`). A layer that multiplies by a
     submodule's weight tensor itself (not by calling the submodule) sets ``reads_weights``, so that
-    int8 quantization (:mod:`wean.quantize`) leaves its submodules in float32."""
+    int8 quantization (:mod:`wean.quantize`) leaves its submodules in float32, and computes that
+    product with :func:`wean.kernels.linear` under ``onednn_products`` (set when a model is loaded
+    for inference: :func:`wean.kernels.use_kernels`)."""
 
     reads_source = False
     copies_source = False
     reads_weights = False
+    onednn_products = False
 
     @classmethod
     def build(cls, config, embedding: nn.Embedding, hidden_size: int, vocabulary_size: int) -> "OutputLayer":

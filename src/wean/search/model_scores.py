@@ -30,7 +30,7 @@ from wean.registry import RERANKERS
 if TYPE_CHECKING:
     from wean.generator import Generation, Generator
 
-_loaded: dict[tuple[Path, str], "Generator"] = {}
+_loaded: dict[tuple[Path, str, str], "Generator"] = {}
 
 
 class ModelScore:
@@ -39,6 +39,7 @@ class ModelScore:
     def __init__(self, directory: str | Path):
         self.directory = Path(directory)
         self.device: torch.device | None = None  # None: wean's default (the GPU if there is one)
+        self.kernels = "onednn"  # what its model's products run with (wean.kernels); generate sets its own
         # whether the texts it scores are plain text (generate sets it to its own reading, so that
         # both models tokenize alike); None: as its model's generation.plain_text says
         self.plain_text: bool | None = None
@@ -49,9 +50,9 @@ class ModelScore:
         from wean.generator import load
 
         device = "auto" if self.device is None else self.device.type
-        key = (self.directory.resolve(), device)
+        key = (self.directory.resolve(), device, self.kernels)
         if key not in _loaded:
-            _loaded[key] = load(self.directory, device=device)
+            _loaded[key] = load(self.directory, device=device, kernels=self.kernels)
         return _loaded[key]
 
     def log_probs(self, sources: Sequence[str], targets: Sequence[str]) -> list[float]:

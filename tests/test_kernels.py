@@ -1,0 +1,113 @@
+"""The kernels of a loaded model's float32 products (wean/kernels.py)."""
+
+import pytest
+import torch
+from torch import nn
+from torch.nn import functional as F
+
+from synthetic import reverse_pairs
+from wean import kernels
+from wean.cli import main
+from wean.errors import WeanError
+from wean.generator import load
+from wean.kernels import OneDNNLinear, use_kernels
+
+needs_onednn = pytest.mark.skipif(not kernels.ONEDNN, reason="this PyTorch has no oneDNN linear")
+
+
+@needs_onednn
+@pytest.mark.parametrize("shape", [(7, 16), (3, 5, 16), (0, 16)])
+@pytest.mark.parametrize("with_bias", [True, False])
+def test_the_onednn_product_is_the_linear_layers_product_up_to_rounding(shape, with_bias):
+    torch.manual_seed(0)
+    x, weight = torch.randn(*shape), torch.randn(40, 16)
+    bias = torch.randn(40) if with_bias else None
+    with torch.no_grad():
+        product = kernels.linear(x, weight, bias, onednn=True)
+    assert product.shape == F.linear(x, weight, bias).shape
+    torch.testing.assert_close(product, F.linear(x, weight, bias), rtol=1e-5, atol=1e-5)
+    # a strided input (a slice of a wider tensor) is read as its values, not its storage
+    wide = torch.randn(7, 32)
+    with torch.no_grad():
+        torch.testing.assert_close(kernels.linear(wide[:, ::2], weight, bias, onednn=True),
+                                   F.linear(wide[:, ::2], weight, bias), rtol=1e-5, atol=1e-5)
+
+
+def test_with_autograd_or_blas_the_product_is_pytorchs_own_bit_for_bit():
+    torch.manual_seed(0)
+    x, weight, bias = torch.randn(6, 8, requires_grad=True), torch.randn(5, 8, requires_grad=True), torch.randn(5)
+    product = kernels.linear(x, weight, bias, onednn=True)  # autograd is on: training's product
+    assert torch.equal(product, F.linear(x, weight, bias))
+    product.sum().backward()
+    assert x.grad is not None and weight.grad is not None
+    with torch.no_grad():
+        assert torch.equal(kernels.linear(x, weight, bias, onednn=False), F.linear(x, weight, bias))
+        assert torch.equal(kernels.linear(x.double(), weight.double(), bias.double(), onednn=True),
+                           F.linear(x.double(), weight.double(), bias.double()))
+
+
+def test_use_kernels_swaps_linear_layers_both_ways_and_keeps_their_weights():
+    model = nn.Sequential(nn.Linear(4, 3), nn.ReLU(), nn.Linear(3, 2))
+    keys = list(model.state_dict())
+    use_kernels(model, "onednn")
+    assert [type(m) for m in model] == [OneDNNLinear, nn.ReLU, OneDNNLinear]
+    assert list(model.state_dict()) == keys
+    x = torch.randn(5, 4)
+    with torch.no_grad():
+        fast = model(x)
+        use_kernels(model, "blas")
+        assert [type(m) for m in model] == [nn.Linear, nn.ReLU, nn.Linear]
+        torch.testing.assert_close(fast, model(x), rtol=1e-5, atol=1e-6)
+    with pytest.raises(WeanError, match="--kernels 'fast': choose one of onednn, blas"):
+        use_kernels(model, "fast")
+
+
+def test_a_trained_model_writes_the_same_outputs_with_either_kernels(model_dir):
+    blas, onednn = load(model_dir, device="cpu", kernels="blas"), load(model_dir, device="cpu")
+    assert onednn.kernels == "onednn" and blas.kernels == "blas"
+    assert isinstance(onednn.model.output_layer.projection, OneDNNLinear)
+    assert type(blas.model.output_layer.projection) is nn.Linear
+    assert onednn.model.output_layer.onednn_products and not blas.model.output_layer.onednn_products
+    sources, _ = reverse_pairs(60, seed=11)
+    for options in ({"beam": 4}, {"beam": 1}, {"beam": 4, "nbest": 3}):
+        assert [g.text for g in blas.generate(sources, **options)] == [g.text for g in onednn.generate(sources, **options)]
+
+
+def test_a_reranking_model_is_loaded_with_the_generators_kernels(model_dir):
+    from wean.search import model_scores
+
+    sources, _ = reverse_pairs(3, seed=5)
+    for name in ("blas", "onednn"):
+        load(model_dir, device="cpu", kernels=name).generate(sources, beam=2, nbest=2,
+                                                             rerank=f"channel:{model_dir}=0.5")
+        loaded = model_scores._loaded[(model_dir.resolve(), "cpu", name)]
+        assert loaded.kernels == name
+        assert loaded.model.output_layer.onednn_products == (name == "onednn")
+
+
+def test_the_wean_output_layer_scores_through_the_kernels_it_is_given():
+    """WEAN multiplies by the embeddings itself, not through a linear layer: its own flag decides."""
+    simplifier = load(device="cpu")
+    layer = simplifier.model.output_layer
+    assert layer.onednn_products
+    queries = torch.randn(3, layer.embedding.embedding_dim)
+    with torch.no_grad():
+        fast = layer(queries)
+        use_kernels(simplifier.model, "blas")
+        assert not layer.onednn_products
+        exact = layer(queries)
+    torch.testing.assert_close(fast, exact, rtol=1e-4, atol=1e-4)
+    if kernels.ONEDNN:
+        assert not torch.equal(fast, exact)  # the two products sum in different orders
+
+
+def test_kernels_on_the_command_line(model_dir, capsys, tmp_path):
+    source = tmp_path / "in.txt"
+    source.write_text("a b c\n")
+    assert main(["generate", "--model", str(model_dir), "--input", str(source), "--kernels", "blas"]) == 0
+    blas = capsys.readouterr().out
+    assert main(["generate", "--model", str(model_dir), "--input", str(source)]) == 0
+    assert capsys.readouterr().out == blas
+    with pytest.raises(SystemExit):
+        main(["generate", "--model", str(model_dir), "--kernels", "fast"])
+    assert "invalid choice: 'fast'" in capsys.readouterr().err
