@@ -1,10 +1,12 @@
 """The decoders' teacher-forced path (RecurrentDecoder's loop with the LSTM unrolled by hand for
-speed, UnrolledLSTM) computes the same function as the step path that search takes."""
+speed, UnrolledLSTM) computes the same function as the step path that search takes, with either
+kernels (wean.kernels)."""
 
 import pytest
 import torch
 
 from wean.config import ModelConfig, section_config
+from wean.kernels import use_kernels
 from wean.models.model import build_model
 
 
@@ -38,10 +40,12 @@ def step_by_step(model, source, lengths, previous):
     return torch.cat(queries, 1), torch.cat(attention, 1), state
 
 
+@pytest.mark.parametrize("kernels", ["blas", "onednn"])
 @pytest.mark.parametrize("layers,bridge,attention", [(2, "copy", "general"), (1, "linear", "dot"),
                                                      (3, "zero", "concat")])
-def test_unrolled_training_path_equals_the_step_path(layers, bridge, attention):
+def test_unrolled_training_path_equals_the_step_path(layers, bridge, attention, kernels):
     model, source, lengths, previous = model_and_batch(layers, bridge, attention)
+    use_kernels(model, kernels)
     model.train()  # dropout 0: the training path is taken and deterministic
     whole = model(source, lengths, previous)
     queries, attention_maps, state = step_by_step(model, source, lengths, previous)
@@ -68,11 +72,13 @@ def test_unrolled_training_path_equals_the_step_path(layers, bridge, attention):
     ("bahdanau", "none", 1, "linear"), ("bahdanau", "attention", 2, "copy"), ("bahdanau", "gates", 2, "zero"),
     ("conditional", "none", 1, "zero"), ("conditional", "none", 3, "linear"),
 ])
-def test_unrolled_lstm_equals_the_step_path(decoder, word_attention, layers, bridge):
+@pytest.mark.parametrize("kernels", ["blas", "onednn"])
+def test_unrolled_lstm_equals_the_step_path(decoder, word_attention, layers, bridge, kernels):
     """RecurrentDecoder's teacher-forced loop (UnrolledLSTM) against one nn.LSTM call per step:
     the queries, the final state and every gradient."""
     model, source, lengths, previous = model_and_batch(layers, bridge, "concat", decoder=decoder,
                                                        word_attention=word_attention)
+    use_kernels(model, kernels)
     model.train()  # dropout 0: deterministic
     whole = model(source, lengths, previous)
     queries, attention_maps, state = step_by_step(model, source, lengths, previous)

@@ -33,17 +33,32 @@ def test_the_onednn_product_is_the_linear_layers_product_up_to_rounding(shape, w
                                    F.linear(wide[:, ::2], weight, bias), rtol=1e-5, atol=1e-5)
 
 
-def test_with_autograd_or_blas_the_product_is_pytorchs_own_bit_for_bit():
+@needs_onednn
+def test_the_onednn_products_gradients_are_pytorchs_up_to_rounding():
     torch.manual_seed(0)
-    x, weight, bias = torch.randn(6, 8, requires_grad=True), torch.randn(5, 8, requires_grad=True), torch.randn(5)
-    product = kernels.linear(x, weight, bias, onednn=True)  # autograd is on: training's product
-    assert torch.equal(product, F.linear(x, weight, bias))
-    product.sum().backward()
-    assert x.grad is not None and weight.grad is not None
+    leaves = [torch.randn(2, 6, 8), torch.randn(5, 8), torch.randn(5)]
+    fast = [t.clone().requires_grad_() for t in leaves]
+    exact = [t.clone().requires_grad_() for t in leaves]
+    upstream = torch.randn(2, 6, 5)
+    (kernels.linear(*fast, onednn=True) * upstream).sum().backward()
+    (F.linear(*exact) * upstream).sum().backward()
+    for a, b in zip(fast, exact):
+        torch.testing.assert_close(a.grad, b.grad, rtol=1e-5, atol=1e-5)
+    # a frozen weight and no bias: only the input's gradient
+    x = leaves[0].clone().requires_grad_()
+    kernels.linear(x, leaves[1], None, onednn=True).sum().backward()
+    torch.testing.assert_close(x.grad, torch.ones(2, 6, 5) @ leaves[1], rtol=1e-5, atol=1e-5)
+
+
+def test_blas_float64_and_autocast_take_pytorchs_own_product_bit_for_bit():
+    torch.manual_seed(0)
+    x, weight, bias = torch.randn(6, 8), torch.randn(5, 8), torch.randn(5)
     with torch.no_grad():
         assert torch.equal(kernels.linear(x, weight, bias, onednn=False), F.linear(x, weight, bias))
         assert torch.equal(kernels.linear(x.double(), weight.double(), bias.double(), onednn=True),
                            F.linear(x.double(), weight.double(), bias.double()))
+        with torch.autocast("cpu", dtype=torch.bfloat16):
+            assert kernels.linear(x, weight, bias, onednn=True).dtype == torch.bfloat16
 
 
 def test_use_kernels_swaps_linear_layers_both_ways_and_keeps_their_weights():
@@ -111,3 +126,13 @@ def test_kernels_on_the_command_line(model_dir, capsys, tmp_path):
     with pytest.raises(SystemExit):
         main(["generate", "--model", str(model_dir), "--kernels", "fast"])
     assert "invalid choice: 'fast'" in capsys.readouterr().err
+
+
+def test_training_kernels_are_a_checked_config_choice(tmp_path):
+    from wean.config import CHOICES, load_config
+
+    assert CHOICES["training.kernels"] == kernels.KERNELS
+    config = tmp_path / "c.yaml"
+    config.write_text("training:\n  kernels: fast\n")
+    with pytest.raises(WeanError, match="training.kernels"):
+        load_config(config)

@@ -59,7 +59,8 @@ def substitute(template: Path, target: Path, **values: str) -> Path:
 
 def commands(toolkit: str, data: Path, run: Path, peers: Path) -> dict[str, list[str]]:
     """{'train': argv, 'beam5': argv, 'greedy': argv}, and for wean each decoding run again in each
-    of its other modes (WEAN_MODES: 'int8-beam5', 'shortlist-greedy', ...)"""
+    of its other modes (WEAN_MODES: 'int8-beam5', 'shortlist-greedy', ...) and training again with
+    PyTorch's own products ('blas-train')"""
     python = sys.executable  # the environment wean is installed in
     if toolkit == "reference":
         script, model = str(HERE / "reference.py"), str(run / "model.safetensors")
@@ -74,6 +75,9 @@ def commands(toolkit: str, data: Path, run: Path, peers: Path) -> dict[str, list
         for prefix, mode in WEAN_MODES.items():
             for name, beam in (("beam5", "5"), ("greedy", "1")):
                 runs[prefix + name] = decode + ["--beam", beam, *mode, "--out", str(run / f"{prefix}{name}.txt")]
+        # training with PyTorch's own products too, in a folder of its own (the decoding runs read train's model)
+        runs["blas-train"] = [python, script, "train", "--data", str(data), "--run", str(run / "blas"),
+                              "--set", "training.kernels=blas"]
         return runs
     bin_dir = peers / toolkit / "bin"
     if toolkit == "fairseq":
@@ -197,7 +201,7 @@ def measured(toolkit: str, name: str, argv: list[str], run: Path, environment: d
         print(f"  {toolkit} {name}: other processes took {result['foreign_cpu_s']:.1f} CPU-s; again", flush=True)
     figures = {"wall_s": round(result["wall_s"], 2), "cpu_s": round(result["cpu_s"], 2),
                "foreign_cpu_s": round(result["foreign_cpu_s"], 2), "attempts": attempt + 1}
-    if name == "train":
+    if name.endswith("train"):
         windows = [w for w in training_windows(toolkit, log) if w[0] > WARMUP_UPDATES]
         if not windows:
             raise SystemExit(f"{toolkit}: no training figures in {run / 'train.log'}")
@@ -214,9 +218,7 @@ def by_round(runs: list[dict], toolkit: str, measure: str) -> dict[int, float]:
     """{round: figure} of one row (``wean-int8``, ``wean-shortlist``: wean's runs in that mode) and
     one measure (train, beam5 or greedy)."""
     source, prefix = ("wean", MODE_ROWS[toolkit]) if toolkit in MODE_ROWS else (toolkit, "")
-    if measure == "train" and prefix:
-        return {}  # the modes are decoding modes
-    name, key = ("train", "target_tokens_per_s") if measure == "train" else (prefix + measure, "sentences_per_s")
+    name, key = prefix + measure, "target_tokens_per_s" if measure == "train" else "sentences_per_s"
     return {r["round"]: r[name][key] for r in runs if r["toolkit"] == source and name in r}
 
 
@@ -300,7 +302,7 @@ def summary(runs: list[dict], peaks: list[float], data: Path) -> dict:
 
 def table(result: dict) -> str:
     names = {"reference": "plain PyTorch reference", "wean": "**wean fp32**",
-             "wean-blas": "wean fp32, PyTorch's own products (`--kernels blas`, decoding)",
+             "wean-blas": "wean fp32, PyTorch's own products (`kernels: blas`)",
              "wean-int8": "wean int8 (decoding)",
              "wean-shortlist": f"wean fp32, shortlist {SHORTLIST} (decoding)",
              "wean-int8-shortlist": f"wean int8, shortlist {SHORTLIST} (decoding)",

@@ -1,18 +1,20 @@
-"""Which kernels compute a loaded model's float32 matrix products in inference (``--kernels``).
+"""Which kernels compute a model's float32 matrix products on the CPU (``--kernels`` in
+inference, ``training.kernels`` in training).
 
-``onednn`` (the default): the products of every linear layer and of the output layer over the
-vocabulary go through oneDNN's linear (``torch.ops.mkldnn._linear_pointwise``, the kernel
-PyTorch's own compiler emits for linear layers on the CPU). PyTorch's eager product calls MKL's
-sgemm, which on the AMD CPUs measured here runs at about 55 GFLOP/s on one core where oneDNN
-runs the same product at about 94 (results/bench-kernels). The two sum in different orders, so
-logits differ in their last bits (a few 1e-6 on logits of about ±1): an output can change only
-where two hypotheses tie that closely, which none of the shipped model's test outputs does
-(results/bench-kernels counts them).
-``blas``: PyTorch's own product, the floats training computed.
+``onednn`` (the default): the products of every linear layer, of the output layer over the
+vocabulary and of the decoder's LSTM written out in training go through oneDNN's linear
+(``torch.ops.mkldnn._linear_pointwise``, the kernel ``torch.compile`` emits for a frozen linear
+layer on the CPU). PyTorch's eager product calls MKL's sgemm, which on the AMD CPUs measured here
+runs an output layer's product at about 55 GFLOP/s on one core where oneDNN runs it at about 94
+(results/bench-kernels). In training, the gradient of a product's input goes through oneDNN too;
+the gradient of its weight stays with MKL, which is as fast there. The two libraries sum in
+different orders, so results differ in their last bits (a few 1e-6 on logits of about ±1): in
+search an output can change only where two hypotheses tie that closely, which none of the shipped
+model's test outputs does (results/bench-kernels counts them).
+``blas``: PyTorch's own products, the floats of the tables' runs (results/lib/converge.yaml).
 
-Only inference is affected: with autograd on (training, and anything that asks for gradients) the
-layers compute as PyTorch does. Elsewhere (a GPU, float64, a PyTorch without oneDNN) ``onednn``
-falls back to PyTorch's product.
+Elsewhere (a GPU, float64, under autocast, a PyTorch without oneDNN) ``onednn`` falls back to
+PyTorch's product.
 """
 
 from __future__ import annotations
@@ -33,31 +35,62 @@ def _onednn_available() -> bool:
 ONEDNN = _onednn_available()
 
 
+def applies(x: torch.Tensor, weight: torch.Tensor, onednn: bool) -> bool:
+    """Whether oneDNN computes ``x``'s product with ``weight`` when ``onednn`` asks for it."""
+    return (onednn and ONEDNN and x.device.type == "cpu" and x.dtype == torch.float32
+            and weight.dtype == torch.float32 and not torch.is_autocast_enabled("cpu"))
+
+
+def _product(rows: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | None) -> torch.Tensor:
+    return torch.ops.mkldnn._linear_pointwise(rows, weight, bias, "none", [], "")
+
+
+class _OneDNNLinearFunction(torch.autograd.Function):
+    """rows (N, K) x weight (M, K)^T + bias, its input's gradient through oneDNN as well."""
+
+    @staticmethod
+    def forward(ctx, rows, weight, bias):
+        ctx.save_for_backward(rows, weight)
+        ctx.has_bias = bias is not None
+        return _product(rows, weight, bias)
+
+    @staticmethod
+    def backward(ctx, grad):
+        rows, weight = ctx.saved_tensors
+        grad_rows = _product(grad, weight.t(), None) if ctx.needs_input_grad[0] else None
+        grad_weight = grad.t().mm(rows) if ctx.needs_input_grad[1] else None
+        grad_bias = grad.sum(0) if ctx.has_bias and ctx.needs_input_grad[2] else None
+        return grad_rows, grad_weight, grad_bias
+
+
 def linear(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | None, onednn: bool) -> torch.Tensor:
-    """``F.linear(x, weight, bias)``, through oneDNN where ``onednn`` asks for it and it applies
-    (no autograd, float32 on the CPU)."""
-    if (not onednn or not ONEDNN or torch.is_grad_enabled() or x.device.type != "cpu"
-            or x.dtype != torch.float32 or weight.dtype != torch.float32):
+    """``F.linear(x, weight, bias)``, through oneDNN where ``onednn`` asks for it and it applies."""
+    if not applies(x, weight, onednn):
         return F.linear(x, weight, bias)
     rows = x.reshape(-1, x.size(-1))
-    out = torch.ops.mkldnn._linear_pointwise(rows, weight, bias, "none", [], "")
+    if torch.is_grad_enabled() and (x.requires_grad or weight.requires_grad
+                                    or (bias is not None and bias.requires_grad)):
+        out = _OneDNNLinearFunction.apply(rows, weight, bias)
+    else:
+        out = _product(rows, weight, bias)
     return out.view(*x.shape[:-1], weight.size(0))
 
 
 class OneDNNLinear(nn.Linear):
-    """An ``nn.Linear`` whose inference product goes through oneDNN; its parameters, state-dict
-    keys and training are nn.Linear's. :func:`use_kernels` turns loaded layers into it."""
+    """An ``nn.Linear`` whose products go through oneDNN; its parameters and state-dict keys are
+    nn.Linear's. :func:`use_kernels` turns a model's linear layers into it."""
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return linear(x, self.weight, self.bias, onednn=True)
 
 
-def use_kernels(model: nn.Module, kernels: str) -> nn.Module:
-    """``model`` with its inference products computed by ``kernels`` (see the module docstring),
-    in place. Layers that multiply by weights they hold as tensors (the output layers) say so
-    with an ``onednn_products`` attribute, which is set here."""
+def use_kernels(model: nn.Module, kernels: str, option: str = "--kernels") -> nn.Module:
+    """``model`` with its products computed by ``kernels`` (see the module docstring), in place.
+    Modules that multiply by weights they hold as tensors (the output layers, a decoder's LSTM
+    written out) say so with an ``onednn_products`` attribute, which is set here. ``option``
+    names the setting in an error."""
     if kernels not in KERNELS:
-        raise WeanError(f"--kernels {kernels!r}: choose one of {', '.join(KERNELS)}")
+        raise WeanError(f"{option} {kernels!r}: choose one of {', '.join(KERNELS)}")
     onednn = kernels == "onednn"
     for module in model.modules():
         if type(module) in (nn.Linear, OneDNNLinear):  # not int8 layers, which have their own kernels

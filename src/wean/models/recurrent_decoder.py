@@ -19,6 +19,7 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
+from wean import kernels
 from wean.config import DecoderConfig
 from wean.models.interfaces import Decoder, DecoderOutput, DecoderState, EncoderOutput
 
@@ -38,23 +39,27 @@ class UnrolledLSTM:
     (batch, steps, K): each step's input is [known_t; rest], rest computed in the step. The known
     share of the first layer's gates is one product for all steps, then one product per layer and
     step. The same function as calling ``rnn`` step by step, up to float rounding
-    (tests/test_decoder.py)."""
+    (tests/test_decoder.py). ``onednn``: the products through oneDNN (:mod:`wean.kernels`)."""
 
-    def __init__(self, rnn: nn.LSTM, known: torch.Tensor, training: bool):
+    def __init__(self, rnn: nn.LSTM, known: torch.Tensor, training: bool, onednn: bool = False):
         batch, steps, known_size = known.shape
-        self.weights: list[torch.Tensor] = []  # per layer: [input; h] -> the four gates, side by side
+        self.weights: list[torch.Tensor] = []  # per layer: the four gates from [input; h], as a linear layer's weight
         self.biases: list[torch.Tensor | None] = []
+        self.onednn = kernels.applies(known, rnn.weight_hh_l0, onednn)
         for layer in range(rnn.num_layers):
             w_ih, w_hh = getattr(rnn, f"weight_ih_l{layer}"), getattr(rnn, f"weight_hh_l{layer}")
             bias = getattr(rnn, f"bias_ih_l{layer}") + getattr(rnn, f"bias_hh_l{layer}")
             if layer == 0:  # its bias and the known columns go into from_known
-                self.weights.append(torch.cat([w_ih[:, known_size:], w_hh], 1).t())
+                self.weights.append(torch.cat([w_ih[:, known_size:], w_hh], 1))
                 self.biases.append(None)
-                from_known = torch.addmm(bias, known.reshape(-1, known_size), w_ih[:, :known_size].t())
+                if self.onednn:
+                    from_known = kernels.linear(known.reshape(-1, known_size), w_ih[:, :known_size], bias, True)
+                else:
+                    from_known = torch.addmm(bias, known.reshape(-1, known_size), w_ih[:, :known_size].t())
                 # unbind, not [:, t]: the gradient of a slice is a zero tensor of the whole per step
                 self.from_known = from_known.view(batch, steps, -1).unbind(1)
             else:
-                self.weights.append(torch.cat([w_ih, w_hh], 1).t())
+                self.weights.append(torch.cat([w_ih, w_hh], 1))
                 self.biases.append(bias)
         self.between_layers = rnn.dropout if training else 0.0  # nn.LSTM's dropout, on all but the top
 
@@ -63,12 +68,18 @@ class UnrolledLSTM:
         h, c = list(hidden[0].unbind(0)), list(hidden[1].unbind(0))
         for layer, weights in enumerate(self.weights):
             if layer == 0:
-                gates = torch.addmm(self.from_known[t], torch.cat([rest.squeeze(1), h[0]], 1), weights)
+                inputs, added = torch.cat([rest.squeeze(1), h[0]], 1), self.from_known[t]
             else:
                 below = h[layer - 1]
                 if self.between_layers:
                     below = F.dropout(below, self.between_layers, training=True)
-                gates = torch.addmm(self.biases[layer], torch.cat([below, h[layer]], 1), weights)
+                inputs, added = torch.cat([below, h[layer]], 1), self.biases[layer]
+            if self.onednn and layer > 0:
+                gates = kernels.linear(inputs, weights, added, True)
+            elif self.onednn:
+                gates = kernels.linear(inputs, weights, None, True) + added
+            else:
+                gates = torch.addmm(added, inputs, weights.t())
             i, f, g, o = gates.chunk(4, 1)  # PyTorch's gate order
             c[layer] = torch.sigmoid(f) * c[layer] + torch.sigmoid(i) * torch.tanh(g)
             h[layer] = torch.sigmoid(o) * torch.tanh(c[layer])
@@ -76,6 +87,7 @@ class UnrolledLSTM:
 
 
 class RecurrentDecoder(Decoder):
+    onednn_products = False  # the LSTM written out through oneDNN (wean.kernels.use_kernels sets it)
     bridge: nn.Module
     attention: nn.Module
     dropout: nn.Dropout
@@ -105,7 +117,8 @@ class RecurrentDecoder(Decoder):
     ) -> DecoderOutput:
         embedded = self.dropout(self.embedding(previous))
         values = self.source_values(encoded)
-        unrolled = UnrolledLSTM(self.rnn, embedded, self.training) if previous.size(1) > 1 else None
+        unrolled = UnrolledLSTM(self.rnn, embedded, self.training, self.onednn_products) \
+            if previous.size(1) > 1 else None
         queries, attention, kept = [], [], {}
         # split, not [:, t]: the gradient of a slice is a zero tensor of the whole per step
         for t, embedded_t in enumerate(embedded.split(1, dim=1)):

@@ -35,6 +35,7 @@ from wean.criterion import Criterion
 from wean.data.assets import build_assets
 from wean.data.corpus import encode_pairs, make_batches
 from wean.data.vocabulary import SPECIALS
+from wean.kernels import use_kernels
 from wean.device import resolve_device
 from wean.errors import WeanError
 from wean.model_dir import Assets, clear_model_files, load_assets, remove_leftovers_of_a_kill, save_assets, write_control_counts
@@ -114,7 +115,7 @@ class Trainer:
                 saved = load_assets(self.directory)
                 self.assets = Assets(config, saved.tokenizer, saved.source_vocabulary, saved.target_vocabulary)
         self.model = build_model(config.model, len(self.assets.source_vocabulary), len(self.assets.target_vocabulary))
-        self.model.to(self.device)
+        use_kernels(self.model.to(self.device), config.training.kernels, "config: training.kernels")
         if not resume:  # what parts learn from the corpus (WEAN's candidate words) comes with the weights on resume
             self.model.prepare(TrainingCorpus(train.sources, self.assets.tokenizer, self.assets.target_vocabulary))
             if config.model.embeddings.pretrained:
