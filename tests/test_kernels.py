@@ -26,11 +26,13 @@ def test_the_onednn_product_is_the_linear_layers_product_up_to_rounding(shape, w
         product = kernels.linear(x, weight, bias, onednn=True)
     assert product.shape == F.linear(x, weight, bias).shape
     torch.testing.assert_close(product, F.linear(x, weight, bias), rtol=1e-5, atol=1e-5)
-    # a strided input (a slice of a wider tensor) is read as its values, not its storage
-    wide = torch.randn(7, 32)
+    # strided inputs and weights (slices of wider tensors) are read as their values, not their storage
+    wide, wide_weight = torch.randn(7, 32), torch.randn(40, 48)
     with torch.no_grad():
         torch.testing.assert_close(kernels.linear(wide[:, ::2], weight, bias, onednn=True),
                                    F.linear(wide[:, ::2], weight, bias), rtol=1e-5, atol=1e-5)
+        torch.testing.assert_close(kernels.linear(wide[:, :16], wide_weight[:, 8:24], bias, onednn=True),
+                                   F.linear(wide[:, :16], wide_weight[:, 8:24], bias), rtol=1e-5, atol=1e-5)
 
 
 @needs_onednn
