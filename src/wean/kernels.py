@@ -3,14 +3,15 @@ inference, ``training.kernels`` in training).
 
 ``onednn`` (the default): the products of every linear layer, of the output layer over the
 vocabulary and of the decoder's LSTM written out in training go through oneDNN's linear
-(``torch.ops.mkldnn._linear_pointwise``, the kernel ``torch.compile`` emits for a frozen linear
-layer on the CPU). PyTorch's eager product calls MKL's sgemm, which on the AMD CPUs measured here
-runs an output layer's product at about 55 GFLOP/s on one core where oneDNN runs it at about 94
-(results/bench-kernels). In training, the gradient of a product's input goes through oneDNN too;
-the gradient of its weight stays with MKL, which is as fast there. The two libraries sum in
-different orders, so results differ in their last bits (a few 1e-6 on logits of about ±1): in
-search an output can change only where two hypotheses tie that closely, which none of the shipped
-model's test outputs does (results/bench-kernels counts them).
+(``torch.ops.mkldnn._linear_pointwise``, PyTorch's own binding of it). PyTorch's eager product
+calls MKL's sgemm, which on the AMD CPUs measured here runs an output layer's product at about 55
+GFLOP/s on one core where oneDNN runs it at about 94 (results/bench-kernels). In training, the
+gradient of a product's input goes through oneDNN too; the gradient of its weight stays with MKL,
+which is faster there. Over a whole training update the gain is small (results/bench-peers-kernels:
+1.05x in the median, within the rounds' spread). The two libraries sum in different orders, so
+results differ in their last bits (a few 1e-6 on logits of about ±1): in search an output can
+change only where two hypotheses tie that closely, which none of the shipped model's test outputs
+does (results/bench-kernels counts them).
 ``blas``: PyTorch's own products, the floats of the tables' runs (results/lib/converge.yaml).
 
 Elsewhere (a GPU, float64, under autocast, a PyTorch without oneDNN) ``onednn`` falls back to

@@ -257,8 +257,8 @@ class OutputLayer(Component):
     vocabulary an extended id (:mod:`wean.data.copy_vocabulary`). A layer that multiplies by a
     submodule's weight tensor itself (not by calling the submodule) sets ``reads_weights``, so that
     int8 quantization (:mod:`wean.quantize`) leaves its submodules in float32, and computes that
-    product with :func:`wean.kernels.linear` under ``onednn_products`` (set when a model is loaded
-    for inference: :func:`wean.kernels.use_kernels`)."""
+    product with :func:`wean.kernels.linear` under ``onednn_products`` (which
+    :func:`wean.kernels.use_kernels` sets)."""
 
     reads_source = False
     copies_source = False
