@@ -52,6 +52,15 @@ def test_the_onednn_products_gradients_are_pytorchs_up_to_rounding():
     torch.testing.assert_close(x.grad, torch.ones(2, 6, 5) @ leaves[1], rtol=1e-5, atol=1e-5)
 
 
+@needs_onednn
+def test_a_gradient_of_the_onednn_products_gradient_is_refused_not_wrong():
+    x, weight = torch.randn(3, 4, requires_grad=True), torch.randn(2, 4, requires_grad=True)
+    (grad,) = torch.autograd.grad(kernels.linear(x, weight, None, onednn=True).sum(), x, create_graph=True)
+    with pytest.raises(RuntimeError):
+        grad.sum().backward()
+
+
+@pytest.mark.filterwarnings("ignore:TF32 acceleration")  # torch's flags() sets a TF32 switch this CPU build lacks
 def test_blas_float64_and_autocast_take_pytorchs_own_product_bit_for_bit():
     torch.manual_seed(0)
     x, weight, bias = torch.randn(6, 8), torch.randn(5, 8), torch.randn(5)
@@ -61,6 +70,8 @@ def test_blas_float64_and_autocast_take_pytorchs_own_product_bit_for_bit():
                            F.linear(x.double(), weight.double(), bias.double()))
         with torch.autocast("cpu", dtype=torch.bfloat16):
             assert kernels.linear(x, weight, bias, onednn=True).dtype == torch.bfloat16
+        with torch.backends.mkldnn.flags(enabled=False):
+            assert torch.equal(kernels.linear(x, weight, bias, onednn=True), F.linear(x, weight, bias))
 
 
 def test_use_kernels_swaps_linear_layers_both_ways_and_keeps_their_weights():

@@ -32,7 +32,7 @@ from wean.errors import WeanError
 from wean.generation import Generation
 from wean.model_dir import SHORTLIST, Assets, load_assets, read_control_counts
 from wean.models.model import EncoderDecoder, build_model
-from wean.kernels import use_kernels
+from wean.kernels import kernels_of, use_kernels
 from wean.quantize import quantize
 from wean.search.model_scores import ChannelScore, ModelScore
 from wean.search.rerank import Scorer, parse_rerank, parse_threshold, read_in_directory, resolve as resolve_scorers
@@ -60,15 +60,15 @@ class Generator:
     and the loading of model directories and ensembles."""
 
     def __init__(self, model: EncoderDecoder, assets: Assets, control_counts: dict[str, int] | None = None,
-                 directory: Path | None = None, kernels: str = "blas"):
+                 directory: Path | None = None):
         """``control_counts``: training pairs per control token (the model directory's
         control-counts.json), to warn of values never trained on; None: not known. ``directory``:
         the model directory, where a relative reranking model of ``generation.rerank`` is read.
-        ``kernels``: what the model's products run with (:func:`wean.kernels.use_kernels`, applied
-        by the caller); reranking models are loaded with the same."""
+        Reranking models are loaded with the kernels the model's products run with
+        (:func:`wean.kernels.use_kernels`)."""
         self.model = model.eval()
         self.directory = directory
-        self.kernels = kernels
+        self.kernels = kernels_of(model)
         self.assets = assets
         self.control_counts = control_counts
         self.tokenizer = assets.tokenizer
@@ -110,9 +110,9 @@ class Generator:
             load_weights(model, Path(weights) if weights else path / WEIGHTS)
             models.append(use_kernels(quantize(model.eval(), quantization, resolved).to(resolved), kernels))
         if len(models) == 1:
-            return cls(models[0], every_assets[0], read_control_counts(directories[0]), directories[0], kernels)
+            return cls(models[0], every_assets[0], read_control_counts(directories[0]), directories[0])
         check_same_vocabularies(directories, every_assets)
-        return cls(Ensemble(models), every_assets[0], read_control_counts(directories[0]), directories[0], kernels)
+        return cls(Ensemble(models), every_assets[0], read_control_counts(directories[0]), directories[0])
 
     @property
     def config(self):

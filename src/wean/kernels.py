@@ -14,8 +14,8 @@ change only where two hypotheses tie that closely, which none of the shipped mod
 does (results/bench-kernels counts them).
 ``blas``: PyTorch's own products, the floats of the tables' runs (results/lib/converge.yaml).
 
-Elsewhere (a GPU, float64, under autocast, a PyTorch without oneDNN) ``onednn`` falls back to
-PyTorch's product.
+Elsewhere (a GPU, float64, under autocast, with ``torch.backends.mkldnn`` off, a PyTorch without
+oneDNN) ``onednn`` falls back to PyTorch's product. Gradients of gradients are refused.
 """
 
 from __future__ import annotations
@@ -36,10 +36,17 @@ def _onednn_available() -> bool:
 ONEDNN = _onednn_available()
 
 
+def _autocast_on_cpu() -> bool:
+    try:
+        return torch.is_autocast_enabled("cpu")
+    except TypeError:  # PyTorch before 2.4 takes no device
+        return torch.is_autocast_cpu_enabled()
+
+
 def applies(x: torch.Tensor, weight: torch.Tensor, onednn: bool) -> bool:
     """Whether oneDNN computes ``x``'s product with ``weight`` when ``onednn`` asks for it."""
-    return (onednn and ONEDNN and x.device.type == "cpu" and x.dtype == torch.float32
-            and weight.dtype == torch.float32 and not torch.is_autocast_enabled("cpu"))
+    return (onednn and ONEDNN and torch.backends.mkldnn.enabled and x.device.type == "cpu"
+            and x.dtype == torch.float32 and weight.dtype == torch.float32 and not _autocast_on_cpu())
 
 
 def _product(rows: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | None) -> torch.Tensor:
@@ -56,6 +63,7 @@ class _OneDNNLinearFunction(torch.autograd.Function):
         return _product(rows, weight, bias)
 
     @staticmethod
+    @torch.autograd.function.once_differentiable  # oneDNN's product has no derivative of its own
     def backward(ctx, grad):
         rows, weight = ctx.saved_tensors
         grad_rows = _product(grad, weight.t(), None) if ctx.needs_input_grad[0] else None
@@ -86,6 +94,12 @@ class OneDNNLinear(nn.Linear):
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return linear(x, self.weight, self.bias, onednn=True)
+
+
+def kernels_of(model: nn.Module) -> str:
+    """The kernels :func:`use_kernels` gave ``model`` (blas: none)."""
+    onednn = any(isinstance(m, OneDNNLinear) or getattr(m, "onednn_products", False) for m in model.modules())
+    return "onednn" if onednn else "blas"
 
 
 def use_kernels(model: nn.Module, kernels: str, option: str = "--kernels") -> nn.Module:

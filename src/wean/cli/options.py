@@ -180,7 +180,7 @@ def add_product_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--kernels", choices=KERNELS, default="onednn",
                         help="what computes the float32 products in inference: onednn (faster on a CPU; "
                         "the last bits of a score may differ from blas's) or blas, PyTorch's own product, "
-                        "the floats of training (default: onednn)")
+                        "what training.kernels: blas trains with (default: onednn)")
 
 
 def labels(text: str | None, count: int, what: str) -> list[str] | None:
