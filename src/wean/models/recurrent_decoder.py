@@ -74,9 +74,7 @@ class UnrolledLSTM:
                 if self.between_layers:
                     below = F.dropout(below, self.between_layers, training=True)
                 inputs, added = torch.cat([below, h[layer]], 1), self.biases[layer]
-            if self.onednn and layer > 0:
-                gates = kernels.linear(inputs, weights, added, True)
-            elif self.onednn:
+            if self.onednn:
                 gates = kernels.linear(inputs, weights, None, True) + added
             else:
                 gates = torch.addmm(added, inputs, weights.t())
