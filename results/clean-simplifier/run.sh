@@ -56,13 +56,30 @@ systems() {  # run system
     return 0
 }
 
+# A tuned copy whose search this folder already records (its runs' folders made anew, on another
+# machine): the recorded choice written into a fresh copy, the search not run again. What
+# `wean tune-control` leaves in a model is its config with the chosen control values, and the record
+from_record() {  # model copy record [export's --set ...]
+    local model=$1 copy=$2 record=$3 chosen
+    shift 3
+    mapfile -t chosen < <("$PYTHON" -c 'import json, sys
+for key, value in json.load(open(sys.argv[1]))["chosen"]["control"].items():
+    print("--set"); print(f"generation.control.{key}={value}")' "$record")
+    "$WEAN" export "$model" "$copy" --overwrite "$@" "${chosen[@]}"
+    cp "$record" "$copy/control-tuning.json"
+}
+
 # 1b. the faithful pipeline: the names-and-numbers constraint and the fallback to the source in a
 #     copy's config, so that they meet the floor by construction; control values tuned for SARI
 #     with at most 30 % of outputs unchanged (the issue's bound)
+FAITHFUL=(--set generation.names_and_numbers=from_source --set generation.fallback=source)
 faithful_copy() {  # model system
-    test -e $OUT/control-tuning-$2-faithful.json && return
-    test -e "$1-faithful/config.yaml" || "$WEAN" export "$1" "$1-faithful" \
-        --set generation.names_and_numbers=from_source --set generation.fallback=source
+    if test -e $OUT/control-tuning-$2-faithful.json; then
+        test -e "$1-faithful/control-tuning.json" || from_record "$1" "$1-faithful" \
+            $OUT/control-tuning-$2-faithful.json "${FAITHFUL[@]}"
+        return
+    fi
+    test -e "$1-faithful/config.yaml" || "$WEAN" export "$1" "$1-faithful" "${FAITHFUL[@]}"
     "$WEAN" tune-control --model "$1-faithful" --plain-text --sentences "$SENTENCES" --skip 500 --seed 1 \
         --require "identical_to_source<=30" --nearest | sed "s|^$RUNS/||"
     cp "$1-faithful/control-tuning.json" $OUT/control-tuning-$2-faithful.json
@@ -88,6 +105,14 @@ fi
 #     sentences (choose_guard.py: the strictest that leaves at most 30 % unchanged), the channel
 #     model carried in the copy's reranker/channel
 CHANNEL=$RUNS/faithful-reverse-plain
+# the shipped simplifier carries this very export as its reranker/channel (the sha256 below): taken
+# from there where it is still that model, trained again where not
+SHIPPED_CHANNEL=src/wean/pretrained/simplifier/reranker/channel
+if ! test -e $CHANNEL/model.safetensors && sha256sum --quiet --check - <<< \
+        "181f01785dac7cafbca5bfdd1e4ec9a90c8e61e8ebc408d02500d309b074f7b9  $SHIPPED_CHANNEL/model.safetensors"; then
+    mkdir -p "$(dirname $CHANNEL)"
+    cp -r $SHIPPED_CHANNEL $CHANNEL
+fi
 if ! test -e $CHANNEL/model.safetensors; then
     resume=; test -e $RUNS/faithful-reverse/checkpoints/latest && resume=--resume
     "$WEAN" train results/faithful/configs/reverse.yaml --set model_dir=$RUNS/faithful-reverse $resume
@@ -170,7 +195,9 @@ score_and_test shipped-strict "$RUNS/shipped-strict"
 every_system() {  # run system: its systems made, scored on tune and tested
     local run=$1 system=$2
     # 1. control values under the fidelity floor, on a copy of the run
-    if ! test -e $OUT/control-tuning-$system.json; then
+    if test -e $OUT/control-tuning-$system.json; then
+        test -e "$run-tuned/control-tuning.json" || from_record "$run" "$run-tuned" $OUT/control-tuning-$system.json
+    else
         test -e "$run-tuned/config.yaml" || "$WEAN" export "$run" "$run-tuned"
         "$WEAN" tune-control --model "$run-tuned" --plain-text --sentences "$SENTENCES" --skip 500 --seed 1 "${FLOOR[@]}" --nearest \
             | sed "s|^$RUNS/||"
