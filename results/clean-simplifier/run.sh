@@ -194,7 +194,11 @@ score_and_test shipped-strict "$RUNS/shipped-strict"
 
 every_system() {  # run system: its systems made, scored on tune and tested
     local run=$1 system=$2
-    # 1. control values under the fidelity floor, on a copy of the run
+    # the pipelines first (what a rating reads), then control values under the fidelity floor,
+    # on a copy of the run
+    faithful_copy "$run" "$system"
+    guarded_copy "$run" "$system"
+    checked_copy "$run" "$system"
     if test -e $OUT/control-tuning-$system.json; then
         test -e "$run-tuned/control-tuning.json" || from_record "$run" "$run-tuned" $OUT/control-tuning-$system.json
     else
@@ -203,9 +207,6 @@ every_system() {  # run system: its systems made, scored on tune and tested
             | sed "s|^$RUNS/||"
         cp "$run-tuned/control-tuning.json" $OUT/control-tuning-$system.json
     fi
-    faithful_copy "$run" "$system"
-    guarded_copy "$run" "$system"
-    checked_copy "$run" "$system"
     local name model options
     while read -r name model options; do
         score_and_test "$name" "$model" "$options"
