@@ -58,7 +58,7 @@ systems() {  # run system
 
 # A tuned copy whose search this folder already records (its runs' folders made anew, on another
 # machine): the recorded choice written into a fresh copy, the search not run again. What
-# `wean tune-control` leaves in a model is its config with the chosen control values, and the record
+# `wean tune-control` leaves in a model is its config with the chosen control values, and the record.
 from_record() {  # model copy record [export's --set ...]
     local model=$1 copy=$2 record=$3 chosen
     shift 3
