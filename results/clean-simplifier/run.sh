@@ -302,14 +302,16 @@ if [ -n "${RATE:-}" ]; then
     score_ratings $OUT "rating-$RATE"
     exit 0
 fi
-ensembles=0
-[ "$SEEDS" = "1 2 3" ] && ensembles=1  # each row's ensemble
-per_run=4 shipped=3
-checked && per_run=5 shipped=4
-expected=$(( ($(wc -w <<< "$SEEDS") + ensembles) * $(wc -w <<< "$ROWS") * per_run + shipped ))
-found=$(test -e $OUT/selection.jsonl && wc -l < $OUT/selection.jsonl || echo 0)
-if [ "${CHOOSE:-0}" != 1 ] && [ "$found" -lt "$expected" ]; then
-    echo "selection: $found of $expected systems scored; the choice waits for the rest (CHOOSE=1 to choose now)"
+# every system of the whole experiment, whatever subset SEEDS and ROWS ran this time
+labels=(shipped-faithful shipped-guarded shipped-strict)
+checked && labels+=(shipped-checked)
+for run in plain-seed{1,2,3} pg-seed{1,2,3} plain-ensemble pg-ensemble; do
+    while read -r name _; do labels+=("$name"); done < <(systems "$RUNS/copy-simplifier-$run" "$run")
+done
+unscored=()
+for name in "${labels[@]}"; do scored "$name" || unscored+=("$name"); done
+if [ "${CHOOSE:-0}" != 1 ] && [ ${#unscored[@]} -gt 0 ]; then
+    echo "selection: ${#unscored[@]} systems not scored yet (${unscored[*]:0:4} ...); the choice waits for them (CHOOSE=1 to choose now)"
     exit 0
 fi
 test -e $OUT/choice.json || "$PYTHON" results/clean-simplifier/choose.py --selection $OUT/selection.jsonl \
