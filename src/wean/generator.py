@@ -30,9 +30,9 @@ from wean.device import model_device, resolve_device
 from wean.ensemble import Ensemble, check_same_vocabularies, load_members
 from wean.errors import WeanError
 from wean.generation import Generation
+from wean.kernels import kernels_of, use_kernels
 from wean.model_dir import SHORTLIST, Assets, load_assets, read_control_counts
 from wean.models.model import EncoderDecoder, build_model
-from wean.kernels import kernels_of, use_kernels
 from wean.quantize import quantize
 from wean.search.model_scores import ChannelScore, ModelScore
 from wean.search.rerank import Scorer, parse_rerank, parse_threshold, read_in_directory, resolve as resolve_scorers

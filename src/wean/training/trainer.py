@@ -35,9 +35,9 @@ from wean.criterion import Criterion
 from wean.data.assets import build_assets
 from wean.data.corpus import encode_pairs, make_batches
 from wean.data.vocabulary import SPECIALS
-from wean.kernels import use_kernels
 from wean.device import resolve_device
 from wean.errors import WeanError
+from wean.kernels import use_kernels
 from wean.model_dir import Assets, clear_model_files, load_assets, remove_leftovers_of_a_kill, save_assets, write_control_counts
 from wean.models.interfaces import TrainingCorpus
 from wean.models.model import build_model
