@@ -182,6 +182,48 @@ def test_cli_control_changes_outputs_and_rejects_bad_names(control_model, capsys
     assert "from 0 to 2" in capsys.readouterr().err
 
 
+class LongOutputsOnly:
+    """A stand-in channel model that finds only outputs of 60 % of their source's words or more likely."""
+
+    def log_probs_per_token(self, outputs, sources):
+        return [0.0 if len(o.split()) >= 0.6 * len(s.split()) else -9.0 for o, s in zip(outputs, sources)]
+
+
+def test_the_fallback_tries_a_lighter_control_setting_before_the_source(control_model, monkeypatch):
+    generator = load(control_model)
+    monkeypatch.setattr(generator, "fallback_channel", lambda plain_text=None: (LongOutputsOnly(), -1.0))
+    sources = ["a b c d e f g h i j", "j i h g f e d c"]
+    short = {"chars_ratio": 0.3}
+    unchanged = generator.generate(sources, control=short, fallback="source")
+    assert [g.text for g in unchanged] == sources and all(g.fell_back and g.warning for g in unchanged)
+    lighter = generator.generate(sources, control=short, fallback="source",
+                                 fallback_control=[{"chars_ratio": 0.3}, {"chars_ratio": 1.0}])
+    full = generator.generate(sources, control={"chars_ratio": 1.0}, fallback="source")
+    assert [g.text for g in lighter] == [g.text for g in full] and not any(g.fell_back for g in full)
+    assert all(g.source_tokens[0] == "<chars_ratio_1.00>" and not g.fell_back and g.warning is None for g in lighter)
+    # where no setting passes, the source comes back as without them
+    none_pass = generator.generate(sources, control=short, fallback="source", fallback_control=[{"chars_ratio": 0.2}])
+    assert [(g.text, g.fell_back) for g in none_pass] == [(s, True) for s in sources]
+    assert [g.text for g in generator.generate(sources, control=short, fallback_control=[])] == \
+        [g.text for g in generator.generate(sources, control=short)]
+
+
+def test_fallback_control_is_checked_where_it_is_given(control_model, tmp_path):
+    with pytest.raises(WeanError, match=r"fallback_control\[0\]: control: unknown attribute 'levenshtein'"):
+        load(control_model).generate(["a b"], fallback="source", fallback_control=[{"levenshtein": 0.8}])
+    with pytest.raises(WeanError, match="tried only where the fallback .source. would return the source; fallback is none"):
+        load(control_model).generate(["a b"], fallback="none", fallback_control=[{"chars_ratio": 0.8}])
+    values = yaml.safe_load((control_model / "config.yaml").read_text())
+    values["generation"]["fallback_control"] = [{"chars_ratio": 0.8}]
+    with pytest.raises(WeanError, match="config: generation.fallback_control: .* fallback is none"):
+        config_from_dict(values)
+    values["generation"]["fallback"] = "source"
+    assert config_from_dict(values).generation.fallback_control == [{"chars_ratio": 0.8}]
+    values["generation"]["fallback_control"] = [{"chars_ratio": 5}]
+    with pytest.raises(WeanError, match=r"config: generation.fallback_control\[0\]: control: chars_ratio is 5"):
+        config_from_dict(values)
+
+
 def test_coordinate_ascent_finds_the_best_setting_above_the_bleu_floor():
     floor = Requirement.parse("bleu>=50")
 

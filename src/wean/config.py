@@ -260,6 +260,11 @@ class GenerationConfig(SearchOptions):
     # directory) gives the source less than THRESHOLD log-probability per token given the output:
     # DIR=THRESHOLD, e.g. reranker/channel=-2.5 (wean/text_search.py); empty: fidelity faults only
     fallback_channel: str = ""
+    # with fallback: source and control tokens, where every output of a sentence fails the checks, the
+    # sentence is searched again with each of these control settings in turn (each over the values
+    # asked for), e.g. [{levenshtein: 0.8}], before the source comes back unchanged: a lighter change
+    # that passes serves a reader better than none
+    fallback_control: list[dict[str, float]] = field(default_factory=list)
     # model directories searched together with this one as an ensemble, their log-probabilities
     # averaged per step (wean/ensemble.py); a relative DIR is read inside the model directory, which
     # so carries its members (wean export puts them in ensemble/1, ensemble/2, ...). They must read
@@ -316,6 +321,7 @@ class Config:
             Control(self.data.control.attributes, self.data.control.bucket, self.generation.control)
         except WeanError as error:
             raise WeanError(f"config: data.control / generation.control: {error}") from None
+        check_fallback_control(self.generation.fallback_control, self.data.control, self.generation.fallback)
         _check_numbers(self, "")
         generation = self.generation
         if generation.rerank:
@@ -498,6 +504,25 @@ def _other_components_with(section: str, key: str) -> list[tuple[str, Any]]:
                 default = item.default_factory() if item.default is dataclasses.MISSING else item.default
                 owners.append((name, default))
     return owners
+
+
+def check_fallback_control(settings: list[dict[str, float]], control: ControlConfig, fallback: str,
+                           name: str = "config: generation.fallback_control") -> None:
+    """Each setting names trained attributes with values in range, and there is a fallback to serve."""
+    if not settings:
+        return
+    if not control.attributes:
+        raise WeanError(f"{name}: this model has no control tokens (data.control.attributes)")
+    if fallback != "source":
+        raise WeanError(f"{name}: the settings are tried only where the fallback (source) would return the source; "
+                        f"fallback is {fallback}")
+    from wean.data.control import Control  # checks attribute names and values
+
+    for number, setting in enumerate(settings):
+        try:
+            Control(control.attributes, control.bucket, setting)
+        except WeanError as error:
+            raise WeanError(f"{name}[{number}]: {error}") from None
 
 
 def _coerce(value: Any, kind: Any, path: str):

@@ -19,6 +19,8 @@ class Generation:
     log_prob: float  # sum of token log-probabilities, <eos> included
     attention: torch.Tensor  # (len(tokens) + 1, len(source_tokens)); the last row is <eos>
     warning: str | None = None  # something the reader of the output should know (plain text only)
+    # the source returned unchanged by the fallback: every output found failed a fidelity or meaning check
+    fell_back: bool = False
     alternatives: list["Generation"] = field(default_factory=list)  # the rest of the n-best list, best first
     rerank_scores: dict[str, float] | None = None  # with rerank: the search's score and each scorer's
 
@@ -61,4 +63,5 @@ def joined_best(text: str, parts: list[Generation]) -> Generation:
         text, " ".join(part.text for part in parts if part.text), [t for part in parts for t in part.tokens],
         [t for part in parts for t in part.source_tokens], sum(part.score for part in parts),
         sum(part.log_prob for part in parts), attention, "; ".join(warnings) or None,
+        fell_back=any(part.fell_back for part in parts),
     )

@@ -24,6 +24,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Mapping, Sequence
 
+from wean.config import check_fallback_control
 from wean.data.plain_text import PlainText
 from wean.data.tokenizers import without_lone_surrogates
 from wean.device import model_device, resolve_device
@@ -129,6 +130,7 @@ class Generator:
         wanted: Callable[[int], bool] | None = None,
         rerank: str | Sequence[tuple[str | Scorer, float]] | None = None,
         progress: Callable[[int, int], None] | None = None,
+        fallback_control: Sequence[Mapping[str, float]] | None = None,
         **search,
     ) -> list[Generation | None]:
         """Outputs for ``sentences``, in their order. ``search``: the search options
@@ -151,7 +153,10 @@ class Generator:
         as one string, ``"length=-0.1,unchanged=-2"``; ``"none"`` or ``()``: no reranking). None:
         the model's own (``generation.rerank``), which beam search does on lists of
         ``generation.rerank_size``. ``progress(done, total)`` is told after each
-        batch how many of the call's sentences are done (plain text: after splitting)."""
+        batch how many of the call's sentences are done (plain text: after splitting).
+        ``fallback_control`` (with fallback source; None: ``generation.fallback_control``, () or []:
+        none): control settings, each over ``control``, a sentence is searched again with, in turn,
+        where every output failed the checks, before its source comes back unchanged."""
         if isinstance(sentences, str):  # its characters would be taken for texts
             raise WeanError("generate() takes a list of texts; to generate for one, pass [text]")
         sentences = [without_lone_surrogates(sentence) for sentence in sentences]
@@ -183,11 +188,13 @@ class Generator:
             if options.strategy in ("beam", "diverse_beam"):
                 options = options.replace(nbest=options.beam)  # every output the beam found, for the fallback
             fallback_channel = self.fallback_channel(plain_text)
+        fallback_prefixes = self.fallback_prefixes(control, fallback_control, options.fallback)
         if options.shortlist:
             self._check_shortlist(options.shortlist)
         search = TextSearch(self.model, self.assets, options, batch_size, replace_unk, prefix, scorers, keep, progress,
                             self.token_classes if options.names_and_numbers == "from_source" else None,
-                            self.shortlist_table if options.shortlist else None, fallback_channel)
+                            self.shortlist_table if options.shortlist else None, fallback_channel,
+                            fallback_prefixes)
         if plain_text:
             return search.texts(sentences, True if split_sentences is None else split_sentences, wanted)
         return search.sentences(sentences, [self.tokenizer.encode(sentence) for sentence in sentences], wanted)
@@ -247,6 +254,19 @@ class Generator:
         channel.kernels = self.kernels
         channel.plain_text = plain_text
         return channel, threshold
+
+    def fallback_prefixes(self, control: Mapping[str, float] | None,
+                          settings: Sequence[Mapping[str, float]] | None, fallback: str) -> list[list[str]]:
+        """The control tokens of each fallback setting (``settings``, None: the config's) over the
+        values asked for (``control``); none where the fallback is off."""
+        if settings is None:
+            settings = self.config.generation.fallback_control
+            if fallback != "source":  # a call that turns the fallback off turns these off with it
+                return []
+        else:
+            settings = [dict(setting) for setting in settings]
+            check_fallback_control(settings, self.config.data.control, fallback, "fallback_control")
+        return [self.control_prefix({**(control or {}), **setting}) for setting in settings]
 
     def search_options(self, **given) -> SearchOptions:
         """The search options ``given`` (None: not given) over the model's ``generation`` config,

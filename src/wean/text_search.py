@@ -65,6 +65,9 @@ class TextSearch:
     # with fallback: a channel model (scorer of log P(source | output)) and the least per-token
     # log-probability it may give a faithful output
     fallback_channel: tuple[ChannelScore, float] | None = None
+    # with fallback: the control tokens of lighter settings, a sentence searched again with each in
+    # turn where every output failed the checks, before its source is returned
+    fallback_prefixes: list[list[str]] = field(default_factory=list)
 
     @cached_property
     def plain_text(self) -> PlainText:
@@ -176,7 +179,28 @@ class TextSearch:
                 results[i] = dataclasses.replace(generations[0], alternatives=generations[1:self.keep])
             if self.progress is not None:
                 self.progress(done, len(sentences))
+        if self.fallback_prefixes and self.options.fallback == "source":
+            self._search_lighter(results, sentences, source_tokens, wanted, to_text)
         return results
+
+    def _search_lighter(
+        self, results: list[Generation | None], sentences: list[str], source_tokens: list[list[str]],
+        wanted: Callable[[int], bool] | None, to_text: Callable[[str, str], str] | None,
+    ) -> None:
+        """Each result the fallback returned unchanged replaced, in place, by the output of the next
+        control setting that passes the checks; the unchanged source stays where none does."""
+        failed = [i for i, result in enumerate(results) if result is not None and result.fell_back]
+        if not failed:
+            return
+        lighter = dataclasses.replace(self, prefix=self.fallback_prefixes[0],
+                                      fallback_prefixes=self.fallback_prefixes[1:], progress=None)
+        retried = lighter.sentences(
+            [sentences[i] for i in failed], [source_tokens[i] for i in failed],
+            None if wanted is None else lambda j: wanted(failed[j]), to_text,
+        )
+        for i, result in zip(failed, retried):
+            if result is not None and not result.fell_back:
+                results[i] = result
 
     def _faithful_first(self, sources: list[str], nbest_lists: list[list[Generation]]) -> list[list[Generation]]:
         """Each list as :func:`faithful_first` orders it, an output the channel model finds
@@ -236,7 +260,7 @@ def faithful_first(source: str, nbest: list[Generation],
     best_faults = "; ".join(f"{check.replace('_', ' ')}: {', '.join(words[:3])}" for check, words in found[0].items())
     unchanged = Generation(source, source, [], [], 0.0, 0.0, torch.zeros(1, 0),
                            warning=f"every output found failed a fidelity or meaning check (the best: {best_faults}), "
-                           "so the source is returned unchanged")
+                           "so the source is returned unchanged", fell_back=True)
     return [unchanged, *nbest]
 
 

@@ -46,6 +46,7 @@ _TURK_DETOK = (
 )
 _TURK_LOWER = "lowercased, PTB-tokenized English (-lrb- -rrb-): the original 2016 release and the WEAN paper's EW-SEW test"
 _PTB = "truecased, PTB-tokenized English (-LRB- -RRB- `` ''), as the DRESS release"
+_ASSET = tuple(f"asset/valid.ref.{k}" for k in range(10))
 
 BENCHMARKS: dict[str, Benchmark] = {
     "turkcorpus-test": Benchmark(
@@ -55,6 +56,17 @@ BENCHMARKS: dict[str, Benchmark] = {
     "turkcorpus-tune": Benchmark(
         "turkcorpus-tune", *_turkcorpus("tune", "case_detok"), _TURK_DETOK.format(split="valid"),
         SIMPLIFICATION_METRICS, note="2,000 sentences, 8 references; EASSE's validation set", plain_text=True,
+    ),
+    # ASSET's validation set: TurkCorpus tune's sentences (line for line; 68 differ in spacing only)
+    # with 10 simplifications that also delete and split; CC BY-NC 4.0
+    "asset-valid": Benchmark(
+        "asset-valid", "asset/valid.src", _ASSET, "truecased, detokenized English: EASSE's asset_valid",
+        SIMPLIFICATION_METRICS, note="2,000 sentences, 10 references", plain_text=True,
+    ),
+    "turkcorpus-asset-tune": Benchmark(
+        "turkcorpus-asset-tune", _turkcorpus("tune", "case_detok")[0], _turkcorpus("tune", "case_detok")[1] + _ASSET,
+        "truecased, detokenized English: TurkCorpus tune's 8 references, then ASSET valid's 10",
+        SIMPLIFICATION_METRICS, note="2,000 sentences, 18 references; validation only", plain_text=True,
     ),
     "turkcorpus-test-lower": Benchmark(
         "turkcorpus-test-lower", *_turkcorpus("test", "lower_tok"), _TURK_LOWER,

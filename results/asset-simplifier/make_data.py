@@ -1,0 +1,72 @@
+"""This experiment's training and validation files, made from the data root by split.json (never
+committed: they are the data root's lines, rearranged).
+
+    python results/asset-simplifier/make_data.py OUT [--human-copies N]
+
+OUT/train.{src,dst}: kauchak_v2/train without its pairs of lost-byte mojibake (the regex of
+configs/overlays/kauchak-clean.yaml, applied here to kauchak_v2 alone, since the human references
+spell real non-ASCII characters), then each training line's distinct TurkCorpus and ASSET
+references as targets of its source, N times (a weight), PTB-tokenized as kauchak_v2 is.
+OUT/valid.src and OUT/valid.ref.0-17: the selection lines in plain text, 8 TurkCorpus then 10 ASSET
+references (training's validation, data.valid_plain_text). OUT/tuning.* and OUT/rating.* likewise
+for their lines. OUT/counts.json says how many pairs each part gave.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+from pathlib import Path
+
+from split import REFERENCES, SOURCE, SPLIT, make_split
+
+from wean.data.ptb import ptb_tokenize
+from wean.data_root import data_root
+from wean.textio import read_lines
+
+LOST_BYTE_MOJIBAKE = re.compile(r"[\u00c2-\u00f4](?=\s|$)")
+
+
+def write(path: Path, lines: list[str]) -> None:
+    path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("out", type=Path)
+    parser.add_argument("--human-copies", type=int, default=1, help="times each human pair is written (a weight)")
+    args = parser.parse_args()
+    root = data_root(None)
+    split = json.loads(SPLIT.read_text())
+    if split != make_split(root):
+        raise SystemExit("make_data.py: the data root's files differ from split.json's checksums")
+    args.out.mkdir(parents=True, exist_ok=True)
+
+    kauchak = list(zip(read_lines(root / "kauchak_v2/train.src"), read_lines(root / "kauchak_v2/train.dst")))
+    clean = [(s, d) for s, d in kauchak if not (LOST_BYTE_MOJIBAKE.search(s) or LOST_BYTE_MOJIBAKE.search(d))]
+    sources = read_lines(root / SOURCE)
+    references = [read_lines(root / name) for name in REFERENCES]
+    human = []
+    for line in split["roles"]["training"]:
+        source = sources[line - 1].strip()
+        targets = dict.fromkeys(r[line - 1].strip() for r in references)  # distinct, in order
+        human += [(ptb_tokenize(source), ptb_tokenize(" ".join(t.split()))) for t in targets if t]
+    pairs = clean + human * args.human_copies
+    write(args.out / "train.src", [s for s, _ in pairs])
+    write(args.out / "train.dst", [d for _, d in pairs])
+
+    for role, prefix in (("selection", "valid"), ("tuning", "tuning"), ("rating", "rating")):
+        lines = split["roles"][role]
+        write(args.out / f"{prefix}.src", [sources[i - 1] for i in lines])
+        for n, reference in enumerate(references):
+            write(args.out / f"{prefix}.ref.{n}", [reference[i - 1] for i in lines])
+    counts = {"kauchak_v2": len(kauchak), "kauchak_v2_clean": len(clean), "human_pairs": len(human),
+              "human_copies": args.human_copies, "train_pairs": len(pairs),
+              "human_identical_to_source": sum(s == d for s, d in human)}
+    (args.out / "counts.json").write_text(json.dumps(counts, indent=1) + "\n")
+    print(json.dumps(counts))
+
+
+if __name__ == "__main__":
+    main()
