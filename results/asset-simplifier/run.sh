@@ -7,12 +7,13 @@
 # Run from the repository root after `make install`; running it again resumes where it stopped.
 # SEEDS (default "1 2 3"), ROWS (default pg), RUNS (run folders), STAGE: all | train.
 set -euo pipefail
+# the schedule's budget in epochs (converge.sh's safety net, set before it is read): 13 fit a run
+# into two hours on two AVX-512 cores
+MAX_EPOCHS=${MAX_EPOCHS:-13}
 source results/lib/converge.sh
 OUT=results/asset-simplifier
 PYTHON=${PYTHON:-python}
 DATA=$RUNS/asset-data
-# the schedule's safety net, in epochs: 13 fits a run into ~100 minutes on two AVX-512 cores
-MAX_EPOCHS=${MAX_EPOCHS:-13}
 
 "$PYTHON" $OUT/split.py --check
 test -e $DATA/counts.json || "$PYTHON" $OUT/make_data.py $DATA
@@ -30,5 +31,99 @@ for seed in $SEEDS; do
             --set training.kernels=onednn --set data.train="$DATA/train" --set data.valid="$DATA/valid"
         "$WEAN" export "$dir" "$OUT/exports/$row-seed$seed" --fp16 --set generation.plain_text=true
         keep_run "$dir" "$OUT"
+    done
+done
+
+# Paths in a model's config that name this machine's folders (data.train, data.valid) written as
+# runs/...: no machine's paths in results/
+relative_paths() {  # model directory
+    sed -i "s|$RUNS/|runs/|g" "$1/config.yaml"
+}
+for export in "$OUT"/exports/*/; do
+    test -e "$export/config.yaml" && relative_paths "$export"
+done
+for config in "$OUT"/configs/*.yaml; do
+    test -e "$config" && sed -i "s|$RUNS/|runs/|g" "$config"
+done
+[ "$STAGE" = all ] || exit 0
+
+# 2. Per exported model, its pipeline, chosen on the tuning lines only:
+#    SYSTEM-faithful: no number or name the source lacks (names_and_numbers from_source), the
+#      fallback (fallback source) and the shipped simplifier's channel model in reranker/channel,
+#      control values tuned by `wean tune-control` on the 300 tuning lines (18 references) for
+#      SARI with at most 20 % of outputs unchanged;
+#    SYSTEM-guarded: with the meaning check (guard_sweep.py: the strictest threshold that leaves at
+#      most 20 % unchanged) and, before the source, a lighter control setting (LIGHTER: levenshtein
+#      and chars_ratio raised by 0.15 over the tuned values, at most 1).
+CHANNEL=src/wean/pretrained/simplifier/reranker/channel
+FAITHFUL=(--set generation.names_and_numbers=from_source --set generation.fallback=source)
+read_json() {  # file python-expression-of-d
+    "$PYTHON" -c "import json, sys; d = json.load(open(sys.argv[1])); print($2)" "$1"
+}
+pipeline() {  # system
+    local system=$1 model=$OUT/exports/$1 faithful=$RUNS/asset-$1-faithful guarded=$RUNS/asset-$1-guarded
+    local record=$OUT/control-tuning-$1.json
+    if ! test -e "$faithful/done"; then
+        if test -e "$record"; then  # chosen before: written into a new copy, not searched again
+            mapfile -t chosen < <(read_json "$record" \
+                '"\n".join(f"--set\ngeneration.control.{k}={v}" for k, v in d["chosen"]["control"].items())')
+            "$WEAN" export "$model" "$faithful" --overwrite "${FAITHFUL[@]}" "${chosen[@]}"
+        else
+            "$WEAN" export "$model" "$faithful" --overwrite "${FAITHFUL[@]}"
+            "$WEAN" tune-control --model "$faithful" --benchmark turkcorpus-asset-tune --plain-text --sentences 300 \
+                --skip 500 --seed 1 --require "identical_to_source<=20" --nearest | sed "s|^$RUNS/||"
+            cp "$faithful/control-tuning.json" "$record"
+        fi
+        touch "$faithful/done"
+    fi
+    local control lighter lighter_yaml threshold
+    control=$(read_json "$record" '",".join(f"{k}={v}" for k, v in d["chosen"]["control"].items())')
+    lighter=$(read_json "$record" \
+        '",".join(f"{k}={min(1.0, round(v + 0.15, 2))}" for k, v in d["chosen"]["control"].items() if k != "word_rank")')
+    test -e "$OUT/guard-$system.json" || "$PYTHON" $OUT/guard_sweep.py --model "$faithful" --channel $CHANNEL \
+        --control "$control" --lighter "$lighter" --out "$OUT/guard-$system.json"
+    if ! test -e "$guarded/done"; then
+        threshold=$(read_json "$OUT/guard-$system.json" 'd["chosen"]["threshold"]')
+        lighter_yaml=$(read_json "$OUT/guard-$system.json" '"[{" + ", ".join(f"{k}: {v}" for k, v in d["lighter"].items()) + "}]"')
+        local check=(--set "generation.fallback_control=$lighter_yaml")
+        [ "$threshold" = none ] || check+=(--set "generation.fallback_channel=reranker/channel=$threshold")
+        "$WEAN" export "$faithful" "$guarded" --overwrite "${check[@]}"
+        if [ "$threshold" != none ]; then
+            mkdir -p "$guarded/reranker"
+            cp -r $CHANNEL "$guarded/reranker/channel"
+        fi
+        touch "$guarded/done"
+    fi
+}
+
+# 3. Per system: scores on the selection lines (score_lines.py), each test set read once and
+#    compared with today's shipped pipeline (results/clean-simplifier/shipped-guarded.*), and the
+#    everyday sentences of everyday.txt (written for this folder, read one by one in the README)
+scored() {  # label role
+    test -e $OUT/scores.jsonl && grep -q "\"label\": \"$1\", \"role\": \"$2\"" $OUT/scores.jsonl
+}
+score_and_test() {  # label model
+    local name=$1 model=$2 benchmark
+    scored "$name" selection || "$PYTHON" $OUT/score_lines.py --label "$name" --model "$model" --role selection
+    for benchmark in turkcorpus-test wikismall-test; do
+        test -e $OUT/$name.$benchmark.txt || "$WEAN" test --model "$model" --system "$name" --benchmark $benchmark \
+            --out-dir $OUT
+        if ! test -e $OUT/significance-$name-vs-shipped-guarded.$benchmark.txt; then
+            "$WEAN" compare --hyp $OUT/$name.$benchmark.txt results/clean-simplifier/shipped-guarded.$benchmark.txt \
+                --benchmark $benchmark --metrics +fidelity > $OUT/significance.part
+            mv $OUT/significance.part $OUT/significance-$name-vs-shipped-guarded.$benchmark.txt
+        fi
+    done
+    test -e $OUT/$name.everyday.txt || "$WEAN" simplify --model "$model" < $OUT/everyday.txt > $OUT/$name.everyday.txt
+}
+test -e $OUT/shipped-guarded.everyday.txt || "$WEAN" simplify --model src/wean/pretrained/simplifier \
+    < $OUT/everyday.txt > $OUT/shipped-guarded.everyday.txt
+for seed in $SEEDS; do
+    for row in ${ROWS:-pg}; do
+        system=$row-seed$seed
+        test -e "$OUT/exports/$system/model.safetensors" || continue
+        pipeline "$system"
+        score_and_test "$system" "$OUT/exports/$system"
+        score_and_test "$system-guarded" "$RUNS/asset-$system-guarded"
     done
 done
