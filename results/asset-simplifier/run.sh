@@ -127,3 +127,27 @@ for seed in $SEEDS; do
         score_and_test "$system-guarded" "$RUNS/asset-$system-guarded"
     done
 done
+
+# 4. The settings readers choose the defaults from (seed 1's pipeline): outputs on the tuning lines,
+#    and a blind sheet of 50 of them (rating-settings/; raters return rater-*.csv)
+source results/lib/rating.sh
+bolder_control() {  # system: its tuned values with chars_ratio 0.15 lower
+    read_json "$OUT/control-tuning-$1.json" \
+        '",".join(k + "=" + str(round(v - 0.15, 2) if k == "chars_ratio" else v) for k, v in d["chosen"]["control"].items())'
+}
+SETTINGS_OF=pg-seed1
+if test -e "$RUNS/asset-$SETTINGS_OF-guarded/done"; then
+    model=$RUNS/asset-$SETTINGS_OF-guarded
+    scored shipped-guarded tuning || "$PYTHON" $OUT/score_lines.py --label shipped-guarded \
+        --model src/wean/pretrained/simplifier --role tuning
+    scored $SETTINGS_OF-guarded tuning || "$PYTHON" $OUT/score_lines.py --label $SETTINGS_OF-guarded \
+        --model "$model" --role tuning
+    scored $SETTINGS_OF-guarded-words tuning || "$PYTHON" $OUT/score_lines.py --label $SETTINGS_OF-guarded-words \
+        --model "$model" --role tuning --option fallback_words=known
+    scored $SETTINGS_OF-guarded-bolder tuning || "$PYTHON" $OUT/score_lines.py --label $SETTINGS_OF-guarded-bolder \
+        --model "$model" --role tuning --control "$(bolder_control $SETTINGS_OF)"
+    test -e $OUT/rating-settings/key.json || "$PYTHON" $OUT/sheet.py --role tuning --sentences 50 --seed 91 \
+        --out $OUT/rating-settings --system $SETTINGS_OF-guarded --system $SETTINGS_OF-guarded-words \
+        --system $SETTINGS_OF-guarded-bolder --system shipped-guarded --human 0
+    score_ratings $OUT rating-settings
+fi
