@@ -197,25 +197,38 @@ def test_the_fallback_tries_a_lighter_control_setting_before_the_source(control_
     unchanged = generator.generate(sources, control=short, fallback="source")
     assert [g.text for g in unchanged] == sources and all(g.fell_back and g.warning for g in unchanged)
     lighter = generator.generate(sources, control=short, fallback="source",
-                                 fallback_control=[{"chars_ratio": 0.3}, {"chars_ratio": 1.0}])
-    full = generator.generate(sources, control={"chars_ratio": 1.0}, fallback="source")
-    assert [g.text for g in lighter] == [g.text for g in full] and not any(g.fell_back for g in full)
-    assert all(g.source_tokens[0] == "<chars_ratio_1.00>" and not g.fell_back and g.warning is None for g in lighter)
-    # where no setting passes, the source comes back as without them
-    none_pass = generator.generate(sources, control=short, fallback="source", fallback_control=[{"chars_ratio": 0.2}])
-    assert [(g.text, g.fell_back) for g in none_pass] == [(s, True) for s in sources]
-    assert [g.text for g in generator.generate(sources, control=short, fallback_control=[])] == \
-        [g.text for g in generator.generate(sources, control=short)]
+                                 fallback_control=[{"chars_ratio": 0.4}, {"chars_ratio": 1.0}])
+    # each sentence gets the output of the first setting, in order, at which one passes
+    at = {ratio: generator.generate(sources, control={"chars_ratio": ratio}, fallback="source") for ratio in (0.4, 1.0)}
+    full = at[1.0]
+    assert not any(g.fell_back for g in at[0.4] + full)
+    assert [(g.text, g.source_tokens[0]) for g in lighter] == [(g.text, "<chars_ratio_0.40>") for g in at[0.4]]
+    assert not any(g.fell_back or g.warning for g in lighter)
+    # a setting that asks for more change than the values asked for is skipped: the next one is searched
+    skipped = generator.generate(sources, control=short, fallback="source",
+                                 fallback_control=[{"chars_ratio": 0.1}, {"chars_ratio": 1.0}])
+    assert [(g.text, g.source_tokens[0]) for g in skipped] == [(g.text, "<chars_ratio_1.00>") for g in full]
+    # a setting is taken only as far as it asks for less change (nearer 1) than the values asked
+    # for, and once: the retries are 0.4 then 1.0
+    settings = [{"chars_ratio": 0.4}, {"chars_ratio": 0.1}, {"chars_ratio": 1.0}, {"chars_ratio": 0.4}]
+    assert generator.fallback_prefixes(short, settings, "source") == [["<chars_ratio_0.40>"], ["<chars_ratio_1.00>"]]
+    assert generator.fallback_prefixes(None, [{"chars_ratio": 0.3}], "source") == []  # the default asks 1.0
+    # the model's own settings apply unless the call names none
+    generator.config.generation.fallback_control = [{"chars_ratio": 1.0}]
+    assert [g.text for g in generator.generate(sources, control=short, fallback="source")] == [g.text for g in full]
+    assert [g.text for g in generator.generate(sources, control=short, fallback="source", fallback_control=[])] == sources
 
 
 def test_fallback_control_is_checked_where_it_is_given(control_model, tmp_path):
     with pytest.raises(WeanError, match=r"fallback_control\[0\]: control: unknown attribute 'levenshtein'"):
         load(control_model).generate(["a b"], fallback="source", fallback_control=[{"levenshtein": 0.8}])
-    with pytest.raises(WeanError, match="tried only where the fallback .source. would return the source; fallback is none"):
+    with pytest.raises(WeanError, match=r"^fallback_control needs fallback source \(it is none\)"):
         load(control_model).generate(["a b"], fallback="none", fallback_control=[{"chars_ratio": 0.8}])
+    with pytest.raises(WeanError, match="takes a list of settings"):
+        load(control_model).generate(["a b"], fallback="source", fallback_control={"chars_ratio": 0.8})
     values = yaml.safe_load((control_model / "config.yaml").read_text())
     values["generation"]["fallback_control"] = [{"chars_ratio": 0.8}]
-    with pytest.raises(WeanError, match="config: generation.fallback_control: .* fallback is none"):
+    with pytest.raises(WeanError, match=r"config: generation.fallback_control needs fallback source \(it is none\)"):
         config_from_dict(values)
     values["generation"]["fallback"] = "source"
     assert config_from_dict(values).generation.fallback_control == [{"chars_ratio": 0.8}]

@@ -77,7 +77,7 @@ def main() -> None:
     chosen = max(allowed, key=lambda t: t["threshold"]) if allowed else trials[0]
     record = {"model_control": args.control or {}, "lighter": args.lighter or {}, "unknown_words": args.unknown_words,
               "chosen": chosen, "rule": f"the strictest threshold with identical_to_source <= {args.most_unchanged:g}",
-              "trials": trials}
+              "met": bool(allowed), "trials": trials}
     args.out.write_text(json.dumps(record, indent=1).replace("-Infinity", '"none"') + "\n", encoding="utf-8")
     print(json.dumps(chosen))
 

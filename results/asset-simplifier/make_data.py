@@ -8,8 +8,8 @@ configs/overlays/kauchak-clean.yaml, applied here to kauchak_v2 alone, since the
 spell real non-ASCII characters), then each training line's distinct TurkCorpus and ASSET
 references as targets of its source, N times (a weight), PTB-tokenized as kauchak_v2 is.
 OUT/valid.src and OUT/valid.ref.0-17: the selection lines in plain text, 8 TurkCorpus then 10 ASSET
-references (training's validation, data.valid_plain_text). OUT/tuning.* and OUT/rating.* likewise
-for their lines. OUT/counts.json says how many pairs each part gave.
+references (training's validation, data.valid_plain_text). OUT/counts.json says how many pairs
+each part gave. References are distinct as written (two that differ only in spacing both count).
 """
 
 from __future__ import annotations
@@ -37,10 +37,12 @@ def main() -> None:
     parser.add_argument("out", type=Path)
     parser.add_argument("--human-copies", type=int, default=1, help="times each human pair is written (a weight)")
     args = parser.parse_args()
+    if args.human_copies < 1:
+        parser.error("--human-copies: 1 or more")
     root = data_root(None)
     split = json.loads(SPLIT.read_text())
     if split != make_split(root):
-        raise SystemExit("make_data.py: the data root's files differ from split.json's checksums")
+        raise SystemExit("make_data.py: the split these data give differs from split.json (python split.py --check)")
     args.out.mkdir(parents=True, exist_ok=True)
 
     kauchak = list(zip(read_lines(root / "kauchak_v2/train.src"), read_lines(root / "kauchak_v2/train.dst")))
@@ -56,11 +58,10 @@ def main() -> None:
     write(args.out / "train.src", [s for s, _ in pairs])
     write(args.out / "train.dst", [d for _, d in pairs])
 
-    for role, prefix in (("selection", "valid"), ("tuning", "tuning"), ("rating", "rating")):
-        lines = split["roles"][role]
-        write(args.out / f"{prefix}.src", [sources[i - 1] for i in lines])
-        for n, reference in enumerate(references):
-            write(args.out / f"{prefix}.ref.{n}", [reference[i - 1] for i in lines])
+    selection = split["roles"]["selection"]
+    write(args.out / "valid.src", [sources[i - 1] for i in selection])
+    for n, reference in enumerate(references):
+        write(args.out / f"valid.ref.{n}", [reference[i - 1] for i in selection])
     counts = {"kauchak_v2": len(kauchak), "kauchak_v2_clean": len(clean), "human_pairs": len(human),
               "human_copies": args.human_copies, "train_pairs": len(pairs),
               "human_identical_to_source": sum(s == d for s, d in human)}

@@ -29,7 +29,7 @@ for seed in $SEEDS; do
         # shellcheck disable=SC2086
         train_row configs/simplifier-control.yaml "$dir" ${RECIPE[$row]} --set training.seed="$seed" \
             --set training.kernels=onednn --set data.train="$DATA/train" --set data.valid="$DATA/valid"
-        "$WEAN" export "$dir" "$OUT/exports/$row-seed$seed" --fp16 --set generation.plain_text=true
+        "$WEAN" export "$dir" "$OUT/exports/$row-seed$seed" --fp16 --overwrite --set generation.plain_text=true
         keep_run "$dir" "$OUT"
     done
 done
@@ -48,16 +48,16 @@ done
 [ "$STAGE" = all ] || exit 0
 
 # 2. Per exported model, its pipeline, chosen on the tuning lines only:
-#    SYSTEM-faithful: no number or name the source lacks (names_and_numbers from_source), the
-#      fallback (fallback source) and the shipped simplifier's channel model in reranker/channel,
-#      control values tuned by `wean tune-control` on the 300 tuning lines (18 references) for
-#      SARI with at most 20 % of outputs unchanged;
-#    SYSTEM-guarded: with the meaning check (guard_sweep.py: the strictest threshold that leaves at
-#      most 20 % unchanged) and, before the source, a lighter control setting (LIGHTER: levenshtein
-#      and chars_ratio raised by 0.15 over the tuned values, at most 1).
+#    SYSTEM-faithful: no number or name the source lacks (names_and_numbers from_source) and the
+#      fallback to the source (fallback source), control values tuned by `wean tune-control` on the
+#      300 tuning lines (18 references) for SARI with at most 20 % of outputs unchanged;
+#    SYSTEM-guarded: the same with the meaning check (the shipped simplifier's channel model in
+#      reranker/channel; guard_sweep.py: the strictest threshold that leaves at most 20 %
+#      unchanged) and, before the source, a lighter control setting (chars_ratio and levenshtein
+#      0.15 nearer 1 than the tuned values).
 CHANNEL=src/wean/pretrained/simplifier/reranker/channel
 FAITHFUL=(--set generation.names_and_numbers=from_source --set generation.fallback=source)
-read_json() {  # file python-expression-of-d
+read_json() {  # file python-expression-of-d (json imported)
     "$PYTHON" -c "import json, sys; d = json.load(open(sys.argv[1])); print($2)" "$1"
 }
 pipeline() {  # system
@@ -65,8 +65,9 @@ pipeline() {  # system
     local record=$OUT/control-tuning-$1.json
     if ! test -e "$faithful/done"; then
         if test -e "$record"; then  # chosen before: written into a new copy, not searched again
-            mapfile -t chosen < <(read_json "$record" \
-                '"\n".join(f"--set\ngeneration.control.{k}={v}" for k, v in d["chosen"]["control"].items())')
+            local sets
+            sets=$(read_json "$record" '"\n".join(f"--set\ngeneration.control.{k}={v}" for k, v in d["chosen"]["control"].items())')
+            mapfile -t chosen <<< "$sets"
             "$WEAN" export "$model" "$faithful" --overwrite "${FAITHFUL[@]}" "${chosen[@]}"
         else
             "$WEAN" export "$model" "$faithful" --overwrite "${FAITHFUL[@]}"
@@ -84,10 +85,10 @@ pipeline() {  # system
         --control "$control" --lighter "$lighter" --out "$OUT/guard-$system.json"
     if ! test -e "$guarded/done"; then
         threshold=$(read_json "$OUT/guard-$system.json" 'd["chosen"]["threshold"]')
-        lighter_yaml=$(read_json "$OUT/guard-$system.json" '"[{" + ", ".join(f"{k}: {v}" for k, v in d["lighter"].items()) + "}]"')
-        local check=(--set "generation.fallback_control=$lighter_yaml")
-        [ "$threshold" = none ] || check+=(--set "generation.fallback_channel=reranker/channel=$threshold")
-        "$WEAN" export "$faithful" "$guarded" --overwrite "${check[@]}"
+        lighter_yaml=$(read_json "$OUT/guard-$system.json" 'json.dumps([d["lighter"]])')  # JSON is YAML
+        local guard=(--set "generation.fallback_control=$lighter_yaml")
+        [ "$threshold" = none ] || guard+=(--set "generation.fallback_channel=reranker/channel=$threshold")
+        "$WEAN" export "$faithful" "$guarded" --overwrite "${guard[@]}"
         if [ "$threshold" != none ]; then
             mkdir -p "$guarded/reranker"
             cp -r $CHANNEL "$guarded/reranker/channel"
@@ -107,17 +108,21 @@ score_and_test() {  # label model
     scored "$name" selection || "$PYTHON" $OUT/score_lines.py --label "$name" --model "$model" --role selection
     for benchmark in turkcorpus-test wikismall-test; do
         test -e $OUT/$name.$benchmark.txt || "$WEAN" test --model "$model" --system "$name" --benchmark $benchmark \
-            --out-dir $OUT
+            --out-dir $OUT  # wean test writes its outputs whole or not at all
         if ! test -e $OUT/significance-$name-vs-shipped-guarded.$benchmark.txt; then
             "$WEAN" compare --hyp $OUT/$name.$benchmark.txt results/clean-simplifier/shipped-guarded.$benchmark.txt \
                 --benchmark $benchmark --metrics +fidelity > $OUT/significance.part
             mv $OUT/significance.part $OUT/significance-$name-vs-shipped-guarded.$benchmark.txt
         fi
     done
-    test -e $OUT/$name.everyday.txt || "$WEAN" simplify --model "$model" < $OUT/everyday.txt > $OUT/$name.everyday.txt
+    everyday "$name" "$model"
 }
-test -e $OUT/shipped-guarded.everyday.txt || "$WEAN" simplify --model src/wean/pretrained/simplifier \
-    < $OUT/everyday.txt > $OUT/shipped-guarded.everyday.txt
+everyday() {  # label model
+    test -e $OUT/$1.everyday.txt && return
+    "$WEAN" simplify --model "$2" < $OUT/everyday.txt > $OUT/everyday.part
+    mv $OUT/everyday.part $OUT/$1.everyday.txt
+}
+everyday shipped-guarded src/wean/pretrained/simplifier
 for seed in $SEEDS; do
     for row in ${ROWS:-pg}; do
         system=$row-seed$seed
@@ -144,8 +149,9 @@ if test -e "$RUNS/asset-$SETTINGS_OF-guarded/done"; then
         --model "$model" --role tuning
     scored $SETTINGS_OF-guarded-words tuning || "$PYTHON" $OUT/score_lines.py --label $SETTINGS_OF-guarded-words \
         --model "$model" --role tuning --option fallback_words=known
+    bolder=$(bolder_control $SETTINGS_OF)
     scored $SETTINGS_OF-guarded-bolder tuning || "$PYTHON" $OUT/score_lines.py --label $SETTINGS_OF-guarded-bolder \
-        --model "$model" --role tuning --control "$(bolder_control $SETTINGS_OF)"
+        --model "$model" --role tuning --control "$bolder"
     test -e $OUT/rating-settings/key.json || "$PYTHON" $OUT/sheet.py --role tuning --sentences 50 --seed 91 \
         --out $OUT/rating-settings --system $SETTINGS_OF-guarded --system $SETTINGS_OF-guarded-words \
         --system $SETTINGS_OF-guarded-bolder --system shipped-guarded --human 0

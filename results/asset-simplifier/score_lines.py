@@ -1,7 +1,8 @@
-"""A system's outputs on one role's lines of split.json (selection or tuning: never rating or
-training), scored against their 18 references (TurkCorpus tune's 8 and ASSET's 10) with the
-fidelity statistics; one JSON line appended to scores.jsonl, the outputs written to
-tune/LABEL.ROLE.txt (one line per role line, in split.json's order).
+"""A system's outputs on one role's lines of split.json (never the training lines), scored
+against their 18 references (TurkCorpus tune's 8 and ASSET's 10) with the fidelity statistics;
+one JSON line appended to scores.jsonl, the outputs written to tune/LABEL.ROLE.txt (one line per
+role line, in split.json's order). Choices read the selection and tuning lines' scores only; the
+rating lines' are written for the record, after their rating.
 
     python results/asset-simplifier/score_lines.py --label pg-seed1 --model exports/pg-seed1 --role selection
     python results/asset-simplifier/score_lines.py --label shipped-guarded --model src/wean/pretrained/simplifier
@@ -29,7 +30,7 @@ HERE = Path(__file__).parent
 BENCHMARK = "turkcorpus-asset-tune"
 KEYS = ("sari", "bleu", "fkgl", "identical_to_source", "invented_names", "invented_numbers", "repeated_ngrams",
         "non_ascii_kept")
-ROLES = ("selection", "tuning")
+ROLES = ("selection", "tuning", "rating")
 
 
 def role_lines(role: str) -> list[int]:
@@ -47,6 +48,8 @@ def main() -> None:
                         help="a search option or fallback_control (value read as YAML)")
     parser.add_argument("--out", type=Path, default=HERE / "scores.jsonl", help="the JSON lines file appended to")
     args = parser.parse_args()
+    if any("=" not in option for option in args.option):
+        parser.error("--option: write NAME=VALUE")
     options = {name: yaml.safe_load(value) for name, value in (o.split("=", 1) for o in args.option)}
     sources, references, settings = tuning_set(BENCHMARK, role_lines(args.role), None, KEYS[2:])
     generator = load(args.model if len(args.model) > 1 else args.model[0])

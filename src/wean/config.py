@@ -321,7 +321,6 @@ class Config:
             Control(self.data.control.attributes, self.data.control.bucket, self.generation.control)
         except WeanError as error:
             raise WeanError(f"config: data.control / generation.control: {error}") from None
-        check_fallback_control(self.generation.fallback_control, self.data.control, self.generation.fallback)
         _check_numbers(self, "")
         generation = self.generation
         if generation.rerank:
@@ -343,6 +342,7 @@ class Config:
                 raise WeanError(f"config: generation.fallback_channel: {error}") from None
         check_search_options(dataclasses.asdict(SearchOptions.of(generation)), lambda name: f"config: generation.{name}")
         check_fallback_words(generation.fallback, generation.fallback_words, lambda name: f"config: generation.{name}")
+        check_fallback_control(generation.fallback_control, self.data.control, generation.fallback)
         check_batch_size(generation.batch_size, "config: generation.batch_size")
         if self.model.share_embeddings and not self.data.tokenizer.shared_vocab:
             raise WeanError("config: model.share_embeddings needs data.tokenizer.shared_vocab: true")
@@ -514,8 +514,8 @@ def check_fallback_control(settings: list[dict[str, float]], control: ControlCon
     if not control.attributes:
         raise WeanError(f"{name}: this model has no control tokens (data.control.attributes)")
     if fallback != "source":
-        raise WeanError(f"{name}: the settings are tried only where the fallback (source) would return the source; "
-                        f"fallback is {fallback}")
+        raise WeanError(f"{name} needs fallback source (it is {fallback}): its settings are tried only where the "
+                        "fallback would return the source")
     from wean.data.control import Control  # checks attribute names and values
 
     for number, setting in enumerate(settings):

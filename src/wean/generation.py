@@ -19,7 +19,8 @@ class Generation:
     log_prob: float  # sum of token log-probabilities, <eos> included
     attention: torch.Tensor  # (len(tokens) + 1, len(source_tokens)); the last row is <eos>
     warning: str | None = None  # something the reader of the output should know (plain text only)
-    # the source returned unchanged by the fallback: every output found failed a fidelity or meaning check
+    # the source returned unchanged by the fallback: every output found failed a fidelity or meaning
+    # check (for a text of several sentences: for one of them at least)
     fell_back: bool = False
     alternatives: list["Generation"] = field(default_factory=list)  # the rest of the n-best list, best first
     rerank_scores: dict[str, float] | None = None  # with rerank: the search's score and each scorer's

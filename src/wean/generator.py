@@ -258,15 +258,32 @@ class Generator:
     def fallback_prefixes(self, control: Mapping[str, float] | None,
                           settings: Sequence[Mapping[str, float]] | None, fallback: str) -> list[list[str]]:
         """The control tokens of each fallback setting (``settings``, None: the config's) over the
-        values asked for (``control``); none where the fallback is off."""
+        values asked for (``control`` over the defaults), each value taken only where it asks for
+        less change than the one asked for (nearer 1: the source as it is); a setting that then
+        asks for nothing new is dropped. None where the fallback is off."""
         if settings is None:
             settings = self.config.generation.fallback_control
             if fallback != "source":  # a call that turns the fallback off turns these off with it
                 return []
         else:
+            if isinstance(settings, (str, Mapping)):
+                raise WeanError("fallback_control takes a list of settings, e.g. [{'levenshtein': 0.8}]")
             settings = [dict(setting) for setting in settings]
             check_fallback_control(settings, self.config.data.control, fallback, "fallback_control")
-        return [self.control_prefix({**(control or {}), **setting}) for setting in settings]
+        if not self.control:
+            return []
+        asked = {**self.control.defaults, **self.control.check(control or {})}
+        prefixes = [self.control_prefix(asked)]
+        for setting in settings:
+            lighter = {name: value for name, value in setting.items() if abs(value - 1) < abs(asked[name] - 1)}
+            prefix = self.control_prefix({**asked, **lighter})
+            if prefix not in prefixes:
+                prefixes.append(prefix)
+        for prefix in prefixes[1:]:
+            untrained = self._untrained(prefix)
+            if untrained:
+                warnings.warn(f"fallback_control: {untrained}", UntrainedControlWarning, stacklevel=3)
+        return prefixes[1:]
 
     def search_options(self, **given) -> SearchOptions:
         """The search options ``given`` (None: not given) over the model's ``generation`` config,

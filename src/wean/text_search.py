@@ -188,7 +188,9 @@ class TextSearch:
         wanted: Callable[[int], bool] | None, to_text: Callable[[str, str], str] | None,
     ) -> None:
         """Each result the fallback returned unchanged replaced, in place, by the output of the next
-        control setting that passes the checks; the unchanged source stays where none does."""
+        control setting that passes the checks (its ``source_tokens`` start with that setting's
+        tokens); the unchanged source stays where none does. ``progress`` is not told of these
+        searches again."""
         failed = [i for i, result in enumerate(results) if result is not None and result.fell_back]
         if not failed:
             return
@@ -199,7 +201,9 @@ class TextSearch:
             None if wanted is None else lambda j: wanted(failed[j]), to_text,
         )
         for i, result in zip(failed, retried):
-            if result is not None and not result.fell_back:
+            if result is None:  # abandoned: nobody wants it any more
+                results[i] = None
+            elif not result.fell_back:
                 results[i] = result
 
     def _faithful_first(self, sources: list[str], nbest_lists: list[list[Generation]]) -> list[list[Generation]]:
