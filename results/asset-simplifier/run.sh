@@ -39,6 +39,11 @@ done
 relative_paths() {  # model directory
     sed -i "s|$RUNS/|runs/|g" "$1/config.yaml"
 }
+histories=("$OUT"/validations/asset-simplifier-*.json)
+if test -e "${histories[0]}"; then
+    labels=$(printf '%s\n' "${histories[@]}" | sed 's|.*/asset-simplifier-||; s|\.json$||' | paste -sd,)
+    "$WEAN" plot "${histories[@]}" --labels "$labels" --metric sari --out $OUT/curve-sari.png
+fi
 for export in "$OUT"/exports/*/; do
     test -e "$export/config.yaml" && relative_paths "$export"
 done
