@@ -219,7 +219,7 @@ def test_the_fallback_tries_a_lighter_control_setting_before_the_source(control_
     assert [g.text for g in generator.generate(sources, control=short, fallback="source", fallback_control=[])] == sources
 
 
-def test_fallback_control_is_checked_where_it_is_given(control_model, tmp_path):
+def test_fallback_control_is_checked_where_it_is_given(control_model):
     with pytest.raises(WeanError, match=r"fallback_control\[0\]: control: unknown attribute 'levenshtein'"):
         load(control_model).generate(["a b"], fallback="source", fallback_control=[{"levenshtein": 0.8}])
     with pytest.raises(WeanError, match=r"^fallback_control needs fallback source \(it is none\)"):

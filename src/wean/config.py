@@ -262,8 +262,8 @@ class GenerationConfig(SearchOptions):
     fallback_channel: str = ""
     # with fallback: source and control tokens, where every output of a sentence fails the checks, the
     # sentence is searched again with each of these control settings in turn (each over the values
-    # asked for), e.g. [{levenshtein: 0.8}], before the source comes back unchanged: a lighter change
-    # that passes serves a reader better than none
+    # asked for, a value taken only where it asks for less change), e.g. [{levenshtein: 0.8}], before
+    # the source comes back unchanged: a lighter change that passes serves a reader better than none
     fallback_control: list[dict[str, float]] = field(default_factory=list)
     # model directories searched together with this one as an ensemble, their log-probabilities
     # averaged per step (wean/ensemble.py); a relative DIR is read inside the model directory, which

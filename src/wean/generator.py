@@ -155,8 +155,9 @@ class Generator:
         ``generation.rerank_size``. ``progress(done, total)`` is told after each
         batch how many of the call's sentences are done (plain text: after splitting).
         ``fallback_control`` (with fallback source; None: ``generation.fallback_control``, () or []:
-        none): control settings, each over ``control``, a sentence is searched again with, in turn,
-        where every output failed the checks, before its source comes back unchanged."""
+        none): control settings, each over ``control`` where it asks for less change, a sentence is
+        searched again with, in turn, where every output failed the checks, before its source comes
+        back unchanged."""
         if isinstance(sentences, str):  # its characters would be taken for texts
             raise WeanError("generate() takes a list of texts; to generate for one, pass [text]")
         sentences = [without_lone_surrogates(sentence) for sentence in sentences]
