@@ -90,6 +90,7 @@ def test_outputs_are_the_generators(server, generator):
     response = post(server, {"texts": texts, "beam": 3, "attention": True})
     assert response.status_code == 200
     result = response.json()
+    assert result["model"] == httpx.get(f"{server.url}/health").json()["model"] == "model"
     expected = generator.generate(texts, beam=3)
     assert [o["text"] for o in result["outputs"]] == [g.text for g in expected]
     for output, generation in zip(result["outputs"], expected):

@@ -256,9 +256,9 @@ def create_app(generator: Generator, limits: Limits | None = None, access: Acces
         # hypotheses per text, in the search that runs: a model that reranks by itself widens its beam
         _, searched = generator.own_rerank(search)
         width = {"greedy": 1, "sampling": searched.nbest}.get(searched.strategy, searched.beam)
-        for name, value in (("beam", body.beam), ("nbest", body.nbest)):
+        for option, value in (("beam", body.beam), ("nbest", body.nbest)):
             if value is not None and value > limits.max_beam:
-                return _error(request, 422, f"{name} {value}; at most {limits.max_beam}")
+                return _error(request, 422, f"{option} {value}; at most {limits.max_beam}")
         if body.max_length is not None and body.max_length > limits.max_output_length:
             return _error(request, 422, f"max_length {body.max_length}; at most {limits.max_output_length}")
         steps = len(body.texts) * width * search.max_length
