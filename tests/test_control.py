@@ -159,6 +159,8 @@ def test_a_tiny_model_obeys_its_length_token(control_model):
 def test_generate_refuses_control_a_model_does_not_have(tmp_path, control_model):
     with pytest.raises(WeanError, match="unknown attribute 'levenshtein'"):
         load(control_model).generate(["a b c"], control={"levenshtein": 0.5})
+    with pytest.raises(WeanError, match=r"control: 'chars_ratio=0.5' is not a mapping of attributes to values"):
+        load(control_model).generate(["a b c"], control="chars_ratio=0.5")
     data = write_corpus(tmp_path / "data", train=50, valid=5)
     from wean.training import Trainer
 

@@ -174,6 +174,27 @@ def test_a_model_directory_runs_no_plugin_code_unless_trusted(model_dir, tmp_pat
     load(copy)  # the file is imported now (as --plugins FILE would have done): accepted
 
 
+def test_the_refusals_advice_works_from_the_top_level_load(model_dir, tmp_path):
+    """The refusal tells the user to call wean.load(..., trust_plugins=True): that call exists and runs it."""
+    import shutil
+
+    import wean
+
+    planted = tmp_path / "planted_top.py"
+    marker = tmp_path / "it-ran"
+    planted.write_text(f"from pathlib import Path\nPath({str(marker)!r}).write_text('ran')\n")
+    copy = tmp_path / "model"
+    shutil.copytree(model_dir, copy)
+    config = yaml.safe_load((copy / "config.yaml").read_text())
+    config["plugins"] = [str(planted)]
+    (copy / "config.yaml").write_text(yaml.safe_dump(config))
+    with pytest.raises(WeanError, match=r"wean.load\(\.\.\., trust_plugins=True\)"):
+        wean.load(copy)
+    assert not marker.exists()
+    wean.load(copy, trust_plugins=True)
+    assert marker.read_text() == "ran"
+
+
 def test_a_plugin_changed_since_training_is_refused(tmp_path, plugin):
     """The model directory keeps a copy of each plug-in file and its sha256; a changed copy is one line."""
     config = config_from_dict(plugin_config(tmp_path, plugin, temperature=0.5))

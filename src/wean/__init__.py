@@ -3,7 +3,7 @@
 from wean.evaluation import evaluate, evaluate_files
 
 
-def load(directory=None, device="auto", quantization="none", kernels="onednn"):
+def load(directory=None, device="auto", quantization="none", kernels="onednn", trust_plugins=False):
     """A trained model from its directory, ready to ``generate`` (see :mod:`wean.generator`);
     without one, the pretrained simplifier shipped with wean:
 
@@ -12,10 +12,13 @@ def load(directory=None, device="auto", quantization="none", kernels="onednn"):
 
     ``device``: auto (the GPU if PyTorch sees one), cpu or cuda; ``quantization``: none or int8;
     ``kernels``: onednn or blas, what computes the float32 products (see :mod:`wean.kernels`).
+    ``trust_plugins``: run the plug-in code a model directory's config names (see
+    :func:`wean.generator.load`); without it such a directory is refused.
     """
     from wean.generator import load as load_generator  # torch is imported only when a model is used
 
-    return load_generator(directory, device=device, quantization=quantization, kernels=kernels)
+    return load_generator(directory, device=device, quantization=quantization, kernels=kernels,
+                          trust_plugins=trust_plugins)
 
 
 __all__ = ["evaluate", "evaluate_files", "load"]

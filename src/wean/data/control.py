@@ -130,6 +130,9 @@ class Control:
 
     def check(self, values: Mapping[str, float]) -> dict[str, float]:
         """Requested values, checked: known names, finite numbers in [0, max_value(name)]."""
+        if not isinstance(values, Mapping):
+            raise WeanError(f"control: {values!r} is not a mapping of attributes to values, "
+                            "e.g. {'chars_ratio': 0.8}")
         checked = {}
         for name, value in values.items():
             if name not in self.attributes:
