@@ -27,6 +27,20 @@ def test_generate_from_stdin_and_files_keeps_input_order(model_dir, tmp_path):
     assert reversed_outputs == [line.split("\t", 1)[1] for line in reversed(lines)]
 
 
+def test_an_output_nowhere_to_go_is_one_line_before_the_model_loads(model_dir, tmp_path, capsys, monkeypatch):
+    from wean.cli import options
+
+    monkeypatch.setattr(options, "load_generator", lambda args: pytest.fail("the model was loaded"))
+    (tmp_path / "in.txt").write_text("a b c\n")
+    for output, said in ((tmp_path / "missing" / "out.txt", "does not exist"), (tmp_path, "a folder; name a file")):
+        for command in ("generate", "simplify"):
+            assert main([command, "--model", str(model_dir), "--input", str(tmp_path / "in.txt"),
+                         "--output", str(output)]) == 1
+            error = capsys.readouterr().err.strip()
+            assert error.startswith(f"wean {command}: error: --output {output}") and said in error, error
+            assert "\n" not in error
+
+
 def test_inspect_counts_parameters_per_module(model_dir, capsys):
     assert main(["inspect", str(model_dir)]) == 0
     out = capsys.readouterr().out

@@ -42,6 +42,11 @@ def write_outputs(args: argparse.Namespace, plain_text: bool | None, detokenizer
     """The outputs of the texts ``args`` gives (arguments, --input or stdin), one line each, to
     --output or stdout; shared by ``wean generate`` and ``wean simplify``."""
     options.check_generation_arguments(args)
+    if args.output is not None:  # said before the model loads, not after it has generated
+        if args.output.is_dir():
+            raise WeanError(f"--output {args.output}: a folder; name a file")
+        if not args.output.parent.is_dir():
+            raise WeanError(f"--output {args.output}: the folder {args.output.parent} does not exist")
     generator, control = options.load_generator(args)
     search = options.search_arguments(args)
     as_json = generator.search_options(**search).nbest > 1
