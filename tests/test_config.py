@@ -244,6 +244,7 @@ BILLION_LAUGHS = 'a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]\
         (BILLION_LAUGHS, "more than 100,000 values once its aliases are expanded"),
         ("a: " + "[" * 200 + "]" * 200 + "\n", "nested deeper than 50 levels"),
         ("a: &x\n  b: *x\n", "an alias refers to a value that contains it"),
+        ("a: " + "9" * 5000 + "\n", "a value that cannot be read as a number .Exceeds the limit .4300 digits"),
     ],
 )
 def test_yaml_that_would_eat_the_machine_is_refused_before_it_is_expanded(tmp_path, text, message):

@@ -630,7 +630,10 @@ def parse_yaml(text: str, where: str) -> Any:
         if node is None:
             return None
         _check_expanded_size(node, where)
-        return loader.construct_document(node)
+        try:
+            return loader.construct_document(node)
+        except ValueError as error:  # an integer of more digits than Python converts (sys.get_int_max_str_digits)
+            raise WeanError(f"{where}: a value that cannot be read as a number ({str(error).split(';')[0]})") from None
     finally:
         loader.dispose()
 
