@@ -147,14 +147,12 @@ def test_the_documented_copying_output_layer_is_a_working_plugin(tmp_path):
                                  for token in output.tokens)
 
 
-def test_a_model_directory_runs_no_plugin_code_unless_trusted(model_dir, tmp_path, capsys):
-    """A model directory is data: a plug-in its config names is refused in one line, not run,
-    unless the user passes trust_plugins / --trust-plugins or imports that very file with --plugins."""
+def planted_model(model_dir: Path, tmp_path: Path, name: str) -> tuple[Path, Path]:
+    """A copy of ``model_dir`` whose config names a plug-in file ``name`` that, imported, writes the
+    marker file; (the copy, the marker)."""
     import shutil
 
-    from wean.cli import main
-
-    planted = tmp_path / "planted.py"
+    planted = tmp_path / name
     marker = tmp_path / "it-ran"
     planted.write_text(f"from pathlib import Path\nPath({str(marker)!r}).write_text('ran')\n")
     copy = tmp_path / "model"
@@ -162,6 +160,15 @@ def test_a_model_directory_runs_no_plugin_code_unless_trusted(model_dir, tmp_pat
     config = yaml.safe_load((copy / "config.yaml").read_text())
     config["plugins"] = [str(planted)]
     (copy / "config.yaml").write_text(yaml.safe_dump(config))
+    return copy, marker
+
+
+def test_a_model_directory_runs_no_plugin_code_unless_trusted(model_dir, tmp_path, capsys):
+    """A model directory is data: a plug-in its config names is refused in one line, not run,
+    unless the user passes trust_plugins / --trust-plugins or imports that very file with --plugins."""
+    from wean.cli import main
+
+    copy, marker = planted_model(model_dir, tmp_path, "planted.py")
     with pytest.raises(WeanError, match=r"config.yaml: names plug-in code \(.*planted.py\), which loading a model "
                                          r"directory does not run unless asked: pass --trust-plugins"):
         load(copy)
@@ -176,18 +183,9 @@ def test_a_model_directory_runs_no_plugin_code_unless_trusted(model_dir, tmp_pat
 
 def test_the_refusals_advice_works_from_the_top_level_load(model_dir, tmp_path):
     """The refusal tells the user to call wean.load(..., trust_plugins=True): that call exists and runs it."""
-    import shutil
-
     import wean
 
-    planted = tmp_path / "planted_top.py"
-    marker = tmp_path / "it-ran"
-    planted.write_text(f"from pathlib import Path\nPath({str(marker)!r}).write_text('ran')\n")
-    copy = tmp_path / "model"
-    shutil.copytree(model_dir, copy)
-    config = yaml.safe_load((copy / "config.yaml").read_text())
-    config["plugins"] = [str(planted)]
-    (copy / "config.yaml").write_text(yaml.safe_dump(config))
+    copy, marker = planted_model(model_dir, tmp_path, "planted_top.py")
     with pytest.raises(WeanError, match=r"wean.load\(\.\.\., trust_plugins=True\)"):
         wean.load(copy)
     assert not marker.exists()
