@@ -28,11 +28,11 @@ from unittest import mock
 import torch
 
 from wean.config import load_config
-from wean.criterion import Criterion
 from wean.data.corpus import Example, make_batches
-from wean.data_root import data_path
+from wean.data.root import data_path
 from wean.models import recurrent_decoder
 from wean.models.model import build_model
+from wean.training.criterion import Criterion
 
 ROOT = Path(__file__).resolve().parent.parent
 CONV = ["model.encoder.type=conv", "model.encoder.layers=6", "model.encoder.hidden_size=256",

@@ -19,7 +19,7 @@ from timing import interleaved, load_average, rates, report
 
 from wean.config import load_config
 from wean.models.model import build_model
-from wean.criterion import Criterion
+from wean.training.criterion import Criterion
 
 CONFIGS = Path(__file__).parent.parent / "configs"
 SPM_SCALE = {  # the shared scale-down of results/spm/run.sh

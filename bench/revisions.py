@@ -139,7 +139,7 @@ def with_shortlist_table(model: Path, copy: Path) -> Path:
     """``model`` where it has a shortlist table, else a copy of it in ``copy`` given one (the
     model directory measured is left as it was)."""
     from wean.model_dir import SHORTLIST
-    from wean.shortlist import make_shortlist_table
+    from wean.inference.shortlist import make_shortlist_table
 
     if (model / SHORTLIST).exists():
         return model

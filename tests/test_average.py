@@ -8,12 +8,12 @@ import torch
 from safetensors.torch import load_file
 
 from synthetic import tiny_config, write_corpus
-from wean.average import average_checkpoints, choose_checkpoints, run_checkpoints
 from wean.cli import main
 from wean.errors import WeanError
-from wean.generator import load
+from wean.inference.generator import load
 from wean.tensor_files import WEIGHTS
 from wean.training import Trainer
+from wean.training.average import average_checkpoints, choose_checkpoints, run_checkpoints
 
 
 @pytest.fixture(scope="module")

@@ -4,7 +4,7 @@ Chinese out, scored by character ROUGE, with WEAN's output layer as in the paper
 from synthetic import HANZI, reverse_pairs, tiny_config, write_corpus
 from wean.config import section_config
 from wean.evaluation.rouge import corpus_rouge
-from wean.generator import load
+from wean.inference.generator import load
 from wean.training import Trainer
 
 

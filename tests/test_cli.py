@@ -183,8 +183,8 @@ def test_wean_test_reads_a_benchmark_as_plain_text_when_the_benchmark_is(tmp_pat
     import dataclasses
 
     from wean.evaluation import benchmarks
-    from wean.generator import Generation
-    from wean.benchmark_scores import score_on_benchmarks
+    from wean.inference.generator import Generation
+    from wean.inference.benchmark_scores import score_on_benchmarks
 
     (tmp_path / "b.src").write_text("A plain sentence .\n")
     (tmp_path / "b.ref").write_text("A plain sentence .\n")
@@ -209,8 +209,8 @@ def test_two_wean_tests_writing_one_folder_keep_both_records(tmp_path, monkeypat
     import json
 
     from wean.evaluation import benchmarks
-    from wean.generator import Generation
-    from wean.benchmark_scores import score_on_benchmarks
+    from wean.inference.generator import Generation
+    from wean.inference.benchmark_scores import score_on_benchmarks
 
     (tmp_path / "b.src").write_text("A plain sentence .\n")
     (tmp_path / "b.ref").write_text("A plain sentence .\n")

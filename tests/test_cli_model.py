@@ -94,7 +94,7 @@ def test_inspect_reproduces_the_papers_output_layer_table(capsys, config, linear
 
 
 def test_export_fp16_halves_the_weights_and_keeps_the_outputs(model_dir, tmp_path, capsys):
-    from wean.generator import load
+    from wean.inference.generator import load
 
     out = tmp_path / "shipped"
     assert main(["export", str(model_dir), str(out), "--fp16", "--set", "generation.beam=2"]) == 0
@@ -114,7 +114,7 @@ def test_export_fp16_halves_the_weights_and_keeps_the_outputs(model_dir, tmp_pat
 def test_an_exported_model_carries_the_models_it_reranks_with(model_dir, tmp_path, capsys):
     import yaml
 
-    from wean.generator import load
+    from wean.inference.generator import load
 
     out = tmp_path / "shipped"
     assert main(["export", str(model_dir), str(out), "--rerank", f"length=100,channel:{model_dir}=0.5",
@@ -142,7 +142,7 @@ def test_an_exported_model_carries_the_models_it_reranks_with(model_dir, tmp_pat
 
 def test_plain_text_in_and_out(model_dir, tmp_path):
     """A PTB-tokenized, lowercasing model reads plain text and writes it back cased and detokenized."""
-    from wean.generator import load
+    from wean.inference.generator import load
 
     generator = load(model_dir)
     generator.config.data.tokenizer.corpus_tokenization = "ptb"
@@ -187,7 +187,7 @@ def test_simplify_reads_a_file_with_input_and_hints_at_a_file_name_given_as_text
     assert f"is a file: to simplify its lines, use --input {texts}" in capsys.readouterr().err
     assert main(["simplify", "--model", str(model_dir), "--input", str(texts), "a b"]) == 1
     assert "not both" in capsys.readouterr().err
-    from wean.generator import load
+    from wean.inference.generator import load
 
     with pytest.raises(WeanError, match=r"takes a list of texts; to generate for one, pass \[text\]"):
         load(model_dir).generate("a b c")
@@ -203,14 +203,14 @@ def test_simplify_reads_a_file_with_input_and_hints_at_a_file_name_given_as_text
     ({"min_length": 10**9}, "min_length is 1000000000"),
 ])
 def test_generate_refuses_options_out_of_range_in_one_line(model_dir, options, message):
-    from wean.generator import load
+    from wean.inference.generator import load
 
     with pytest.raises(WeanError, match=f"^{message}; it must be"):
         load(model_dir).generate(["a b c"], **options)
 
 
 def test_lone_surrogates_in_the_input_are_replaced_not_fatal(model_dir):
-    from wean.generator import load
+    from wean.inference.generator import load
 
     for plain_text in (False, True):
         outputs = load(model_dir).generate(["a \udca8 b c", "\ud800"], beam=2, plain_text=plain_text)
@@ -221,7 +221,7 @@ def test_lone_surrogates_in_the_input_are_replaced_not_fatal(model_dir):
 
 def test_an_interrupted_generate_keeps_the_finished_outputs(model_dir, tmp_path, monkeypatch, capsys):
     import wean.cli.generate as generate_command
-    from wean.generator import Generator
+    from wean.inference.generator import Generator
 
     (tmp_path / "in.txt").write_text("".join(f"{'a b c d e f g'[: 2 * (i % 5) + 3]}\n" for i in range(7)))
     monkeypatch.setattr(generate_command, "BLOCK", 3)

@@ -1,4 +1,4 @@
-"""Control tokens (wean/data/control.py): attributes computed exactly, reserved tokens that no
+"""Control tokens (wean/control.py): attributes computed exactly, reserved tokens that no
 tokenizer splits, a tiny model that obeys its length token, checked values on every interface,
 and the tuning of default values on validation data."""
 
@@ -14,13 +14,13 @@ import yaml
 from synthetic import control_config, tiny_config, write_corpus
 from wean.cli import main
 from wean.config import config_from_dict
-from wean.data.control import Control, chars_ratio, levenshtein, lexical_complexity, parse_control, word_rank
+from wean.control import Control, chars_ratio, levenshtein, lexical_complexity, parse_control, word_rank
 from wean.data.corpus import encode_pairs, read_parallel
 from wean.data.vocabulary import UNK_ID
 from wean.errors import WeanError
-from wean.generator import load
-from wean.data.assets import build_assets
-from wean.tune_control import Requirement, Trial, coordinate_ascent, tune_control
+from wean.inference.generator import load
+from wean.inference.tune_control import Requirement, Trial, coordinate_ascent, tune_control
+from wean.training.assets import build_assets
 
 
 def test_attributes_on_hand_made_pairs():
@@ -33,7 +33,7 @@ def test_attributes_on_hand_made_pairs():
 
 
 def test_word_rank_is_the_third_quartile_of_log_ranks():
-    from wean.data.control import _word_ranks
+    from wean.control import _word_ranks
 
     ranks = _word_ranks()
     assert "zyzzogeton" not in ranks  # a word outside the list: the rank after its last
@@ -356,7 +356,7 @@ def test_a_control_value_never_trained_on_is_warned_of_on_every_interface(contro
     """The prefix task never has a ratio above 1: asking for 1.1 uses an embedding nothing trained."""
     import warnings
 
-    from wean.generator import UntrainedControlWarning
+    from wean.inference.generator import UntrainedControlWarning
 
     generator = load(control_model)
     with warnings.catch_warnings():
@@ -374,7 +374,7 @@ def test_a_control_value_never_trained_on_is_warned_of_on_every_interface(contro
     assert err.count("no training pair had this value") == 1  # once, not once per line
 
 
-@pytest.mark.filterwarnings("ignore::wean.generator.UntrainedControlWarning")  # serve() silences it; tests call create_app
+@pytest.mark.filterwarnings("ignore::wean.inference.generator.UntrainedControlWarning")  # serve() silences it; tests call create_app
 def test_the_server_warns_of_a_control_value_never_trained_on(control_model):
     import httpx
 

@@ -6,7 +6,7 @@ import torch
 from synthetic import conv_model, reverse_pairs, tiny_config, write_corpus
 from wean.config import ModelConfig, section_config
 from wean.errors import WeanError
-from wean.generator import load
+from wean.inference.generator import load
 from wean.models.conv_encoder import default_attention_layers
 from wean.models.model import build_model
 from wean.search import beam_search, greedy_search

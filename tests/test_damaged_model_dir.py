@@ -10,7 +10,7 @@ import pytest
 
 from wean.cli import main
 from wean.errors import WeanError
-from wean.generator import load
+from wean.inference.generator import load
 from wean.pretrained import SIMPLIFIER
 
 

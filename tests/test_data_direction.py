@@ -14,8 +14,8 @@ from wean.config import config_from_dict
 from wean.data.corpus import LM_SOURCE, ParallelText, drop_matching, oriented
 from wean.data.plain_text import PlainText
 from wean.errors import WeanError
-from wean.forced_scores import forced_log_probs
-from wean.generator import load
+from wean.inference.forced_scores import forced_log_probs
+from wean.inference.generator import load
 from wean.training import Trainer
 
 # forward: each symbol to the next one; a reverse model must learn the previous one

@@ -11,7 +11,7 @@ import yaml
 
 from synthetic import tiny_config, write_corpus
 from wean.cli import main
-from wean.data_root import data_path, data_root, portable_path
+from wean.data.root import data_path, data_root, portable_path
 from wean.errors import WeanError
 from wean.training import Trainer
 

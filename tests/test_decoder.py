@@ -1,12 +1,12 @@
 """The decoders' teacher-forced path (RecurrentDecoder's loop with the LSTM unrolled by hand for
 speed, UnrolledLSTM) computes the same function as the step path that search takes, with either
-kernels (wean.kernels)."""
+kernels (wean.models.kernels)."""
 
 import pytest
 import torch
 
 from wean.config import ModelConfig, section_config
-from wean.kernels import use_kernels
+from wean.models.kernels import use_kernels
 from wean.models.model import build_model
 
 

@@ -4,7 +4,9 @@ penalties, ensembles, reranking and plug-in strategies, each on a case whose ans
 import itertools
 import json
 import math
+import re
 import shutil
+import sys
 from collections import Counter
 
 import pytest
@@ -14,16 +16,16 @@ from synthetic import A, B, C, ScriptedModel, conv_model
 from wean.cli import main
 from wean.config import ModelConfig, section_config
 from wean.data.vocabulary import BOS_ID, EOS_ID, UNK_ID
-from wean.ensemble import Ensemble
 from wean.errors import WeanError
 from wean.evaluation.fidelity import faults
-from wean.generation import Generation
-from wean.generator import Generator, load
+from wean.inference.ensemble import Ensemble
+from wean.inference.generator import Generator, load
+from wean.inference.outputs import Generation
+from wean.inference.pipeline import TextSearch, faithful_first
 from wean.models.model import build_model
 from wean.search import decode
 from wean.search.common import length_normalized
 from wean.search_options import SearchOptions
-from wean.text_search import TextSearch, faithful_first
 
 SOURCE, LENGTHS = torch.tensor([[A, B]]), torch.tensor([2])
 BRANCHING = {BOS_ID: {A: 0.4, B: 0.35, C: 0.2, EOS_ID: 0.05}, A: {A: 0.3, B: 0.3, EOS_ID: 0.4},
@@ -442,8 +444,8 @@ def test_the_fallback_counts_an_output_the_channel_model_finds_unlikely_as_unfai
 def test_a_channel_reads_text_as_the_search_that_asks_it_does(model_dir, tmp_path, monkeypatch):
     import yaml
 
-    from wean import forced_scores
-    from wean.search.model_scores import ChannelScore
+    from wean.inference import model_scores
+    from wean.inference.model_scores import ChannelScore
 
     own = tmp_path / "own"
     shutil.copytree(model_dir, own)
@@ -456,10 +458,10 @@ def test_a_channel_reads_text_as_the_search_that_asks_it_does(model_dir, tmp_pat
             config["generation"]["plain_text"] = plain_text
         path.write_text(yaml.safe_dump(config))
     readings = []
-    real = forced_scores.forced_log_probs
-    monkeypatch.setattr(forced_scores, "forced_log_probs",
-                        lambda generator, sources, targets, plain_text=None: readings.append(plain_text)
-                        or real(generator, sources, targets, plain_text))
+    real = model_scores.forced_log_probs
+    monkeypatch.setattr(model_scores, "forced_log_probs",
+                        lambda loaded, sources, targets, plain_text=None: readings.append(plain_text)
+                        or real(loaded, sources, targets, plain_text))
     for plain_text in (False, True):
         readings.clear()
         load(own).generate(["a b c d e f g"], plain_text=plain_text)
@@ -574,18 +576,18 @@ def test_a_model_directory_reranks_with_the_models_it_carries(model_dir, tmp_pat
 
 
 def test_a_reranking_model_is_loaded_on_the_device_of_the_model_it_reranks_for(model_dir, monkeypatch):
-    import wean.generator
-    from wean.search import model_scores
+    from wean.inference import model_scores
+    from wean.inference.loading import LoadedModel
 
-    real_load, asked = wean.generator.load, []
-
-    def recording_load(directory, device="auto", **kwargs):
-        asked.append(device)
-        return real_load(directory, device=device, **kwargs)
-
-    monkeypatch.setattr(wean.generator, "load", recording_load)
-    monkeypatch.setattr(model_scores, "_loaded", {})
     generator = load(model_dir, device="cpu")
+    real_load, asked = LoadedModel.from_directory.__func__, []
+
+    def recording_load(cls, directory, device="auto", **kwargs):
+        asked.append(device)
+        return real_load(cls, directory, device=device, **kwargs)
+
+    monkeypatch.setattr(LoadedModel, "from_directory", classmethod(recording_load))
+    monkeypatch.setattr(model_scores, "_loaded", {})
     generator.generate(["a b c d e f g"], nbest=2, rerank=f"lm:{model_dir}=1")
     assert asked == ["cpu"]  # not "auto", which takes the GPU where there is one
 
@@ -593,7 +595,7 @@ def test_a_reranking_model_is_loaded_on_the_device_of_the_model_it_reranks_for(m
 def test_noisy_channel_scorers_ask_other_models(model_dir, tmp_path, capsys):
     """channel:DIR scores log P(source | output), lm:DIR log P(output | <lm>), each under DIR's
     model as forced_scores computes it; with weight 0 the list keeps the search's order."""
-    from wean.forced_scores import forced_log_probs
+    from wean.inference.forced_scores import forced_log_probs
 
     generator = load(model_dir)
     sentences = ["a b c d e f g", "j i h g"]
@@ -648,6 +650,69 @@ def test_a_strategy_from_a_plug_in_file_is_selected_by_name(model_dir, tmp_path,
     assert capsys.readouterr().out == "a b c d e\nj i h\n"
     generator = Generator.from_directory(model_dir)
     assert [g.text for g in generator.generate(["c b a"], strategy="echo")] == ["c b a"]
+
+
+NBEST_PLUGIN = '''
+import torch
+
+from wean.registry import STRATEGIES
+from wean.search.common import Hypothesis
+from wean.search_options import Capabilities
+
+ASKED = []  # the nbest of each call
+
+
+@STRATEGIES.register("both_ways", capabilities=Capabilities(outputs="beam"))
+def both_ways(model, source, lengths, options, banned_ids=(), abandoned=None):
+    """The source, then the source reversed: an n-best list of two, no model needed."""
+    ASKED.append(options.nbest)
+    lists = []
+    for i in range(source.size(0)):
+        tokens = source[i, : int(lengths[i])].tolist()
+        attention = torch.zeros(len(tokens) + 1, len(tokens))
+        lists.append([Hypothesis(tokens, 0.0, 0.0, attention), Hypothesis(tokens[::-1], -1.0, -1.0, attention)]
+                     [: options.nbest])
+    return lists
+'''
+
+
+def test_a_plug_in_strategy_that_declares_n_best_lists_works_as_a_built_in_one(model_dir, tmp_path, capsys):
+    from wean.registry import load_plugins
+    from wean.search_options import SearchOptions, capabilities
+
+    plugin = tmp_path / "both_ways.py"
+    plugin.write_text(NBEST_PLUGIN)
+    load_plugins([str(plugin)])
+    recorder = next(module for name, module in sys.modules.items() if name.startswith("wean_plugin_both_ways"))
+    generator = load(model_dir)
+    (result,) = generator.generate(["c b a"], strategy="both_ways", beam=2, nbest=2)
+    assert [g.text for g in result.nbest] == ["c b a", "a b c"]
+    with pytest.raises(WeanError, match="^nbest is 3, more than beam \\(2\\)"):
+        generator.generate(["c b a"], strategy="both_ways", beam=2, nbest=3)
+    recorder.ASKED.clear()
+    generator.generate(["c b a"], strategy="both_ways", beam=2, fallback="source")
+    assert recorder.ASKED == [2]  # the fallback reads every output of the beam, as beam search's
+    inputs = tmp_path / "in.txt"
+    inputs.write_text("a b c\n")
+    assert main(["generate", "--model", str(model_dir), "--input", str(inputs), "--plugins", str(plugin),
+                 "--strategy", "both_ways", "--beam", "2", "--nbest", "2"]) == 0
+    (line,) = capsys.readouterr().out.splitlines()
+    assert [output["text"] for output in json.loads(line)["nbest"]] == ["a b c", "c b a"]
+    # the server's bound on work: hypotheses per input as the strategy declares them
+    assert capabilities("both_ways").width(SearchOptions(strategy="both_ways", beam=4)) == 4
+    assert capabilities("greedy").width(SearchOptions(strategy="greedy", beam=4)) == 1
+    assert capabilities("sampling").width(SearchOptions(strategy="sampling", beam=4, nbest=3)) == 3
+
+
+def test_a_plug_in_strategy_that_declares_nothing_finds_one_output_and_says_so(model_dir, tmp_path, capsys):
+    plugin = tmp_path / "echo_strategy.py"
+    plugin.write_text(PLUGIN)
+    inputs = tmp_path / "in.txt"
+    inputs.write_text("a b c\n")
+    assert main(["generate", "--model", str(model_dir), "--input", str(inputs), "--plugins", str(plugin),
+                 "--strategy", "echo", "--nbest", "3"]) == 1
+    assert re.search(r"error: --nbest is 3; echo search finds one output \(beam, sampling, diverse_beam.* find "
+                     r"several\)$", capsys.readouterr().err.strip())
 
 
 def test_a_plain_text_of_several_sentences_has_joined_alternatives(model_dir):

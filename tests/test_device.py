@@ -9,9 +9,9 @@ import torch
 from synthetic import reverse_pairs, tiny_config, write_corpus
 from wean.config import config_from_dict
 from wean.data.corpus import Batch, Example, collate
-from wean.device import resolve_device
 from wean.errors import WeanError
-from wean.generator import load
+from wean.inference.generator import load
+from wean.models.device import resolve_device
 from wean.training import Trainer
 
 needs_cuda = pytest.mark.skipif(not torch.cuda.is_available(), reason="PyTorch sees no CUDA GPU")

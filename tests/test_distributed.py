@@ -187,7 +187,7 @@ def test_the_gradient_scaler_state_resumes_exactly(tmp_path, monkeypatch):
 @pytest.mark.parametrize("precision", ["fp16", "bf16"])
 def test_mixed_precision_learns_on_cuda(tmp_path, precision):
     from synthetic import reverse_pairs
-    from wean.generator import load
+    from wean.inference.generator import load
 
     data = write_corpus(tmp_path / "data")
     trainer = Trainer(tiny_config(data, tmp_path / "model", precision=precision, device="cuda"))

@@ -11,13 +11,13 @@ import torch
 
 from synthetic import reverse_pairs
 from wean.cli import main
-from wean.criterion import Criterion
 from wean.data.corpus import ParallelText, collate, encode_pairs
 from wean.data.vocabulary import PAD_ID
 from wean.errors import WeanError
 from wean.evaluation import EvaluationSettings, evaluate
-from wean.forced_scores import forced_log_probs
-from wean.generator import load
+from wean.inference.forced_scores import forced_log_probs
+from wean.inference.generator import load
+from wean.training.criterion import Criterion
 
 
 def test_log_probs_sum_to_the_validation_loss_and_prefer_the_true_target(control_model):
@@ -86,8 +86,8 @@ def test_the_reverse_metric_reads_a_benchmarks_text_as_the_benchmark_writes_it(t
     import argparse
     from types import SimpleNamespace
 
-    import wean.forced_scores
-    import wean.generator
+    import wean.inference.forced_scores
+    from wean.inference.loading import LoadedModel
     from wean.cli import options
     from wean.evaluation.significance import paired_bootstrap
 
@@ -108,9 +108,9 @@ def test_the_reverse_metric_reads_a_benchmarks_text_as_the_benchmark_writes_it(t
         read_as.append(plain_text)
         return [(-1.0, 1)] * len(sources)
 
-    monkeypatch.setattr(wean.generator, "load", lambda path: SimpleNamespace(
+    monkeypatch.setattr(LoadedModel, "from_directory", lambda path: SimpleNamespace(
         config=SimpleNamespace(generation=SimpleNamespace(plain_text=own_reading))))
-    monkeypatch.setattr(wean.forced_scores, "forced_log_probs", recording)
+    monkeypatch.setattr(wean.inference.forced_scores, "forced_log_probs", recording)
     expected = own_reading if plain_text is None else plain_text
     result = evaluate(["a b"], ["a b"], [["a b"]], settings)
     assert read_as and set(read_as) == {expected}

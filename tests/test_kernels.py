@@ -1,4 +1,4 @@
-"""The kernels of a loaded model's float32 products (wean/kernels.py)."""
+"""The kernels of a loaded model's float32 products (wean/models/kernels.py)."""
 
 import pytest
 import torch
@@ -6,11 +6,11 @@ from torch import nn
 from torch.nn import functional as F
 
 from synthetic import reverse_pairs
-from wean import kernels
 from wean.cli import main
 from wean.errors import WeanError
-from wean.generator import load
-from wean.kernels import OneDNNLinear, use_kernels
+from wean.inference.generator import load
+from wean.models import kernels
+from wean.models.kernels import OneDNNLinear, use_kernels
 
 needs_onednn = pytest.mark.skipif(not kernels.ONEDNN, reason="this PyTorch has no oneDNN linear")
 
@@ -102,7 +102,7 @@ def test_a_trained_model_writes_the_same_outputs_with_either_kernels(model_dir):
 
 
 def test_a_reranking_model_is_loaded_with_the_generators_kernels(model_dir):
-    from wean.search import model_scores
+    from wean.inference import model_scores
 
     sources, _ = reverse_pairs(3, seed=5)
     for name in ("blas", "onednn"):

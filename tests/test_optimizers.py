@@ -5,7 +5,7 @@ import pytest
 import torch
 
 from synthetic import conv_model, reverse_pairs, tiny_config, write_corpus
-from wean.generator import load
+from wean.inference.generator import load
 from wean.models.conv_encoder import ConvBlock
 from wean.training import Trainer
 from wean.training.optimizers import scale_gradients

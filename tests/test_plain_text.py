@@ -11,7 +11,7 @@ from synthetic import tiny_config, write_corpus
 from wean.cli import main
 from wean.data.sentences import split_sentences
 from wean.data.vocabulary import UNK_ID
-from wean.generator import load
+from wean.inference.generator import load
 from wean.training import Trainer
 
 

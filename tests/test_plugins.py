@@ -13,7 +13,7 @@ import yaml
 from synthetic import reverse_pairs, tiny_config, write_corpus
 from wean.config import config_from_dict, load_config
 from wean.errors import WeanError
-from wean.generator import load
+from wean.inference.generator import load
 from wean.registry import OUTPUT_LAYERS, Registry
 from wean.training import Trainer
 

@@ -8,18 +8,18 @@ import torch
 
 from synthetic import tiny_config
 from wean.config import ModelConfig, config_from_dict, section_config
-from wean.criterion import Criterion
 from wean.data.copy_vocabulary import encode_source, encode_target, token_of
 from wean.data.corpus import Example, collate
 from wean.data.vocabulary import EOS_ID, UNK_ID, Vocabulary
-from wean.ensemble import Ensemble
 from wean.errors import WeanError
-from wean.generator import load
+from wean.inference.ensemble import Ensemble
+from wean.inference.generator import load
 from wean.models.coverage_loss import coverage_loss
 from wean.models.model import build_model
 from wean.search import decode
 from wean.search_options import SearchOptions
 from wean.training import Trainer
+from wean.training.criterion import Criterion
 
 V = 30  # vocabulary size of the hand-built models
 

@@ -1,4 +1,4 @@
-"""int8 dynamic quantization for CPU inference (wean/quantize.py)."""
+"""int8 dynamic quantization for CPU inference (wean/inference/quantize.py)."""
 
 import pytest
 import torch
@@ -8,8 +8,8 @@ from torch.ao.nn.quantized import dynamic as quantized
 from synthetic import reverse_pairs
 from wean.cli import main
 from wean.errors import WeanError
-from wean.generator import load
-from wean.quantize import quantize
+from wean.inference.generator import load
+from wean.inference.quantize import quantize
 
 
 def test_int8_quantizes_the_lstms_and_linear_layers_and_keeps_the_outputs(model_dir):

@@ -132,7 +132,7 @@ def test_beam_attention_follows_a_hypothesis_that_changed_beams():
 
 
 def test_generate_cuts_its_model_calls_by_length_so_one_long_input_runs_alone():
-    from wean.text_search import length_chunks
+    from wean.inference.pipeline import length_chunks
 
     lengths = [3, 4, 3, 700, 4, 6, 7]
     order = sorted(range(len(lengths)), key=lengths.__getitem__)

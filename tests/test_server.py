@@ -16,9 +16,9 @@ import pytest
 import uvicorn
 
 from synthetic import tiny_config, write_corpus
-from wean.generator import load
-from wean.server.app import create_app, uvicorn_config
+from wean.inference.generator import load
 from wean.search_options import SearchOptions
+from wean.server.app import create_app, uvicorn_config
 from wean.server.limits import Limits
 from wean.training import Trainer
 

@@ -10,10 +10,10 @@ from wean.cli import main
 from wean.config import ModelConfig, section_config
 from wean.data.vocabulary import EOS_ID, UNK_ID
 from wean.errors import WeanError
-from wean.generator import load
+from wean.inference.generator import load
+from wean.inference.shortlist import ShortlistTable
 from wean.models.interfaces import EncoderOutput, OutputContext
 from wean.models.model import build_model
-from wean.shortlist import ShortlistTable
 from wean.training import Trainer
 
 
@@ -81,7 +81,7 @@ def test_a_concat_wean_layer_has_no_shortlist_and_scores_every_word():
 
 @pytest.mark.parametrize("vocabulary, kept, rows", [(40, 3, 5), (6000, 2000, 320)])
 def test_an_int8_linear_layer_scores_its_kept_words_as_its_full_int8_product_does(vocabulary, kept, rows):
-    from wean.quantize import quantize
+    from wean.inference.quantize import quantize
 
     torch.manual_seed(0)
     config = ModelConfig(embedding_size=16)
@@ -96,7 +96,7 @@ def test_an_int8_linear_layer_scores_its_kept_words_as_its_full_int8_product_doe
 
 
 def test_an_int8_shortlist_follows_weights_loaded_after_its_first_use():
-    from wean.quantize import quantize
+    from wean.inference.quantize import quantize
 
     torch.manual_seed(0)
     config = ModelConfig(embedding_size=16)
@@ -164,7 +164,7 @@ def test_an_exported_model_keeps_its_shortlist_and_an_ensemble_is_refused_one(mo
 
 
 def test_a_shortlist_below_the_tables_cut_is_warned_and_validation_never_uses_one(model_dir, tmp_path):
-    from wean.generator import ShortlistWarning
+    from wean.inference.generator import ShortlistWarning
 
     assert main(["shortlist", str(model_dir), "--frequent", "6"]) == 0
     with pytest.warns(ShortlistWarning, match="leave out the 6 most frequent, so those ranked 2 to 5"):
@@ -194,7 +194,7 @@ def test_a_compact_shortlist_searches_as_the_full_width_one(small_table, search)
     from wean.data.corpus import pad
     from wean.search import decode
     from wean.search_options import SearchOptions
-    from wean.shortlist import Shortlisted, compact_decode
+    from wean.inference.shortlist import Shortlisted, compact_decode
 
     generator, table = small_table
     vocabulary = generator.assets.target_vocabulary
@@ -215,7 +215,7 @@ def test_a_compact_shortlist_searches_as_the_full_width_one(small_table, search)
 
 def test_only_the_ranking_strategies_search_the_lists_width():
     from wean.search_options import SearchOptions
-    from wean.shortlist import searches_compactly
+    from wean.inference.shortlist import searches_compactly
 
     assert all(searches_compactly(SearchOptions(strategy=s)) for s in ("beam", "greedy", "diverse_beam"))
     # sampling's seeded noise is drawn per word id; the names constraint masks columns by id

@@ -6,12 +6,12 @@ import torch
 from wean.config import ModelConfig
 from wean.data.corpus import pad
 from wean.data.vocabulary import Vocabulary
-from wean.ensemble import Ensemble
-from wean.generator import load
+from wean.inference.ensemble import Ensemble
+from wean.inference.generator import load
+from wean.inference.source_names import SourceNamesOnly, TokenClasses
 from wean.models.model import build_model
 from wean.search import decode
 from wean.search_options import SearchOptions
-from wean.source_names import SourceNamesOnly, TokenClasses
 
 TOKENS = ["▁the", "▁The", "▁Paris", "▁1962", "▁1963", "▁went", ".", "ich", "▁Z", "7", "ür", "▁He", "<0xC3>"]
 VOCABULARY = Vocabulary(TOKENS)

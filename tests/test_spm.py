@@ -8,7 +8,7 @@ import torch
 from synthetic import tiny_config
 from wean.data.corpus import IGNORE, Example, collate
 from wean.data.vocabulary import EOS_ID, PAD_ID
-from wean.generator import load
+from wean.inference.generator import load
 from wean.models.spm import SourcePredictionModule
 from wean.training import Trainer
 
@@ -104,7 +104,7 @@ def test_spm_composes_with_every_other_module_through_configuration(encoder):
     from wean.config import ModelConfig, section_config
     from wean.models.model import build_model
     from wean.search import beam_search
-    from wean.criterion import Criterion
+    from wean.training.criterion import Criterion
 
     torch.manual_seed(0)
     config = ModelConfig(embedding_size=16)

@@ -6,11 +6,11 @@ import pytest
 import torch
 
 from synthetic import reverse_pairs, tiny_config, write_corpus
-from wean.device import bf16_lstm_supported
 from wean.errors import WeanError
-from wean.generator import load
-from wean.criterion import Criterion
+from wean.inference.generator import load
+from wean.models.device import bf16_lstm_supported
 from wean.training import Trainer
+from wean.training.criterion import Criterion
 
 
 @pytest.fixture(scope="module")

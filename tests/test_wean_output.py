@@ -8,13 +8,13 @@ from torch import nn
 
 from synthetic import reverse_pairs, tiny_config, write_corpus
 from wean.config import ModelConfig, section_config
-from wean.criterion import Criterion
 from wean.data.vocabulary import UNK_ID
 from wean.errors import WeanError
-from wean.generator import load
+from wean.inference.generator import load
 from wean.models.model import build_model
 from wean.models.output_layer import LinearOutput, WeanOutput
 from wean.training import Trainer
+from wean.training.criterion import Criterion
 
 E = torch.tensor([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0], [2.0, -1.0]])  # 4 words, 2-d embeddings
 Q = torch.tensor([[1.0, 2.0]])

@@ -8,7 +8,7 @@ import torch
 from synthetic import reverse_pairs, tiny_config, write_corpus
 from wean.config import ModelConfig, section_config
 from wean.errors import WeanError
-from wean.generator import load
+from wean.inference.generator import load
 from wean.models.model import build_model
 from wean.search import beam_search, greedy_search
 from wean.training import Trainer

@@ -38,7 +38,7 @@ PEERS = ["fairseq", "opennmt", "joeynmt"]
 WARMUP_UPDATES = 20  # start-up and the first updates are left out of the training rate
 SHORTLIST = 1000  # the wean-shortlist row: the 1,000 most frequent target words, each batch's own and their table's
 # wean's decoding modes, by the prefix of their runs' names: fp32 (oneDNN's products, the default),
-# fp32 with PyTorch's own products (wean.kernels), int8, the vocabulary shortlist
+# fp32 with PyTorch's own products (wean.models.kernels), int8, the vocabulary shortlist
 WEAN_MODES = {"": [], "blas-": ["--kernels", "blas"], "int8-": ["--quantize", "int8"],
               "shortlist-": ["--shortlist", str(SHORTLIST)],
               "int8-shortlist-": ["--quantize", "int8", "--shortlist", str(SHORTLIST)]}

@@ -49,9 +49,9 @@ def train(args) -> None:
 
 
 def decode(args) -> None:
-    from wean.generator import Generator
+    from wean.inference.generator import Generator
     from wean.model_dir import SHORTLIST
-    from wean.shortlist import make_shortlist_table
+    from wean.inference.shortlist import make_shortlist_table
 
     # the run never validates, so it has no best weights: decode its last checkpoint
     checkpoints = args.run / "model" / "checkpoints"

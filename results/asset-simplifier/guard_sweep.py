@@ -20,12 +20,12 @@ from pathlib import Path
 
 from score_lines import BENCHMARK, role_lines
 
-from wean.data.control import parse_control
+from wean.control import parse_control
 from wean.evaluation.evaluate import evaluate
 from wean.evaluation.fidelity import faults
-from wean.generator import load
-from wean.search.model_scores import ChannelScore
-from wean.tune_control import tuning_set
+from wean.inference.generator import load
+from wean.inference.model_scores import ChannelScore
+from wean.inference.tune_control import tuning_set
 
 KEYS = ("sari", "bleu", "identical_to_source", "invented_names", "repeated_ngrams")
 THRESHOLDS = [-math.inf, -5.0, -4.5, -4.0, -3.5, -3.0, -2.75, -2.5, -2.25, -2.0, -1.75, -1.5]

@@ -22,7 +22,7 @@ from pathlib import Path
 from split import REFERENCES, SOURCE, SPLIT, make_split
 
 from wean.data.ptb import ptb_tokenize
-from wean.data_root import data_root
+from wean.data.root import data_root
 from wean.textio import read_lines
 
 LOST_BYTE_MOJIBAKE = re.compile(r"[\u00c2-\u00f4](?=\s|$)")

@@ -20,11 +20,11 @@ import yaml
 
 from split import SPLIT
 
-from wean.data.control import parse_control
+from wean.control import parse_control
 from wean.evaluation.evaluate import evaluate
-from wean.generator import load
+from wean.inference.generator import load
+from wean.inference.tune_control import tuning_set
 from wean.textio import atomic_write_text
-from wean.tune_control import tuning_set
 
 HERE = Path(__file__).parent
 BENCHMARK = "turkcorpus-asset-tune"

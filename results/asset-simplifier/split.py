@@ -22,9 +22,9 @@ import json
 import sys
 from pathlib import Path
 
-from wean.data_root import data_root
+from wean.data.root import data_root
+from wean.inference.tune_control import sample_sentences
 from wean.textio import read_lines
-from wean.tune_control import sample_sentences
 
 HERE = Path(__file__).parent
 SPLIT = HERE / "split.json"

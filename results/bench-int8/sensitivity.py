@@ -23,7 +23,7 @@ import torch
 
 import wean
 import wean.search.beam as beam_search
-from wean.forced_scores import forced_log_probs
+from wean.inference.forced_scores import forced_log_probs
 
 SIGMAS = (1e-5, 1e-4, 1e-3, 3e-3, 1e-2)
 GAPS = (0.001, 0.01, 0.05, 0.1)

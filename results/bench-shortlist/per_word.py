@@ -19,7 +19,7 @@ from pathlib import Path
 import torch
 
 import wean
-from wean.shortlist import ShortlistTable
+from wean.inference.shortlist import ShortlistTable
 
 
 def main() -> None:

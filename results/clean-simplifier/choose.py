@@ -20,7 +20,7 @@ sys.path.insert(0, str(HERE.parent / "faithful"))
 from tune_rerank import FLOOR, KEYS, references_rates  # noqa: E402  results/faithful's floor and yardstick
 from tune_score import selection_lines  # noqa: E402  the 400 sentences
 
-from wean.tune_control import tuning_set  # noqa: E402
+from wean.inference.tune_control import tuning_set  # noqa: E402
 
 
 def excess(record: dict, human: dict) -> float:

@@ -21,9 +21,9 @@ from pathlib import Path
 
 from wean.evaluation.evaluate import evaluate
 from wean.evaluation.fidelity import faults
-from wean.generator import load
-from wean.search.model_scores import ChannelScore
-from wean.tune_control import tuning_set
+from wean.inference.generator import load
+from wean.inference.model_scores import ChannelScore
+from wean.inference.tune_control import tuning_set
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "decoding"))
 from tune_score import selection_lines  # noqa: E402  the 400 sentences

@@ -20,8 +20,8 @@ from pathlib import Path
 import torch
 
 from wean.data.corpus import LM_SOURCE
-from wean.forced_scores import forced_log_probs
-from wean.generator import load
+from wean.inference.forced_scores import forced_log_probs
+from wean.inference.generator import load
 
 SCALES = ("adequacy", "fluency", "simplicity")
 FLAGS = {

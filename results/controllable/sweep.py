@@ -16,10 +16,10 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-from wean.data.control import max_value  # noqa: E402
+from wean.control import max_value  # noqa: E402
 from wean.evaluation import evaluate  # noqa: E402
-from wean.generator import load  # noqa: E402
-from wean.tune_control import tuning_set  # noqa: E402
+from wean.inference.generator import load  # noqa: E402
+from wean.inference.tune_control import tuning_set  # noqa: E402
 
 VALUES = [0.5, 0.6, 0.7, 0.8, 0.9, 1.0, 1.1]
 

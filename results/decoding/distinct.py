@@ -14,7 +14,7 @@ from pathlib import Path
 
 from wean.evaluation import EvaluationSettings, data_root, get_benchmark
 from wean.evaluation.evaluate import evaluate
-from wean.generator import load
+from wean.inference.generator import load
 from wean.textio import read_lines
 
 OUT = Path(__file__).parent

@@ -18,9 +18,9 @@ import yaml
 
 from wean.evaluation import data_root, get_benchmark
 from wean.evaluation.evaluate import evaluate
-from wean.generator import load
+from wean.inference.generator import load
+from wean.inference.tune_control import sample_sentences, tuning_set
 from wean.textio import read_lines
-from wean.tune_control import sample_sentences, tuning_set
 
 OUT = Path(__file__).parent / "selection.jsonl"
 KEYS = ("sari", "bleu", "identical_to_source", "repeated_ngrams", "invented_names")

@@ -14,7 +14,7 @@ import time
 import torch
 
 from wean.evaluation import data_root
-from wean.generator import load
+from wean.inference.generator import load
 from wean.textio import read_lines
 
 

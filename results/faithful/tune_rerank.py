@@ -22,8 +22,8 @@ import sys
 from pathlib import Path
 
 from wean.evaluation.evaluate import evaluate
-from wean.generator import load
-from wean.tune_control import Requirement, Trial, coordinate_ascent, tuning_set
+from wean.inference.generator import load
+from wean.inference.tune_control import Requirement, Trial, coordinate_ascent, tuning_set
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "decoding"))
 from tune_score import selection_lines  # noqa: E402  the 400 sentences results/decoding tuned on

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# int8 dynamic quantization of the shipped simplifier (wean/quantize.py): TurkCorpus test scores,
+# int8 dynamic quantization of the shipped simplifier (wean/inference/quantize.py): TurkCorpus test scores,
 # and BLEU of the int8 outputs against the fp32 ones (results/controllable/shipped.turkcorpus-test.txt).
 set -euo pipefail
 WEAN=${WEAN:-wean} PYTHON=${PYTHON:-python}  # the active environment's, unless set

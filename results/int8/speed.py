@@ -8,7 +8,7 @@ import statistics
 import time
 
 from wean.evaluation import data_root
-from wean.generator import load
+from wean.inference.generator import load
 from wean.textio import read_lines
 
 sources = read_lines(data_root() / "turkcorpus/case_detok/test.src")[:200]

@@ -17,7 +17,7 @@ from torch import nn
 from torch.ao.quantization import default_dynamic_qconfig, per_channel_dynamic_qconfig, quantize_dynamic
 
 from wean.evaluation import data_root
-from wean.generator import load
+from wean.inference.generator import load
 from wean.textio import read_lines
 
 sources = read_lines(data_root() / "turkcorpus/case_detok/test.src")
@@ -27,7 +27,7 @@ LSTM_SCALES = {"shipped": default_dynamic_qconfig, "lstm-per-row": per_channel_d
 for variant, lstm_qconfig in LSTM_SCALES.items():
     generator = load(device="cpu")
     model = generator.model
-    # the layers wean.quantize leaves in fp32 (WEAN's output layer reads its weights directly)
+    # the layers wean.inference.quantize leaves in fp32 (WEAN's output layer reads its weights directly)
     direct = {name for name, module in model.named_modules() if getattr(module, "reads_weights", False)}
     spec = {}
     for name, module in model.named_modules():

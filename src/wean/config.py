@@ -19,14 +19,23 @@ from typing import Any, Callable, Sequence
 
 import yaml
 
+from wean.control import Control
 from wean.errors import WeanError
-from wean.search_options import SearchOptions, check_batch_size, check_fallback_words, check_search_options
+from wean.registry import (
+    DECODERS, ENCODERS, METRICS, OUTPUT_LAYERS, TOKENIZERS, load_plugins, plugin_loaded, selectable_key,
+)
+from wean.search_options import (
+    SearchOptions, check_batch_size, check_fallback_words, check_search_options, parse_rerank, parse_threshold,
+)
 
+# the choices of where and how a model runs, named here, where reading them imports no torch
 DEVICES = ("auto", "cpu", "cuda")
+KERNELS = ("onednn", "blas")  # what computes the float32 products (wean/models/kernels.py)
+QUANTIZATIONS = ("none", "int8")  # the weights inference runs with (wean/inference/quantize.py)
 
 
 class SetAsideWarning(UserWarning):
-    """A component section holds another component's key at a value that asks for something."""  # wean/device.py resolves them; here without importing torch
+    """A component section holds another component's key at a value that asks for something."""  # wean/models/device.py resolves them; here without importing torch
 
 
 @dataclass
@@ -49,7 +58,7 @@ class TokenizerConfig:
 
 @dataclass
 class ControlConfig:
-    # control tokens (ACCESS, Martin et al. 2020; wean/data/control.py): attributes of each training
+    # control tokens (ACCESS, Martin et al. 2020; wean/control.py): attributes of each training
     # pair prepended to its source; empty: none. Choose from chars_ratio, levenshtein, word_rank
     attributes: list[str] = field(default_factory=list)
     bucket: float = 0.05  # values are rounded to multiples of this
@@ -227,7 +236,7 @@ class TrainingConfig:
     # with a gradient scaler (wean/training/precision.py)
     precision: str = "fp32"
     # onednn | blas: the CPU's float32 products through oneDNN (faster on the CPUs measured) or
-    # PyTorch's own, whose floats the tables' runs keep (wean/kernels.py)
+    # PyTorch's own, whose floats the tables' runs keep (wean/models/kernels.py)
     kernels: str = "onednn"
     device: str = "auto"  # auto | cpu | cuda: auto takes the GPU when PyTorch sees one
     # several processes (torchrun): seconds one waits for the others, to join and while rank 0
@@ -247,7 +256,7 @@ class GenerationConfig(SearchOptions):
     # the control values asked for when the user asks for none (models trained with control tokens);
     # wean tune-control writes the ones it chose on validation data here. Attributes not named: 1.0
     control: dict[str, float] = field(default_factory=dict)
-    # the reranking beam search does when the caller names none (wean/search/rerank.py):
+    # the reranking beam search does when the caller names none (wean/inference/rerank.py):
     # NAME=WEIGHT,..., e.g. channel:reranker/channel=0.1,lm:reranker/lm=0.05; a relative DIR is read
     # inside the model directory, which so carries its reranking models. The search then keeps
     # rerank_size outputs per sentence (widening the beam to as many) for the scorers to reorder;
@@ -258,7 +267,7 @@ class GenerationConfig(SearchOptions):
     # with fallback: source, an output also counts as unfaithful where the channel model in DIR
     # (trained simple -> complex, data.direction: reverse; a relative DIR is read inside the model
     # directory) gives the source less than THRESHOLD log-probability per token given the output:
-    # DIR=THRESHOLD, e.g. reranker/channel=-2.5 (wean/text_search.py); empty: fidelity faults only
+    # DIR=THRESHOLD, e.g. reranker/channel=-2.5 (wean/inference/pipeline.py); empty: fidelity faults only
     fallback_channel: str = ""
     # with fallback: source and control tokens, where every output of a sentence fails the checks, the
     # sentence is searched again with each of these control settings in turn (each over the values
@@ -266,7 +275,7 @@ class GenerationConfig(SearchOptions):
     # the source comes back unchanged: a lighter change that passes serves a reader better than none
     fallback_control: list[dict[str, float]] = field(default_factory=list)
     # model directories searched together with this one as an ensemble, their log-probabilities
-    # averaged per step (wean/ensemble.py); a relative DIR is read inside the model directory, which
+    # averaged per step (wean/inference/ensemble.py); a relative DIR is read inside the model directory, which
     # so carries its members (wean export puts them in ensemble/1, ensemble/2, ...). They must read
     # and write this model's tokens; their own generation settings are not read
     ensemble: list[str] = field(default_factory=list)
@@ -292,9 +301,6 @@ class Config:
             value = _lookup(self, key)
             if value is not _ABSENT and value not in allowed:
                 raise WeanError(f"config: {key} is {value!r}; choose one of {', '.join(allowed)}")
-        from wean.evaluation.evaluate import selectable_key
-        from wean.registry import METRICS
-
         owner, _ = selectable_key(self.training.selection_metric, "config: training.selection_metric")
         validated = [("training.validation_metrics", name) for name in self.training.validation_metrics]
         if owner is not None:
@@ -308,8 +314,6 @@ class Config:
         if not 0 < tokenizer.character_coverage <= 1:
             raise WeanError(f"config: data.tokenizer.character_coverage is {tokenizer.character_coverage}; "
                             "it must be in (0, 1]")
-        from wean.data.control import Control  # checks attribute names, bucket and default values
-
         if self.data.drop_if_matches:
             try:
                 re.compile(self.data.drop_if_matches)
@@ -324,8 +328,6 @@ class Config:
         _check_numbers(self, "")
         generation = self.generation
         if generation.rerank:
-            from wean.search.rerank import parse_rerank
-
             try:
                 parse_rerank(generation.rerank)
             except WeanError as error:
@@ -334,8 +336,6 @@ class Config:
                 raise WeanError(f"config: generation.rerank_size is {generation.rerank_size}; a list to rerank holds "
                                 "2 to 100 outputs")
         if generation.fallback_channel:
-            from wean.search.rerank import parse_threshold
-
             try:
                 parse_threshold(generation.fallback_channel)
             except WeanError as error:
@@ -347,8 +347,6 @@ class Config:
         if self.model.share_embeddings and not self.data.tokenizer.shared_vocab:
             raise WeanError("config: model.share_embeddings needs data.tokenizer.shared_vocab: true")
         check_model_sections(self.model)
-        from wean.registry import DECODERS, ENCODERS, OUTPUT_LAYERS, TOKENIZERS  # the registered names
-
         TOKENIZERS.get(self.data.tokenizer.type, "data.tokenizer.type")
 
         encoder, decoder = self.model.encoder, self.model.decoder
@@ -382,7 +380,7 @@ CHOICES = {
     "training.precision": ("fp32", "bf16", "fp16"),
     "training.optimizer": ("adam", "sgd"),
     "training.loss_per": ("token", "sentence"),
-    "training.kernels": ("onednn", "blas"),
+    "training.kernels": KERNELS,
     "training.device": DEVICES,
 }
 _ABSENT = object()
@@ -464,10 +462,10 @@ def _from_dict(cls, values: Any, where: str):
 
 
 COMPONENT_SECTIONS = {  # config section -> the registry (wean/registry.py) its ``type`` names
-    "data.tokenizer": "TOKENIZERS",
-    "model.encoder": "ENCODERS",
-    "model.decoder": "DECODERS",
-    "model.output_layer": "OUTPUT_LAYERS",
+    "data.tokenizer": TOKENIZERS,
+    "model.encoder": ENCODERS,
+    "model.decoder": DECODERS,
+    "model.output_layer": OUTPUT_LAYERS,
 }
 
 
@@ -476,9 +474,7 @@ def _section_class(kind: type, values: Any, path: str) -> type:
     of the section's own, with the component's extra keys); wean's own use the section's."""
     if path not in COMPONENT_SECTIONS or not isinstance(values, dict):
         return kind
-    import wean.registry
-
-    registry = getattr(wean.registry, COMPONENT_SECTIONS[path])
+    registry = COMPONENT_SECTIONS[path]
     name = values.get("type", kind().type)
     config = registry.entry(name, f"{path}.type").config if isinstance(name, str) else None
     if config is None:
@@ -493,9 +489,7 @@ def _other_components_with(section: str, key: str) -> list[tuple[str, Any]]:
     default there."""
     if section not in COMPONENT_SECTIONS:
         return []
-    import wean.registry
-
-    registry = getattr(wean.registry, COMPONENT_SECTIONS[section])
+    registry = COMPONENT_SECTIONS[section]
     owners = []
     for name in registry.names():
         config = registry.entry(name).config
@@ -516,8 +510,6 @@ def check_fallback_control(settings: list[dict[str, float]], control: ControlCon
     if fallback != "source":
         raise WeanError(f"{name} needs fallback source (it is {fallback}): its settings are tried only where the "
                         "fallback would return the source")
-    from wean.data.control import Control  # checks attribute names and values
-
     for number, setting in enumerate(settings):
         try:
             Control(control.attributes, control.bucket, setting)
@@ -548,8 +540,6 @@ def config_from_dict(values: dict, import_plugins: bool = True) -> Config:
     """``import_plugins`` false: the plug-ins the values name must be imported already (a model
     directory's, untrusted: nothing is read from its files again, so none can be swapped in)."""
     if import_plugins and isinstance(values, dict) and values.get("plugins"):
-        from wean.registry import load_plugins
-
         load_plugins(_coerce(values["plugins"], list[str], "plugins"))
     return _from_dict(Config, values, "").validate()
 
@@ -584,9 +574,7 @@ def _declared(path: str) -> type:
 
 def _owner(path: str, config: type) -> str:
     """Which registered components read their section into ``config``, for messages."""
-    import wean.registry
-
-    registry = getattr(wean.registry, COMPONENT_SECTIONS[path])
+    registry = COMPONENT_SECTIONS[path]
     names = [name for name in registry.names() if (registry.entry(name).config or _declared(path)) is config]
     return f"{registry.kind} {' / '.join(repr(name) for name in names) or config.__name__}"
 
@@ -737,8 +725,6 @@ def load_config(path: str | Path | Sequence[str | Path], overrides: list[str] | 
     values = _without_nulls(values)
     plugins = _coerce(values["plugins"], list[str], "plugins") if values.get("plugins") else []
     if not trust_plugins and plugins:
-        from wean.registry import plugin_loaded
-
         untrusted = [raw for raw in plugins if not plugin_loaded(raw)]
         if untrusted:
             raise WeanError(

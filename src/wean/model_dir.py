@@ -12,7 +12,7 @@ import torch
 import yaml
 
 from wean.config import Config, load_config
-from wean.data.control import Control
+from wean.control import Control
 from wean.data.tokenizers import SentencePieceTokenizer, Tokenizer, load_tokenizer
 from wean.data.vocabulary import Vocabulary
 from wean.errors import WeanError
@@ -34,7 +34,7 @@ class Assets:
 
 
 CONTROL_COUNTS = "control-counts.json"
-SHORTLIST = "shortlist.safetensors"  # the vocabulary shortlist's table (wean.shortlist)
+SHORTLIST = "shortlist.safetensors"  # the vocabulary shortlist's table (wean.inference.shortlist)
 
 
 def write_control_counts(directory: Path, assets: Assets, examples) -> None:

@@ -24,10 +24,10 @@ def read_validations(run: Path) -> list[dict]:
 
 
 def _pyplot():
-    import matplotlib
+    import matplotlib  # deferred: 0.5 s to import with pyplot, and only plots need it
 
     matplotlib.use("Agg")  # files only, no display needed
-    import matplotlib.pyplot as plt
+    import matplotlib.pyplot as plt  # after use(): pyplot takes its backend when imported
 
     return plt
 

@@ -17,6 +17,7 @@ their own, named in the config's ``plugins`` list (see :func:`load_plugins`), as
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 import importlib
 import importlib.util
@@ -35,26 +36,29 @@ class Entry:
     name: str
     component: Any  # the class (or function) registered
     config: type | None  # the dataclass its config section is read into; None: the section's default
+    # what it declares it can do, where its kind asks (a search strategy's: wean.search_options.Capabilities)
+    capabilities: Any = None
 
 
 class Registry:
-    def __init__(self, kind: str, builtins: str):
+    def __init__(self, kind: str, *builtins: str):
         self.kind = kind  # what the error messages call an entry, e.g. "encoder"
-        self._builtins = builtins  # the module whose import registers wean's own entries
+        self._builtins = builtins  # the modules whose import registers wean's own entries
         self._entries: dict[str, Entry] = {}
 
-    def register(self, name: str, config: type | None = None) -> Callable:
+    def register(self, name: str, config: type | None = None, capabilities: Any = None) -> Callable:
         def decorate(component):
             known = self._entries.get(name)
             if known is not None and known.component != component:  # equal: the same registration again
                 raise WeanError(f"{self.kind} {name!r} is registered already (by {_where(known.component)})")
-            self._entries[name] = Entry(name, component, config)
+            self._entries[name] = Entry(name, component, config, capabilities)
             return component
 
         return decorate
 
     def _load_builtins(self) -> None:
-        importlib.import_module(self._builtins)
+        for module in self._builtins:
+            importlib.import_module(module)
 
     def names(self) -> list[str]:
         self._load_builtins()
@@ -83,9 +87,43 @@ OUTPUT_LAYERS = Registry("output layer", "wean.models")
 ENCODER_TRANSFORMS = Registry("encoder transform", "wean.models")  # built where the model config asks
 AUXILIARY_LOSSES = Registry("auxiliary loss", "wean.models")  # built where the model config asks
 TOKENIZERS = Registry("tokenizer", "wean.data.tokenizers")
-METRICS = Registry("metric", "wean.evaluation.evaluate")  # what `wean evaluate --metrics` and benchmarks name
+METRICS = Registry("metric", "wean.evaluation.evaluate", "wean.inference.reverse_metric")  # what `wean evaluate --metrics` and benchmarks name
 STRATEGIES = Registry("search strategy", "wean.search")  # generation.strategy, --strategy
-RERANKERS = Registry("reranking scorer", "wean.search.rerank")  # --rerank NAME=WEIGHT
+RERANKERS = Registry("reranking scorer", "wean.inference.rerank", "wean.inference.model_scores")  # --rerank NAME=WEIGHT
+
+# score keys: what a record of scores holds, and which way each is better (a metric declares its own)
+
+
+def validation_directions() -> dict[str, str]:
+    """Keys every validation record holds besides the metrics' own."""
+    return {"loss": "lower", "perplexity": "lower"}
+
+
+def score_key(key: str) -> tuple[str | None, str | None]:
+    """(the registered metric that reports ``key``, whether higher or lower is better); the
+    validation loss and perplexity belong to no metric. An unknown key is one line."""
+    if key in validation_directions():
+        return None, validation_directions()[key]
+    for name in METRICS.names():
+        keys = METRICS.get(name).keys
+        if key in keys:
+            return name, keys[key]
+    known = sorted({k for n in METRICS.names() for k in METRICS.get(n).keys} | set(validation_directions()))
+    close = difflib.get_close_matches(key, known, n=1)
+    hint = f"did you mean {close[0]!r}? " if close else ""
+    raise WeanError(f"no registered metric reports {key!r}; {hint}known score keys: {', '.join(known)}")
+
+
+def selectable_key(key: str, what: str) -> tuple[str | None, str]:
+    """:func:`score_key` of a key that ``what`` optimises: it must have a direction."""
+    try:
+        name, direction = score_key(key)
+    except WeanError as error:
+        raise WeanError(f"{what}: {error}") from None
+    if direction is None:
+        raise WeanError(f"{what}: {key!r} is neither better high nor low (it describes outputs); choose another key")
+    return name, direction
+
 
 _loaded_plugins: dict[Path, str] = {}
 _loaded_code: set[str] = set()  # the sha256 of each file imported: a model directory's copy of one is the same code

@@ -19,6 +19,47 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
+from wean.errors import WeanError
+from wean.registry import STRATEGIES
+
+
+@dataclass(frozen=True)
+class Capabilities:
+    """What a search strategy can do, declared where it registers
+    (``@STRATEGIES.register("my_search", capabilities=Capabilities(outputs="beam"))``), so that the
+    option checks, the fallback, the model's own reranking, the shortlist and the server's bound on
+    work ask the strategy, never its name.
+
+    ``outputs``: ``one`` (one output per input; ``nbest`` above 1 is refused), ``beam`` (an n-best
+    list of at most ``beam`` outputs, all of which the fallback reads) or ``samples`` (``nbest``
+    outputs drawn apart). ``own_rerank``: the model's ``generation.rerank`` reorders its lists,
+    the beam widened to ``rerank_size`` for it. ``compact``: it ranks whatever width the
+    log-probabilities have and names no word id but the specials, so a shortlist may search over
+    its list's positions. ``check(options, spelling)``: raises a WeanError for its own options'
+    contradictions (``options``: those given, by name)."""
+
+    outputs: str = "one"
+    own_rerank: bool = False
+    compact: bool = False
+    check: Callable[[Mapping[str, Any], Callable[[str], str]], None] | None = None
+
+    def __post_init__(self):
+        if self.outputs not in OUTPUTS:
+            raise WeanError(f"search strategy capabilities: outputs is {self.outputs!r}; choose one of "
+                            f"{', '.join(OUTPUTS)}")
+
+    def width(self, options: "SearchOptions") -> int:
+        """Hypotheses searched per input at each step: what one input costs."""
+        return {"one": 1, "samples": options.nbest}.get(self.outputs, options.beam)
+
+
+OUTPUTS = ("one", "beam", "samples")
+
+
+def capabilities(strategy: str) -> Capabilities:
+    """What the strategy registered as ``strategy`` declared (one output, if it declared nothing)."""
+    return STRATEGIES.entry(strategy, "strategy").capabilities or Capabilities()
+
 
 def option(default, help: str, low: float | None = None, high: float | None = None,
            above_low: bool = False, choices: tuple[str, ...] | None = None):
@@ -63,7 +104,7 @@ class SearchOptions:
     diverse_strength: float = option(0.5, "diverse_beam: lambda, the penalty per beam of an earlier group that "
                                      "has just chosen the same token", 0.0, 100.0)
     names_and_numbers: str = option("any", "from_source: write no number and no capitalised word that the source "
-                                    "lacks, except a common word opening a sentence (wean/source_names.py; every "
+                                    "lacks, except a common word opening a sentence (wean/inference/source_names.py; every "
                                     "strategy); any: no constraint", choices=("any", "from_source"))
     fallback: str = option("none", "source: where an output has a fidelity fault (a number, name or non-ASCII "
                            "character its source lacks, a repeated phrase, a non-ASCII character of the "
@@ -78,7 +119,7 @@ class SearchOptions:
                                  choices=("any", "known"))
     shortlist: int = option(0, "score only the N most frequent target words and, per batch, its sources' tokens "
                             "and their translation-table words (the model directory's shortlist.safetensors, "
-                            "from wean shortlist; wean/shortlist.py): faster, but outputs may change "
+                            "from wean shortlist; wean/inference/shortlist.py): faster, but outputs may change "
                             "(results/bench-shortlist); 0: every word",
                             0, 10**7)
 
@@ -132,8 +173,6 @@ def check_search_options(options: Mapping[str, Any], spelling: Callable[[str], s
     its range, and for options that contradict each other (``min_length > max_length``, ``nbest``
     above the beam). ``spelling`` writes an option's name as the caller's user wrote it
     (``--max-length``, ``config: generation.max_length``)."""
-    from wean.errors import WeanError
-
     for name, value in options.items():
         if value is None:
             continue
@@ -164,22 +203,23 @@ def check_search_options(options: Mapping[str, Any], spelling: Callable[[str], s
         raise WeanError(f"{spelling('coverage_penalty')} is {penalty} and {spelling('coverage_weight')} {weight:g}: "
                         "a penalty needs a weight above 0, and a weight a penalty")
     strategy = given.get("strategy")
-    beam, nbest, groups = given.get("beam"), given.get("nbest"), given.get("diverse_groups")
-    if strategy == "greedy" and nbest is not None and nbest > 1:
-        raise WeanError(f"{spelling('nbest')} is {nbest}; greedy search finds one output (beam, diverse_beam and "
-                        "sampling find several)")
-    if strategy in ("beam", "diverse_beam") and beam is not None and nbest is not None and nbest > beam:
+    if strategy is None:
+        return
+    can = capabilities(strategy)
+    beam, nbest = given.get("beam"), given.get("nbest")
+    if can.outputs == "one" and nbest is not None and nbest > 1:
+        several = [name for name in STRATEGIES.names() if capabilities(name).outputs != "one"]
+        several = ", ".join(several[:-1]) + f" and {several[-1]}" if len(several) > 1 else "".join(several)
+        raise WeanError(f"{spelling('nbest')} is {nbest}; {strategy} search finds one output ({several} find several)")
+    if can.outputs == "beam" and beam is not None and nbest is not None and nbest > beam:
         raise WeanError(f"{spelling('nbest')} is {nbest}, more than {spelling('beam')} ({beam}): a beam search "
                         "finds at most one output per beam")
-    if strategy == "diverse_beam" and beam is not None and groups and beam % groups:
-        raise WeanError(f"{spelling('beam')} is {beam}, not a multiple of {spelling('diverse_groups')} ({groups}): "
-                        "each group is an equal share of the beam")
+    if can.check is not None:
+        can.check(given, spelling)
 
 
 def check_fallback_words(fallback: str, fallback_words: str, spelling: Callable[[str], str] = str) -> None:
     """Words are checked only to choose a fallback: ``fallback_words known`` alone would do nothing."""
-    from wean.errors import WeanError
-
     if fallback_words == "known" and fallback == "none":
         raise WeanError(f"{spelling('fallback_words')} is known, which needs fallback source (it is none): words "
                         "are checked only to choose a fallback")
@@ -189,21 +229,50 @@ BATCH_SIZE = (1, 4096)  # sentences per model call: not a search option, but che
 
 
 def check_batch_size(value: Any, spelling: str = "batch_size") -> None:
-    from wean.errors import WeanError
-
     lowest, highest = BATCH_SIZE
     if value is not None and (isinstance(value, bool) or not isinstance(value, int) or not lowest <= value <= highest):
         raise WeanError(f"{spelling} is {value!r}; it must be an integer from {lowest} to {highest}")
 
 
 def _check_choice(name: str, value: Any, spelling: Callable[[str], str]) -> None:
-    from wean.errors import WeanError
-
     if name == "strategy":
-        from wean.registry import STRATEGIES
-
         choices = tuple(STRATEGIES.names())
     else:
         choices = option_choices(name)
     if not isinstance(value, str) or value not in choices:
         raise WeanError(f"{spelling(name)} is {value!r}; choose one of {', '.join(choices)}")
+
+
+# the strings of generation.rerank and generation.fallback_channel, read here so that configs are
+# checked without loading a scorer
+def _named_number(item: str) -> tuple[str, float] | None:
+    """``NAME=NUMBER`` as (NAME, NUMBER); None unless both are there and the number is finite."""
+    name, sep, number = item.rpartition("=")
+    try:
+        value = float(number)
+    except ValueError:
+        return None
+    return (name.strip(), value) if sep and name.strip() and math.isfinite(value) else None
+
+
+def parse_rerank(text: str) -> list[tuple[str, float]]:
+    """``length=-0.1,unchanged=-2,channel:DIR=0.5`` as [("length", -0.1), ("unchanged", -2.0),
+    ("channel:DIR", 0.5)]; ``none`` (or nothing) as []."""
+    if text.strip() in ("", "none"):
+        return []
+    chosen = []
+    for item in text.split(","):
+        named = _named_number(item)
+        if named is None:
+            raise WeanError(f"--rerank {text!r}: expected NAME=WEIGHT,..., e.g. length=-0.1,unchanged=-2,channel:DIR=0.5")
+        chosen.append(named)
+    return chosen
+
+
+def parse_threshold(text: str) -> tuple[str, float]:
+    """``DIR=THRESHOLD`` (``generation.fallback_channel``) as (DIR, THRESHOLD): a model and the
+    least per-token log-probability its score may have."""
+    named = _named_number(text)
+    if named is None:
+        raise WeanError(f"{text!r}: expected DIR=THRESHOLD, e.g. reranker/channel=-2.5")
+    return named

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from wean.ensemble import load_members
 from wean.errors import WeanError
+from wean.inference.ensemble import load_members
 from wean.model_dir import load_assets
 from wean.models.model import build_model
 from wean.tensor_files import WEIGHTS, load_weights, read_tensors

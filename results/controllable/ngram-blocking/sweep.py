@@ -13,8 +13,8 @@ from pathlib import Path
 
 import wean
 from wean.evaluation import evaluate
+from wean.inference.tune_control import tuning_set
 from wean.pretrained import SIMPLIFIER
-from wean.tune_control import tuning_set
 
 
 def main() -> None:

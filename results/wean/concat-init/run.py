@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parents[3]
 sys.path.insert(0, str(ROOT / "tests"))
 from synthetic import reverse_pairs, tiny_config, write_corpus  # noqa: E402
 
-from wean.generator import load  # noqa: E402
+from wean.inference.generator import load  # noqa: E402
 from wean.models.output_layer import WeanOutput  # noqa: E402
 from wean.training import Trainer  # noqa: E402
 

@@ -8,7 +8,10 @@ import argparse
 import os
 import sys
 import warnings
+from importlib import import_module
+from importlib.metadata import PackageNotFoundError, version
 
+from wean.cli.options import load_plugin_files
 from wean.errors import WeanError
 
 # in the order `wean --help` lists them
@@ -17,10 +20,6 @@ COMMANDS = ("train", "simplify", "serve", "generate", "evaluate", "compare", "te
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from importlib import import_module
-
-    from importlib.metadata import PackageNotFoundError, version
-
     try:
         installed = version("wean")
     except PackageNotFoundError:  # run from a checkout that was never installed
@@ -54,8 +53,6 @@ def main(argv: list[str] | None = None) -> int:
 def _run(args: argparse.Namespace) -> int:
     try:
         if getattr(args, "plugins", None):
-            from wean.cli.options import load_plugin_files
-
             load_plugin_files(args)
         status = args.run(args)
         sys.stdout.flush()  # a closed pipe shows up here, inside the handler below, not at exit

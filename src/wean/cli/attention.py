@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 
 from wean.cli import options
+from wean.plotting import plot_attention_maps
 
 
 def add(subparsers) -> None:
@@ -22,9 +23,8 @@ def add(subparsers) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from wean.generator import load
-    from wean.plotting import plot_attention_maps
-
+    # deferred: it imports torch, which `wean --help` and the light commands never load
+    from wean.inference.generator import load
     maps = load(args.model, args.device, trust_plugins=args.trust_plugins).attention_maps(args.source, args.target)
     for path in plot_attention_maps(maps, args.out_dir):
         print(f"wrote {path}")

@@ -25,7 +25,8 @@ def add(subparsers) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from wean.average import average_checkpoints, choose_checkpoints
+    # deferred: it imports torch, which `wean --help` and the light commands never load
+    from wean.training.average import average_checkpoints, choose_checkpoints
 
     checkpoints = choose_checkpoints(args.run_dir, args.last, args.checkpoints or ())
     average_checkpoints(args.run_dir, checkpoints, args.out, args.trust_plugins)

@@ -26,6 +26,7 @@ def add(subparsers) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    # deferred: it imports torch, which `wean --help` and the light commands never load
     from wean.export import export_model
 
     size = export_model(args.model, args.out, args.fp16, args.overrides, args.overwrite, args.trust_plugins,

@@ -7,7 +7,10 @@ import os
 import sys
 from pathlib import Path
 
+from tqdm import tqdm
+
 from wean.cli import options
+from wean.data.ptb import detokenize
 from wean.errors import WeanError
 from wean.textio import one_line, one_line_json, read_lines
 
@@ -63,9 +66,6 @@ def write_outputs(args: argparse.Namespace, plain_text: bool | None, detokenizer
     for number, line in enumerate(sources, start=1):
         if not line:
             print(f"warning: {where}:{number}: empty input, empty output", file=sys.stderr)
-    from tqdm import tqdm
-
-    from wean.data.ptb import detokenize
 
     # a file is written under a temporary name as outputs come, and renamed when complete: an
     # interrupted run keeps what it finished there, and never leaves a half file under the name
@@ -110,8 +110,6 @@ def write_outputs(args: argparse.Namespace, plain_text: bool | None, detokenizer
 
 def nbest_line(generation, detokenizer: str) -> str:
     """One input's n-best list as a line of JSON."""
-    from wean.data.ptb import detokenize
-
     nbest = []
     for hypothesis in generation.nbest:
         entry = {"text": detokenize(hypothesis.text, detokenizer), "score": round(hypothesis.score, 6),

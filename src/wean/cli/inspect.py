@@ -6,6 +6,8 @@ import argparse
 from pathlib import Path
 
 from wean.cli import options
+from wean.config import load_config
+from wean.data.vocabulary import SPECIALS
 
 
 def add(subparsers) -> None:
@@ -24,8 +26,18 @@ def add(subparsers) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from wean.parameter_counts import inspect_target
+    # deferred: they import torch, which `wean --help` and the light commands never load
+    from wean.model_dir import load_assets
+    from wean.models.parameter_counts import inspect_model
 
-    print(inspect_target(args.target, args.overrides, args.source_vocabulary, args.target_vocabulary,
-                         args.compare_output_layers, args.trust_plugins))
+    if args.target.is_dir():
+        assets = load_assets(args.target, args.trust_plugins)
+        config = assets.config
+        source_size, target_size = len(assets.source_vocabulary), len(assets.target_vocabulary)
+    else:
+        config = load_config(args.target, args.overrides)
+        default = config.data.tokenizer.vocab_size + len(SPECIALS)
+        source_size = args.source_vocabulary or default
+        target_size = args.target_vocabulary or (source_size if config.data.tokenizer.shared_vocab else default)
+    print(inspect_model(config, source_size, target_size, args.compare_output_layers))
     return 0

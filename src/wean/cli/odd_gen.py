@@ -9,6 +9,7 @@ from wean.cli import options
 from wean.errors import WeanError
 from wean.evaluation import EvaluationSettings, data_root, evaluate_files, get_benchmark
 from wean.evaluation.normalize import TOKENIZERS
+from wean.plotting import plot_odd_generation
 
 
 def add(subparsers) -> None:
@@ -45,8 +46,6 @@ def run(args: argparse.Namespace) -> int:
     for label, scores in summaries.items():
         print(label.ljust(20) + "".join(f"{scores[k]:>32}" for k in keys))
     if args.out:
-        from wean.plotting import plot_odd_generation
-
         plot_odd_generation(summaries, args.out)
         print(f"wrote {args.out}")
     return 0

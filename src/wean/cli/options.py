@@ -4,14 +4,18 @@ from __future__ import annotations
 
 import argparse
 import sys
+import warnings
 from pathlib import Path
 
-from wean.config import DEVICES
+from wean.config import DEVICES, KERNELS, QUANTIZATIONS
+from wean.control import parse_control
 from wean.errors import WeanError
 from wean.evaluation import METRICS, EvaluationSettings, data_root, get_benchmark
+from wean.evaluation.evaluate import metric_list
 from wean.evaluation.normalize import TOKENIZERS
 from wean.evaluation.sari import VARIANTS
-from wean.evaluation.evaluate import metric_list
+from wean.inference.rerank import resolve
+from wean.registry import load_plugins
 from wean.search_options import SearchOptions, check_batch_size, check_search_options, option_choices, option_kind
 
 
@@ -51,8 +55,6 @@ def add_plugins_option(parser: argparse.ArgumentParser) -> None:
 def load_plugin_files(args: argparse.Namespace) -> None:
     """Import the user's --plugins files (every command that has the option, before it runs), so
     that what they register can be named."""
-    from wean.registry import load_plugins
-
     load_plugins(list(getattr(args, "plugins", None) or []), option="--plugins")
 
 
@@ -149,8 +151,6 @@ def add_control_option(parser: argparse.ArgumentParser) -> None:
 
 
 def control_values(args: argparse.Namespace) -> dict[str, float] | None:
-    from wean.data.control import parse_control
-
     return parse_control(args.control) if getattr(args, "control", None) else None
 
 
@@ -170,13 +170,9 @@ def add_trust_options(parser: argparse.ArgumentParser) -> None:
 
 
 def add_product_options(parser: argparse.ArgumentParser) -> None:
-    from wean.quantize import QUANTIZATIONS
-
     parser.add_argument("--quantize", choices=QUANTIZATIONS, default="none",
                         help="int8: int8 weights for the LSTM and linear layers, faster on a CPU, "
                         "outputs slightly different (default: none)")
-    from wean.kernels import KERNELS
-
     parser.add_argument("--kernels", choices=KERNELS, default="onednn",
                         help="what computes the float32 products in inference: onednn (faster on a CPU; "
                         "the last bits of a score may differ from blas's) or blas, PyTorch's own product, "
@@ -198,8 +194,6 @@ def check_generation_arguments(args: argparse.Namespace) -> None:
     check_search_options(search_arguments(args), _flag)
     check_batch_size(getattr(args, "batch_size", None), "--batch-size")
     if getattr(args, "rerank", None):
-        from wean.search.rerank import resolve
-
         resolve(args.rerank)
 
 
@@ -215,11 +209,8 @@ def load_generator(args: argparse.Namespace):
     """The model of --model (several: an ensemble) on --device (--quantize and --kernels where the
     command has them), and the search options and --control values checked against it, before any
     input is read: a bad model or value fails at once."""
-    from wean.generator import load
-
-    import warnings
-
-    from wean.generator import UntrainedControlWarning
+    # deferred: it imports torch, which `wean --help` and the light commands never load
+    from wean.inference.generator import UntrainedControlWarning, load
 
     generator = load(args.model, args.device, getattr(args, "quantize", "none"), trust_plugins=args.trust_plugins,
                      kernels=getattr(args, "kernels", "onednn"))

@@ -6,6 +6,9 @@ import argparse
 from pathlib import Path
 
 from wean.cli import options
+from wean.errors import WeanError
+from wean.plotting import convergence, plot_curves, read_validations, run_name
+from wean.registry import score_key
 
 
 def add(subparsers) -> None:
@@ -21,8 +24,6 @@ def add(subparsers) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from wean.plotting import convergence, plot_curves, read_validations, run_name
-
     labels = options.labels(args.labels, len(args.runs), "runs")
     plot_curves(args.runs, args.metric, args.out, labels)
     print(f"wrote {args.out}")
@@ -39,9 +40,6 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _higher_is_better(key: str) -> bool:
-    from wean.evaluation import score_key
-    from wean.errors import WeanError
-
     try:
         return score_key(key)[1] == "higher"
     except WeanError:  # a plug-in's key, its file not loaded here: plotted without a summary

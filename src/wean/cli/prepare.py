@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 
 from wean.cli import options
+from wean.data.prepare import prepare
 from wean.evaluation import data_root
 
 
@@ -22,8 +23,6 @@ def add(subparsers) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from wean.data.prepare import prepare
-
     counts = prepare(args.corpus, data_root(args.data_root), args.out)
     print(", ".join(f"{name} {count}" for name, count in counts.items()))
     return 0

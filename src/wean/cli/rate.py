@@ -8,6 +8,10 @@ from pathlib import Path
 
 from wean.cli import options
 from wean.errors import WeanError
+from wean.evaluation import data_root, get_benchmark
+from wean.rating.score import score_ratings, table
+from wean.rating.sheet import candidate_ids, load_sheet, prepare, read_ratings
+from wean.textio import read_json, read_lines
 
 
 def add(subparsers) -> None:
@@ -46,10 +50,6 @@ def add(subparsers) -> None:
 
 
 def run_prepare(args: argparse.Namespace) -> int:
-    from wean.evaluation import data_root, get_benchmark
-    from wean.rating.sheet import prepare
-    from wean.textio import read_lines
-
     options.require_at_least_one(args, "sentences")
     if (args.src is None) == (args.benchmark is None):
         raise WeanError("give the source: --src FILE or --benchmark NAME")
@@ -79,10 +79,6 @@ def run_prepare(args: argparse.Namespace) -> int:
 
 
 def run_score(args: argparse.Namespace) -> int:
-    from wean.rating.score import score_ratings, table
-    from wean.rating.sheet import candidate_ids, load_sheet, read_ratings
-    from wean.textio import read_json
-
     options.require_at_least_one(args, "samples")
     key_path = args.folder / "key.json"
     if not key_path.is_file():

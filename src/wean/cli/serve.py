@@ -3,16 +3,17 @@
 from __future__ import annotations
 
 import argparse
+from dataclasses import fields
 from pathlib import Path
 
 from wean.cli import options
 from wean.errors import WeanError
+from wean.rating.sheet import load_sheet
+from wean.server.limits import Limits
+from wean.textio import read_lines
 
 
 def add(subparsers) -> None:
-    from dataclasses import fields
-
-    from wean.server.limits import Limits
 
     parser = subparsers.add_parser("serve", help="serve a model over HTTP, with a web page at /",
                                    description="POST /v1/generate, GET /health, OpenAPI docs at /docs and "
@@ -38,20 +39,15 @@ def add(subparsers) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from dataclasses import fields
-
-    from wean.generator import load
+    # deferred: it imports torch, which `wean --help` and the light commands never load
+    from wean.inference.generator import load
     from wean.server.app import Access, serve
-    from wean.server.limits import Limits
-
     limits = Limits(**{f.name: getattr(args, f.name) for f in fields(Limits)})
     for name, value in vars(limits).items():
         if not value > 0:  # NaN too
             raise WeanError(f"--{name.replace('_', '-')} must be positive")
     access = Access(_read_token(args.token_file) if args.token_file else None, _allowed_hosts(args))
     if args.rating_sheet is not None:
-        from wean.rating.sheet import load_sheet
-
         if args.token_file:  # the page sends no token; the ratings' folder must not be open to all
             raise WeanError("--rating-sheet cannot be served with --token-file: the rating page sends no token; "
                             "serve the sheet from a server of its own")
@@ -62,8 +58,6 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _read_token(path: Path) -> str:
-    from wean.textio import read_lines
-
     lines = [line for line in read_lines(path) if line.strip()]
     if len(lines) != 1 or len(lines[0].split()) != 1:
         raise WeanError(f"{path}: expected one line holding the token")
@@ -71,6 +65,7 @@ def _read_token(path: Path) -> str:
 
 
 def _allowed_hosts(args: argparse.Namespace) -> tuple[str, ...]:
+    # deferred: it imports torch, which `wean --help` and the light commands never load
     from wean.server.app import LOOPBACK_NAMES, host_name
 
     if args.allowed_hosts:

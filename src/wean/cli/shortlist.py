@@ -1,4 +1,4 @@
-"""``wean shortlist``: the vocabulary shortlist's table of a model directory (wean/shortlist.py)."""
+"""``wean shortlist``: the vocabulary shortlist's table of a model directory (wean/inference/shortlist.py)."""
 
 from __future__ import annotations
 
@@ -28,7 +28,8 @@ def add(subparsers) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from wean.shortlist import make_shortlist_table
+    # deferred: it imports torch, which `wean --help` and the light commands never load
+    from wean.inference.shortlist import make_shortlist_table
 
     table, pairs = make_shortlist_table(args.model_dir, args.train, args.per_word, args.frequent, args.trust_plugins)
     filled = int((table.translations >= 0).any(dim=1).sum())

@@ -6,6 +6,8 @@ from pathlib import Path
 
 from wean.cli import options
 from wean.cli.generate import write_outputs
+from wean.errors import WeanError
+from wean.textio import is_file
 
 
 def add(subparsers) -> None:
@@ -21,9 +23,6 @@ def add(subparsers) -> None:
 
 
 def run(args) -> int:
-    from wean.errors import WeanError
-    from wean.textio import is_file
-
     if args.text and args.input is not None:
         raise WeanError("simplify: give sentences as arguments or --input FILE, not both")
     if len(args.text) == 1 and is_file(args.text[0]):  # a file name would be simplified as a sentence

@@ -6,7 +6,8 @@ import argparse
 from pathlib import Path
 
 from wean.cli import options
-from wean.evaluation import get_benchmark
+from wean.evaluation import EvaluationSettings, get_benchmark
+from wean.evaluation.evaluate import metric_list
 
 
 def add(subparsers) -> None:
@@ -38,10 +39,8 @@ def add(subparsers) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from wean.benchmark_scores import score_on_benchmarks
-
-    from wean.evaluation import EvaluationSettings
-    from wean.evaluation.evaluate import metric_list
+    # deferred: it imports torch, which `wean --help` and the light commands never load
+    from wean.inference.benchmark_scores import score_on_benchmarks
 
     options.check_generation_arguments(args)
     for name in args.benchmark:  # typos fail before loading anything

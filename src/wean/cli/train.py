@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from wean.config import load_config
+
 
 def add(subparsers) -> None:
     parser = subparsers.add_parser("train", help="train a model from a YAML config",
@@ -24,7 +26,7 @@ def add(subparsers) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from wean.config import load_config
+    # deferred: it imports torch, which `wean --help` and the light commands never load
     from wean.training import Trainer
 
     config = load_config(args.config, args.overrides)

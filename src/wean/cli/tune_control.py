@@ -8,6 +8,7 @@ from pathlib import Path
 from wean.cli import options
 from wean.errors import WeanError
 from wean.evaluation import get_benchmark
+from wean.registry import selectable_key
 
 
 def add(subparsers) -> None:
@@ -44,9 +45,9 @@ def add(subparsers) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from wean.evaluation.evaluate import selectable_key
-    from wean.generator import load
-    from wean.tune_control import Requirement, tunable_key, tune_control
+    # deferred: it imports torch, which `wean --help` and the light commands never load
+    from wean.inference.generator import load
+    from wean.inference.tune_control import Requirement, tunable_key, tune_control
 
     options.require_at_least_one(args, "sentences", "rounds", "beam")
     if args.skip < 0:

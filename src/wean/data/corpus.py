@@ -18,7 +18,7 @@ from typing import Callable, Sequence
 
 import torch
 
-from wean.data.control import Control
+from wean.control import Control
 from wean.data.copy_vocabulary import encode_source, encode_target
 from wean.data.tokenizers import Tokenizer
 from wean.data.vocabulary import BOS_ID, PAD_ID, Vocabulary

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from functools import lru_cache
 
+from nltk.tokenize.punkt import PunktParameters, PunktSentenceTokenizer
+
 from wean.data.ptb import ABBREVIATIONS
 
 MORE_ABBREVIATIONS = {"u.s", "u.k", "e.g", "i.e", "etc", "approx", "ca", "c", "cf", "al", "est", "b", "d", "fig"}
@@ -16,8 +18,6 @@ MORE_ABBREVIATIONS = {"u.s", "u.k", "e.g", "i.e", "etc", "approx", "ca", "c", "c
 
 @lru_cache(maxsize=1)
 def _punkt():
-    from nltk.tokenize.punkt import PunktParameters, PunktSentenceTokenizer
-
     parameters = PunktParameters()
     parameters.abbrev_types = set(ABBREVIATIONS) | MORE_ABBREVIATIONS
     return PunktSentenceTokenizer(parameters)

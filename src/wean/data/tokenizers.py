@@ -23,6 +23,8 @@ import re
 from pathlib import Path
 from typing import Iterable
 
+import sentencepiece
+
 from wean.config import TokenizerConfig
 from wean.errors import WeanError
 from wean.registry import TOKENIZERS
@@ -111,8 +113,6 @@ class SentencePieceTokenizer(Tokenizer):
     MODEL_FILE = "sentencepiece.model"
 
     def __init__(self, kind: str, model_proto: bytes, lowercase: bool = False):
-        import sentencepiece
-
         super().__init__(lowercase)
         self.kind = kind
         self.model_proto = model_proto
@@ -154,8 +154,6 @@ class SentencePieceTokenizer(Tokenizer):
         cls, kind: str, texts: Iterable[str], vocab_size: int, lowercase: bool,
         byte_fallback: bool = False, character_coverage: float = 1.0,
     ) -> "SentencePieceTokenizer":
-        import sentencepiece
-
         model = io.BytesIO()
         lines = [(text.lower() if lowercase else text) for text in texts]
         try:

@@ -7,7 +7,6 @@ number never travels without the variant, casing, tokenizer and library versions
 
 from __future__ import annotations
 
-import difflib
 import hashlib
 import math
 import sys
@@ -18,14 +17,14 @@ from typing import Callable, Sequence
 
 import sacrebleu
 
-from wean.data_root import portable_path
+from wean.data.root import portable_path
 from wean.errors import WeanError
 from wean.evaluation import bleu, fidelity, fkgl, rouge
 from wean.evaluation.benchmarks import Benchmark
 from wean.evaluation.normalize import TOKENIZERS, tokenize
 from wean.evaluation.sari import VARIANTS, corpus_sari, effective_lowercase
 from wean.evaluation.stats import copy_statistics, odd_generation
-from wean.registry import METRICS
+from wean.registry import METRICS, validation_directions
 from wean.textio import check_same_length, empty_line_numbers, read_lines
 
 _SHORT_KEYS = {"lowercase": "case", "tokenizer": "tok", "references": "nrefs"}
@@ -253,38 +252,7 @@ def metric_list(text: str | None, default: tuple[str, ...]) -> tuple[str, ...]:
     return default + tuple(m for m in listed if m not in default) if text.startswith("+") else listed
 
 
-def validation_directions() -> dict[str, str]:
-    """Keys every validation record holds besides the metrics' own."""
-    return {"loss": "lower", "perplexity": "lower"}
-
-
-def score_key(key: str) -> tuple[str | None, str | None]:
-    """(the registered metric that reports ``key``, whether higher or lower is better); the
-    validation loss and perplexity belong to no metric. An unknown key is one line."""
-    if key in validation_directions():
-        return None, validation_directions()[key]
-    for name in METRICS.names():
-        keys = METRICS.get(name).keys
-        if key in keys:
-            return name, keys[key]
-    known = sorted({k for n in METRICS.names() for k in METRICS.get(n).keys} | set(validation_directions()))
-    close = difflib.get_close_matches(key, known, n=1)
-    hint = f"did you mean {close[0]!r}? " if close else ""
-    raise WeanError(f"no registered metric reports {key!r}; {hint}known score keys: {', '.join(known)}")
-
-
-def selectable_key(key: str, what: str) -> tuple[str | None, str]:
-    """:func:`score_key` of a key that ``what`` optimises: it must have a direction."""
-    try:
-        name, direction = score_key(key)
-    except WeanError as error:
-        raise WeanError(f"{what}: {error}") from None
-    if direction is None:
-        raise WeanError(f"{what}: {key!r} is neither better high nor low (it describes outputs); choose another key")
-    return name, direction
-
-
-def _ours() -> str:
+def wean_library() -> str:
     # SARI and the statistics are wean's own code on sacrebleu's 13a tokenizer
     return f"wean=={_wean_version()},sacrebleu=={sacrebleu.__version__}"
 
@@ -300,7 +268,7 @@ def _sari(inputs: MetricInputs) -> MetricResult:
         **inputs.common_signature,
         "lowercase": effective_lowercase(variant, settings.lowercase),
         "level": "sentence mean" if variant == "xu2016" else "corpus",
-        "library": _ours(),
+        "library": wean_library(),
     }
     return MetricResult("sari", scores.as_dict(), signature)
 
@@ -350,7 +318,7 @@ def _stats(inputs: MetricInputs) -> MetricResult:
             for i in range(len(inputs.outputs))
         ]
         scores.update(odd_generation(output_tokens, per_output).summary())
-    return MetricResult("stats", scores, {**inputs.common_signature, "library": _ours()})
+    return MetricResult("stats", scores, {**inputs.common_signature, "library": wean_library()})
 
 
 def _fidelity_statistics(outputs: Sequence[str], inputs: MetricInputs):
@@ -364,51 +332,6 @@ def _fidelity(inputs: MetricInputs) -> MetricResult:
     signature = {"case": "mixed", "text": "raw", "lang": "en", "content_zipf": fidelity.CONTENT_WORD_ZIPF,
                  "library": f"wean=={_wean_version()},wordfreq=={version('wordfreq')}"}
     return MetricResult("fidelity", scores, signature)
-
-
-_reverse_models: dict = {}  # model directory -> its Generator, loaded once
-
-
-def _reverse_statistics(outputs: Sequence[str], inputs: MetricInputs):
-    """Per sentence: 1, log P(source | output) under the reverse model, the source's tokens."""
-    import numpy as np
-
-    from wean.forced_scores import forced_log_probs
-
-    scores = forced_log_probs(_reverse_model(inputs.settings), outputs, inputs.sources,
-                              plain_text=_reverse_reads_plain_text(inputs.settings))
-    return np.asarray([[1.0, total, count] for total, count in scores]).reshape(-1, 3)
-
-
-def _reverse_model(settings: EvaluationSettings):
-    from wean.generator import load
-
-    path = settings.reverse_model
-    if path not in _reverse_models:
-        _reverse_models[path] = load(path)
-    return _reverse_models[path]
-
-
-def _reverse_reads_plain_text(settings: EvaluationSettings) -> bool:
-    if settings.plain_text is not None:
-        return settings.plain_text
-    return _reverse_model(settings).config.generation.plain_text
-
-
-def _reverse_from_statistics(summed) -> dict[str, float]:
-    return {"reverse_log_prob": float(summed[1]) / max(1.0, float(summed[2]))}
-
-
-@metric("reverse", {"reverse_log_prob": "higher"}, needs_source=True, yardstick=True, needs_reverse_model=True,
-        statistics=_reverse_statistics, from_statistics=_reverse_from_statistics)
-def _reverse(inputs: MetricInputs) -> MetricResult:
-    """log P(source | output) per source token under a model trained simple -> complex: how much of
-    the source the output still lets one recover (the channel model of noisy-channel reranking)."""
-    scores = _reverse_from_statistics(_reverse_statistics(inputs.outputs, inputs).sum(0))
-    text = "plain" if _reverse_reads_plain_text(inputs.settings) else "tokenized"
-    signature = {"model": inputs.settings.reverse_model, "text": text, "level": "corpus, per source token",
-                 "library": _ours()}
-    return MetricResult("reverse", scores, signature)
 
 
 def _file_record(path: Path, lines: int, root: str | Path | None) -> dict:

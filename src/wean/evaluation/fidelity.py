@@ -118,7 +118,7 @@ def unknown_words(source: str, output: str) -> list[str]:
     """The words of ``output``, in order, that its source lacks (compared case-insensitively) and
     that wordfreq's English list does not hold; a word with an apostrophe is unknown only where
     one of its parts is ("tolerance's" is known wherever "tolerance" is)."""
-    from wordfreq import zipf_frequency
+    from wordfreq import zipf_frequency  # deferred: 0.15 s to import, and only these two checks need it
 
     def parts(word: str) -> list[str]:
         return [part for part in word.lower().replace("’", "'").split("'") if part]
@@ -130,7 +130,7 @@ def unknown_words(source: str, output: str) -> list[str]:
 
 @lru_cache(maxsize=65536)
 def is_content_word(token: str) -> bool:
-    from wordfreq import zipf_frequency
+    from wordfreq import zipf_frequency  # deferred: 0.15 s to import, and only these two checks need it
 
     return any(ch.isdigit() for ch in token) or zipf_frequency(token, "en") < CONTENT_WORD_ZIPF
 

@@ -24,9 +24,11 @@ import numpy as np
 
 from wean.errors import WeanError
 from wean.evaluation import bleu, rouge
+from wean.evaluation.evaluate import EvaluationSettings, MetricInputs
 from wean.evaluation.normalize import tokenize
 from wean.evaluation.sari import SariStatistics, tokenized
 from wean.evaluation.stats import odd_generation
+from wean.registry import METRICS
 from wean.textio import check_same_length
 
 # the output statistics that have a paired test: each a sum (or share) of per-sentence values
@@ -36,8 +38,6 @@ PAIRED_METRICS = ("sari", "bleu", "multi-bleu", "rouge") + OUTPUT_STATISTICS
 
 def _row_metrics() -> dict[str, object]:
     """The registered metrics that give per-sentence rows (fidelity, a user's own), by name."""
-    from wean.registry import METRICS
-
     return {name: METRICS.get(name) for name in METRICS.names() if METRICS.get(name).statistics is not None}
 
 
@@ -120,8 +120,6 @@ def _scorer(metric: str, sources, reference_streams, sari_variant: str, lowercas
 def _row_metric(name: str, registered, key: str, sources, reference_streams, lowercase: bool, tokenizer: str,
                 reverse_model: str | None, plain_text: bool | None):
     """The scorer of ``key`` of a registered metric that gives per-sentence rows."""
-    from wean.evaluation.evaluate import EvaluationSettings, MetricInputs
-
     if registered.needs_source and sources is None:
         raise WeanError(f"metric {name!r} needs a source file")
     settings = EvaluationSettings((name,), "default", lowercase, tokenizer, reverse_model=reverse_model,

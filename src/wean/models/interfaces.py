@@ -43,7 +43,7 @@ from typing import TYPE_CHECKING
 import torch
 from torch import nn
 
-from wean import kernels
+from wean.models import kernels
 
 if TYPE_CHECKING:
     from wean.data.tokenizers import Tokenizer
@@ -60,7 +60,7 @@ class EncoderOutput:
     # (batch, source): the source ids, words outside the vocabulary as extended ids; kept only for
     # an output layer that reads them (OutputLayer.reads_source)
     source: torch.Tensor | None = None
-    # the words the output layer scores for this batch (wean.shortlist), the same for every row
+    # the words the output layer scores for this batch (wean.inference.shortlist), the same for every row
     shortlist: Shortlist | None = None
 
     @property
@@ -105,7 +105,7 @@ class Shortlist:
     # (as the layer computes its full product: the same logits over these words)
     prepacked_int8: object | None = None
     excluded: torch.Tensor | None = None  # (n,) positions that score -inf whatever the query
-    onednn: bool = False  # the product's kernels (wean.kernels), as the layer's own
+    onednn: bool = False  # the product's kernels (wean.models.kernels), as the layer's own
 
     def logits(self, queries: torch.Tensor) -> torch.Tensor:
         if self.prepacked_int8 is None:
@@ -256,9 +256,9 @@ class OutputLayer(Component):
     encoder output, and ``copies_source`` so that the data gives source words outside the
     vocabulary an extended id (:mod:`wean.data.copy_vocabulary`). A layer that multiplies by a
     submodule's weight tensor itself (not by calling the submodule) sets ``reads_weights``, so that
-    int8 quantization (:mod:`wean.quantize`) leaves its submodules in float32, and computes that
-    product with :func:`wean.kernels.linear` under ``onednn_products`` (which
-    :func:`wean.kernels.use_kernels` sets)."""
+    int8 quantization (:mod:`wean.inference.quantize`) leaves its submodules in float32, and computes that
+    product with :func:`wean.models.kernels.linear` under ``onednn_products`` (which
+    :func:`wean.models.kernels.use_kernels` sets)."""
 
     reads_source = False
     copies_source = False
@@ -284,7 +284,7 @@ class OutputLayer(Component):
 
     def shortlist(self, words: torch.Tensor) -> Shortlist | None:
         """What scoring only ``words`` (sorted target ids) takes, worked out once per batch
-        (:mod:`wean.shortlist`): a layer whose logits are one linear product over the vocabulary
+        (:mod:`wean.inference.shortlist`): a layer whose logits are one linear product over the vocabulary
         gives its rows of that product; None: it scores every word (and a shortlist is refused)."""
         return None
 

@@ -36,10 +36,10 @@ from torch import nn
 from torch.ao.nn.quantized.dynamic import Linear as DynamicQuantizedLinear
 from torch.utils.checkpoint import checkpoint
 
-from wean import kernels
 from wean.config import WeanOutputLayerConfig
 from wean.data.vocabulary import EOS_ID, PAD_ID, UNK_ID
 from wean.errors import WeanError
+from wean.models import kernels
 from wean.models.concat_score import fused_concat_scores
 from wean.models.interfaces import OutputLayer, Shortlist, TrainingCorpus
 from wean.registry import OUTPUT_LAYERS
@@ -63,7 +63,7 @@ class LinearOutput(OutputLayer):
         return self.projection(query)
 
     def shortlist(self, words: torch.Tensor) -> Shortlist | None:
-        if isinstance(self.projection, DynamicQuantizedLinear):  # wean.quantize: its int8 product over the kept rows
+        if isinstance(self.projection, DynamicQuantizedLinear):  # wean.inference.quantize: its int8 product over the kept rows
             rows, bias = self._int8_rows(words)
             return Shortlist(words, None, bias, self.projection.out_features,
                              prepacked_int8=torch.ops.quantized.linear_prepack(rows, bias))
@@ -81,11 +81,11 @@ class LinearOutput(OutputLayer):
         packed = self.projection._packed_params._packed_params  # replaced whenever weights are loaded
         if getattr(self, "_unpacked", (None,))[0] is not packed:
             with warnings.catch_warnings():
-                warnings.simplefilter("ignore")  # torch's deprecation notice of quantized tensors (wean.quantize)
+                warnings.simplefilter("ignore")  # torch's deprecation notice of quantized tensors (wean.inference.quantize)
                 weight, bias = self.projection.weight(), self.projection.bias()
                 if weight.qscheme() not in (torch.per_channel_affine, torch.per_channel_symmetric) \
                         or weight.q_per_channel_axis() != 0:
-                    raise WeanError("shortlist: an int8 output layer needs a scale per row (wean.quantize's "
+                    raise WeanError("shortlist: an int8 output layer needs a scale per row (wean.inference.quantize's "
                                     f"per-channel weights), not {weight.qscheme()}")
                 self._unpacked = (packed, weight.int_repr(), weight.q_per_channel_scales(),
                                   weight.q_per_channel_zero_points(), bias)

@@ -19,8 +19,8 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
-from wean import kernels
 from wean.config import DecoderConfig
+from wean.models import kernels
 from wean.models.interfaces import Decoder, DecoderOutput, DecoderState, EncoderOutput
 
 
@@ -39,7 +39,7 @@ class UnrolledLSTM:
     (batch, steps, K): each step's input is [known_t; rest], rest computed in the step. The known
     share of the first layer's gates is one product for all steps, then one product per layer and
     step. The same function as calling ``rnn`` step by step, up to float rounding
-    (tests/test_decoder.py). ``onednn``: the products through oneDNN (:mod:`wean.kernels`)."""
+    (tests/test_decoder.py). ``onednn``: the products through oneDNN (:mod:`wean.models.kernels`)."""
 
     def __init__(self, rnn: nn.LSTM, known: torch.Tensor, training: bool, onednn: bool = False):
         batch, steps, known_size = known.shape
@@ -85,7 +85,7 @@ class UnrolledLSTM:
 
 
 class RecurrentDecoder(Decoder):
-    onednn_products = False  # the LSTM written out through oneDNN (wean.kernels.use_kernels sets it)
+    onednn_products = False  # the LSTM written out through oneDNN (wean.models.kernels.use_kernels sets it)
     bridge: nn.Module
     attention: nn.Module
     dropout: nn.Dropout

@@ -24,6 +24,7 @@ from collections import Counter
 from dataclasses import dataclass
 from itertools import combinations
 
+import krippendorff
 import numpy as np
 
 from wean.errors import WeanError
@@ -78,8 +79,6 @@ def _interval(values: np.ndarray, rng: np.random.Generator, samples: int) -> tup
 def agreement(ratings: list[Rating]) -> dict[str, float | None]:
     """Krippendorff's alpha (ordinal) per scale over the candidates that two raters or more rated;
     None where there are none (raters who split a sheet), or where every rating is one value."""
-    import krippendorff
-
     raters = sorted({r.rater for r in ratings})
     rated_by = Counter(r.candidate for r in ratings)
     candidates = sorted(c for c, count in rated_by.items() if count >= 2)

@@ -33,10 +33,10 @@ from wean.search.common import (
     gather_index, gone_rows, length_normalized,
 )
 from wean.search.greedy import greedy
-from wean.search_options import SearchOptions
+from wean.search_options import Capabilities, SearchOptions
 
 
-@STRATEGIES.register("beam")
+@STRATEGIES.register("beam", capabilities=Capabilities(outputs="beam", own_rerank=True, compact=True))
 def beam(
     model: EncoderDecoder, source: torch.Tensor, lengths: torch.Tensor, options: SearchOptions,
     banned_ids: Sequence[int] = (), abandoned: Abandoned | None = None,

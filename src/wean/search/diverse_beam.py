@@ -14,21 +14,30 @@ percent of speed: this strategy is asked for alternatives, not throughput).
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 import torch
 
 from wean.data.vocabulary import BOS_ID, EOS_ID
+from wean.errors import WeanError
 from wean.models.model import EncoderDecoder
 from wean.registry import STRATEGIES
 from wean.search.common import (
     NEG_INF, Abandoned, Hypothesis, banned_tensor, block_repeated_ngrams, constrain, decoder_step, gone_rows,
     length_normalized, take_beams,
 )
-from wean.search_options import SearchOptions
+from wean.search_options import Capabilities, SearchOptions
 
 
-@STRATEGIES.register("diverse_beam")
+def check_groups(options: Mapping[str, Any], spelling: Callable[[str], str]) -> None:
+    """Each group is an equal share of the beam."""
+    beam, groups = options.get("beam"), options.get("diverse_groups")
+    if beam is not None and groups and beam % groups:
+        raise WeanError(f"{spelling('beam')} is {beam}, not a multiple of {spelling('diverse_groups')} ({groups}): "
+                        "each group is an equal share of the beam")
+
+
+@STRATEGIES.register("diverse_beam", capabilities=Capabilities(outputs="beam", compact=True, check=check_groups))
 @torch.no_grad()
 def diverse_beam(
     model: EncoderDecoder, source: torch.Tensor, lengths: torch.Tensor, options: SearchOptions,

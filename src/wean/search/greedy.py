@@ -9,10 +9,10 @@ import torch
 from wean.models.model import EncoderDecoder
 from wean.registry import STRATEGIES
 from wean.search.common import Abandoned, Hypothesis, word_by_word
-from wean.search_options import SearchOptions
+from wean.search_options import Capabilities, SearchOptions
 
 
-@STRATEGIES.register("greedy")
+@STRATEGIES.register("greedy", capabilities=Capabilities(outputs="one", compact=True))
 def greedy(
     model: EncoderDecoder, source: torch.Tensor, lengths: torch.Tensor, options: SearchOptions,
     banned_ids: Sequence[int] = (), abandoned: Abandoned | None = None,

@@ -18,10 +18,10 @@ import torch
 from wean.models.model import EncoderDecoder
 from wean.registry import STRATEGIES
 from wean.search.common import NEG_INF, Abandoned, Hypothesis, word_by_word
-from wean.search_options import SearchOptions
+from wean.search_options import Capabilities, SearchOptions
 
 
-@STRATEGIES.register("sampling")
+@STRATEGIES.register("sampling", capabilities=Capabilities(outputs="samples"))
 def sampling(
     model: EncoderDecoder, source: torch.Tensor, lengths: torch.Tensor, options: SearchOptions,
     banned_ids: Sequence[int] = (), abandoned: Abandoned | None = None,

@@ -28,6 +28,7 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+import uvicorn
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse, Response
@@ -36,11 +37,13 @@ from pydantic import BaseModel, ConfigDict, Field, create_model
 from starlette.exceptions import HTTPException
 
 from wean.errors import WeanError
-from wean.generator import Generator, UntrainedControlWarning
+from wean.inference.generator import Generator, UntrainedControlWarning
+from wean.search_options import SearchOptions, capabilities, option_kind
 from wean.server.batcher import DynamicBatcher, Options, Overloaded
 from wean.server.body_limit import StreamedBodyLimit
+from wean.server.connections import BACKLOG, REFUSING_ROOM, RateLimitedLog, guarded_protocol
 from wean.server.limits import Limits
-from wean.search_options import SearchOptions, option_kind
+from wean.server.rating import rating_routes
 
 log = logging.getLogger("wean.serve")
 PAGE = Path(__file__).parent / "static" / "index.html"
@@ -210,8 +213,6 @@ def create_app(generator: Generator, limits: Limits | None = None, access: Acces
         return response
 
     if rating_sheet is not None:
-        from wean.server.rating import rating_routes
-
         if access.token:
             raise WeanError("a rating sheet cannot be served with an access token: the rating page sends none")
 
@@ -255,7 +256,7 @@ def create_app(generator: Generator, limits: Limits | None = None, access: Acces
             return _error(request, 422, str(error))
         # hypotheses per text, in the search that runs: a model that reranks by itself widens its beam
         _, searched = generator.own_rerank(search)
-        width = {"greedy": 1, "sampling": searched.nbest}.get(searched.strategy, searched.beam)
+        width = capabilities(searched.strategy).width(searched)
         for option, value in (("beam", body.beam), ("nbest", body.nbest)):
             if value is not None and value > limits.max_beam:
                 return _error(request, 422, f"{option} {value}; at most {limits.max_beam}")
@@ -306,9 +307,6 @@ def create_app(generator: Generator, limits: Limits | None = None, access: Acces
 def uvicorn_config(app: FastAPI, host: str, port: int, limits: Limits, log_level: str = "info"):
     """uvicorn's settings for ``app``: its HTTP protocol with wean's connection guards
     (:mod:`wean.server.connections`), the connection cap kept below the open-file limit."""
-    import uvicorn
-
-    from wean.server.connections import BACKLOG, REFUSING_ROOM, guarded_protocol
 
     limit = open_file_limit()
     # room for the files of logs and the model, the listener, refused connections lingering and
@@ -333,7 +331,7 @@ def files_open() -> int:
 def open_file_limit() -> int:
     """The process's limit on open files (each connection holds one), after raising it to the
     hard limit where it is lower: a server wants every descriptor it may have."""
-    import resource
+    import resource  # deferred: a Unix module, which nothing else needs
 
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     if soft != resource.RLIM_INFINITY and (hard == resource.RLIM_INFINITY or soft < hard):
@@ -348,9 +346,6 @@ def open_file_limit() -> int:
 
 def serve(generator: Generator, host: str, port: int, limits: Limits | None = None, access: Access | None = None,
           rating_sheet: Path | None = None) -> None:
-    import uvicorn
-
-    from wean.server.connections import RateLimitedLog
 
     limits = limits or Limits()
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")

@@ -22,7 +22,7 @@ from collections import deque
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
-from wean.generator import Generation, Generator
+from wean.inference.generator import Generation, Generator
 from wean.search_options import SearchOptions
 
 

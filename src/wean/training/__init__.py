@@ -1,4 +1,4 @@
-"""Training: the loop (trainer.py), the loss (wean/criterion.py), scoring on the validation split
+"""Training: the loop (trainer.py), the loss (wean/training/criterion.py), scoring on the validation split
 (validation.py) and the run's checkpoints (checkpoints.py)."""
 
 from wean.training.trainer import Trainer, TrainingState, train

@@ -4,12 +4,12 @@ and the learning rate after a halving."""
 
 from __future__ import annotations
 
+from wean.registry import selectable_key
+
 
 def higher_is_better(metric: str) -> bool:
     """The direction of a selection metric: loss and perplexity fall, each registered metric's
     score key goes the way its metric declares."""
-    from wean.evaluation.evaluate import selectable_key
-
     return selectable_key(metric, "selection metric")[1] == "higher"
 
 

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import torch
 
-from wean.device import bf16_lstm_supported
 from wean.errors import WeanError
+from wean.models.device import bf16_lstm_supported
 
 DTYPES = {"fp32": None, "bf16": torch.bfloat16, "fp16": torch.float16}
 

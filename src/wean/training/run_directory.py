@@ -10,7 +10,7 @@ from dataclasses import fields, replace
 from pathlib import Path
 
 from wean.config import Config
-from wean.data_root import data_path
+from wean.data.root import data_path
 from wean.errors import WeanError
 from wean.model_dir import Assets, check_directory, check_resumed_plugins, load_assets
 

@@ -29,29 +29,31 @@ from pathlib import Path
 import torch
 from torch import nn
 from torch.nn.parallel import DistributedDataParallel
+from tqdm import tqdm
 
 from wean.config import Config
-from wean.criterion import Criterion
-from wean.data.assets import build_assets
 from wean.data.corpus import encode_pairs, make_batches
+from wean.data.training_text import training_text
 from wean.data.vocabulary import SPECIALS
-from wean.device import resolve_device
 from wean.errors import WeanError
-from wean.kernels import use_kernels
 from wean.model_dir import Assets, clear_model_files, load_assets, remove_leftovers_of_a_kill, save_assets, write_control_counts
+from wean.models.device import resolve_device
 from wean.models.interfaces import TrainingCorpus
+from wean.models.kernels import use_kernels
 from wean.models.model import build_model
+from wean.models.pretrained_embeddings import load_pretrained
 from wean.tensor_files import WEIGHTS, save_weights
 from wean.textio import atomic_write_json
 from wean.training.allocator import keep_freed_memory
+from wean.training.assets import build_assets
 from wean.training.checkpoints import RunCheckpoints
+from wean.training.criterion import Criterion
 from wean.training.distributed import join, leave
 from wean.training.optimizers import build_optimizer
 from wean.training.patience import halved, higher_is_better, judge
 from wean.training.precision import autocast_dtype, check_precision
 from wean.training.run_directory import check_new_run, resumed_assets
 from wean.training.run_log import RunLog
-from wean.training.training_text import training_text
 from wean.training.validation import Validation
 
 
@@ -225,8 +227,6 @@ class Trainer:
 
     def _load_pretrained_embeddings(self, path: Path) -> None:
         """model.embeddings.pretrained into the source embeddings, and into the target's if separate."""
-        from wean.models.pretrained_embeddings import load_pretrained
-
         tables = [(self.model.encoder, self.assets.source_vocabulary, "source")]
         if not self.config.model.share_embeddings:
             tables.append((self.model.decoder, self.assets.target_vocabulary, "target"))
@@ -244,8 +244,6 @@ class Trainer:
         self.notes.append(f"pretrained embeddings from {path}: " + "; ".join(notes))
 
     def train(self) -> TrainingState:
-        from tqdm import tqdm
-
         settings = self.config.training
         main = self.distributed.main
         self.run_log.open()

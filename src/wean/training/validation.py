@@ -11,13 +11,14 @@ from dataclasses import replace
 import torch
 
 from wean.config import Config
-from wean.criterion import Criterion
 from wean.data.corpus import ParallelText, collate, encode_pairs, make_batches
-from wean.evaluation import METRICS, EvaluationSettings, evaluate, score_key
 from wean.data.plain_text import PlainText
+from wean.evaluation import EvaluationSettings, evaluate
+from wean.inference.pipeline import TextSearch
 from wean.model_dir import Assets
+from wean.registry import METRICS, score_key
 from wean.search_options import SearchOptions
-from wean.text_search import TextSearch
+from wean.training.criterion import Criterion
 
 
 class Validation:

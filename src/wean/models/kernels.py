@@ -24,9 +24,8 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
+from wean.config import KERNELS
 from wean.errors import WeanError
-
-KERNELS = ("onednn", "blas")
 
 
 def _onednn_available() -> bool:

@@ -9,7 +9,7 @@ output; an output that drops or changes what the source says scores low. ``lm:DI
 under a language model of the target side, which wean trains as a model whose every source is the
 one word ``<lm>`` (``data.direction: lm``, so that the decoder alone learns the target text); an
 output that is not fluent text scores low. Both are summed over the scored text's tokens, </s>
-included, as ``wean.forced_scores`` computes them; ``length`` is lambda_3's term. On the command
+included, as ``wean.inference.forced_scores`` computes them; ``length`` is lambda_3's term. On the command
 line: ``--rerank channel:runs/reverse=0.5,lm:runs/lm=0.3,length=0.1``.
 
 Each model is loaded once per process and device, when it is first needed, on the device of the
@@ -25,12 +25,14 @@ import torch
 
 from wean.data.corpus import LM_SOURCE
 from wean.errors import WeanError
+from wean.inference.forced_scores import forced_log_probs
+from wean.inference.loading import LoadedModel
 from wean.registry import RERANKERS
 
 if TYPE_CHECKING:
-    from wean.generator import Generation, Generator
+    from wean.inference.outputs import Generation
 
-_loaded: dict[tuple[Path, str, str], "Generator"] = {}
+_loaded: dict[tuple[Path, str, str], LoadedModel] = {}
 
 
 class ModelScore:
@@ -39,30 +41,24 @@ class ModelScore:
     def __init__(self, directory: str | Path):
         self.directory = Path(directory)
         self.device: torch.device | None = None  # None: wean's default (the GPU if there is one)
-        self.kernels = "onednn"  # what its model's products run with (wean.kernels); generate sets its own
+        self.kernels = "onednn"  # what its model's products run with (wean.models.kernels); generate sets its own
         # whether the texts it scores are plain text (generate sets it to its own reading, so that
         # both models tokenize alike); None: as its model's generation.plain_text says
         self.plain_text: bool | None = None
         if not (self.directory / "config.yaml").is_file():
             raise WeanError(f"rerank: {directory}: not a model directory (no config.yaml)")
 
-    def model(self) -> "Generator":
-        from wean.generator import load
-
+    def model(self) -> LoadedModel:
         device = "auto" if self.device is None else self.device.type
         key = (self.directory.resolve(), device, self.kernels)
         if key not in _loaded:
-            _loaded[key] = load(self.directory, device=device, kernels=self.kernels)
+            _loaded[key] = LoadedModel.from_directory(self.directory, device=device, kernels=self.kernels)
         return _loaded[key]
 
     def log_probs(self, sources: Sequence[str], targets: Sequence[str]) -> list[float]:
-        from wean.forced_scores import forced_log_probs
-
         return [total for total, _ in forced_log_probs(self.model(), sources, targets, self.plain_text)]
 
     def log_probs_per_token(self, sources: Sequence[str], targets: Sequence[str]) -> list[float]:
-        from wean.forced_scores import forced_log_probs
-
         return [total / count for total, count in forced_log_probs(self.model(), sources, targets, self.plain_text)]
 
 

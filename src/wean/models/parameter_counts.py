@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 import copy
-from pathlib import Path
 
 from torch import nn
 
-from wean.config import OutputLayerConfig, WeanOutputLayerConfig, load_config
-from wean.data.vocabulary import SPECIALS
+from wean.config import Config, OutputLayerConfig, WeanOutputLayerConfig
 from wean.models.model import build_model
 
 GROUPS = ("embeddings", "encoder", "selective gate", "decoder", "attention", "output layer", "spm (training only)")
@@ -69,21 +67,9 @@ def output_layer_table(config, target_size: int) -> str:
     return "\n".join(lines)
 
 
-def inspect_target(
-    target: Path, overrides: list[str], source_size: int | None, target_size: int | None, compare: bool = False,
-    trust_plugins: bool = False,
-) -> str:
-    if target.is_dir():
-        from wean.model_dir import load_assets
-
-        assets = load_assets(target, trust_plugins)
-        config = assets.config
-        source_size, target_size = len(assets.source_vocabulary), len(assets.target_vocabulary)
-    else:
-        config = load_config(target, overrides)
-        default = config.data.tokenizer.vocab_size + len(SPECIALS)
-        source_size = source_size or default
-        target_size = target_size or (source_size if config.data.tokenizer.shared_vocab else default)
+def inspect_model(config: Config, source_size: int, target_size: int, compare: bool = False) -> str:
+    """The parameters per module of the model ``config`` builds at these vocabulary sizes; with
+    ``compare``, the output layer's at each output layer and WEAN score function as well."""
     model = build_model(config.model, source_size, target_size)
     title = f"{config.name}: vocabulary {source_size:,} (source) / {target_size:,} (target)"
     output = config.model.output_layer

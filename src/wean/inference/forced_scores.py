@@ -12,34 +12,34 @@ import torch
 from wean.data.copy_vocabulary import encode_source, encode_target
 from wean.data.corpus import IGNORE, Example, collate
 from wean.data.vocabulary import EOS_ID
-from wean.device import model_device
 from wean.errors import WeanError
-from wean.generator import Generator
+from wean.inference.loading import LoadedModel
+from wean.models.device import model_device
 
 
 @torch.no_grad()
 def forced_log_probs(
-    generator: Generator, sources: Sequence[str], targets: Sequence[str], plain_text: bool | None = None,
+    loaded: LoadedModel, sources: Sequence[str], targets: Sequence[str], plain_text: bool | None = None,
     batch_size: int = 32,
 ) -> list[tuple[float, int]]:
     """(sum of the log-probabilities of target i's tokens, <eos> included; that many tokens) for
     each pair, given source i as the model reads it: tokenized as its corpus was when
     ``plain_text`` (default: the model's ``generation.plain_text``), with its default control
     tokens in front. An empty source is read as a lone </s>; an empty target scores its </s>."""
-    assets, model = generator.assets, generator.model
-    plain_text = generator.config.generation.plain_text if plain_text is None else plain_text
+    assets, model = loaded.assets, loaded.model
+    plain_text = loaded.config.generation.plain_text if plain_text is None else plain_text
 
     def unchanged(text: str) -> str:
         return text
 
-    to_model_source = generator.plain_text.to_model_source if plain_text else unchanged
-    to_model_text = generator.plain_text.to_model_text if plain_text else unchanged
-    prefix = generator.control_prefix(None)
+    to_model_source = loaded.plain_text.to_model_source if plain_text else unchanged
+    to_model_text = loaded.plain_text.to_model_text if plain_text else unchanged
+    prefix = loaded.control_prefix(None)
     examples = []
     for i, (source, target) in enumerate(zip(sources, targets)):
-        source_ids, copied = encode_source(prefix + generator.tokenizer.encode(to_model_source(source)),
+        source_ids, copied = encode_source(prefix + loaded.tokenizer.encode(to_model_source(source)),
                                            assets.source_vocabulary, model.copies_source)
-        target_ids = encode_target(generator.tokenizer.encode(to_model_text(target)), assets.target_vocabulary, copied,
+        target_ids = encode_target(loaded.tokenizer.encode(to_model_text(target)), assets.target_vocabulary, copied,
                                    add_eos=True)
         examples.append(Example(i, source_ids or [EOS_ID], target_ids))
     limit = model.max_source_length

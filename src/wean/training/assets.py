@@ -4,7 +4,7 @@ is what a model directory holds besides the weights)."""
 from __future__ import annotations
 
 from wean.config import Config
-from wean.data.control import Control
+from wean.control import Control
 from wean.data.corpus import ParallelText
 from wean.data.tokenizers import SentencePieceTokenizer, build_tokenizer
 from wean.data.vocabulary import Vocabulary

@@ -23,10 +23,10 @@ from pathlib import Path
 from typing import Callable, Sequence
 
 from wean.errors import WeanError
-from wean.evaluation import METRICS, EvaluationSettings, data_root, evaluate, get_benchmark, score_key
-from wean.evaluation.evaluate import selectable_key
-from wean.generator import Generator
+from wean.evaluation import EvaluationSettings, data_root, evaluate, get_benchmark
+from wean.inference.generator import Generator
 from wean.model_dir import read_control_counts, save_assets
+from wean.registry import METRICS, score_key, selectable_key
 from wean.textio import atomic_write_json, read_lines
 
 # steps of 0.1: each setting decodes every tuning sentence, and the outputs change little

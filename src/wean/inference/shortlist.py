@@ -28,13 +28,15 @@ import numpy as np
 import torch
 from torch import nn
 
+from wean.data.corpus import encode_pairs
+from wean.data.training_text import training_text
 from wean.data.vocabulary import BOS_ID, EOS_ID, PAD_ID, SPECIALS, UNK_ID, Vocabulary
 from wean.errors import WeanError
-from wean.model_dir import SHORTLIST
+from wean.model_dir import SHORTLIST, load_assets
 from wean.search import decode
 from wean.search.common import Abandoned, Hypothesis
 from wean.search.wrapper import SearchWrapper
-from wean.search_options import SearchOptions
+from wean.search_options import SearchOptions, capabilities
 from wean.tensor_files import read_tensors, write_tensors
 
 
@@ -173,16 +175,12 @@ class Shortlisted(SearchWrapper):
         return self.model.decode_step(previous, encoded, state)
 
 
-# the strategies that rank whatever width the log-probabilities have and name no word but the
-# specials: sampling is left out, since its seeded noise is drawn per word id (the same samples
-# whatever the batch), and a plug-in's strategy may read ids of its own
-COMPACT_STRATEGIES = ("beam", "greedy", "diverse_beam")
-
-
 def searches_compactly(options: SearchOptions) -> bool:
-    """Whether a shortlist search with ``options`` ranks over the list's width: wean's ranking
-    strategies do, unless the names constraint (which masks columns by word id) is on."""
-    return options.strategy in COMPACT_STRATEGIES and options.names_and_numbers != "from_source"
+    """Whether a shortlist search with ``options`` ranks over the list's width: the strategies that
+    declare it (:class:`~wean.search_options.Capabilities`; not sampling, whose seeded noise is
+    drawn per word id, the same samples whatever the batch) do, unless the names constraint (which
+    masks columns by word id) is on."""
+    return capabilities(options.strategy).compact and options.names_and_numbers != "from_source"
 
 
 def compact_decode(
@@ -206,10 +204,6 @@ def make_shortlist_table(directory: Path, train: str | None = None, per_word: in
                          trust_plugins: bool = False) -> tuple[ShortlistTable, int]:
     """The table of the model in ``directory``, learned from its training pairs (``train``: another
     file prefix), written to ``directory/shortlist.safetensors``; and how many pairs it read."""
-    from wean.data.corpus import encode_pairs
-    from wean.model_dir import load_assets
-    from wean.training.training_text import training_text
-
     if per_word < 0 or frequent < 0:
         raise WeanError("shortlist: --per-word and --frequent are counts (0 or more)")
     assets = load_assets(directory, trust_plugins)

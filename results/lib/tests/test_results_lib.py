@@ -1,5 +1,6 @@
 """results/lib's tools that the tables' run.sh scripts use to train, record and compare runs: pinned to the
-trainer's formats."""
+trainer's formats. Experiments' tools, not wean: run with `python -m pytest results/lib/tests` from the
+repository root."""
 
 import json
 import math
@@ -14,7 +15,7 @@ from pathlib import Path
 import pytest
 
 
-LIB = Path(__file__).resolve().parent.parent / "results" / "lib"
+LIB = Path(__file__).resolve().parents[1]
 
 
 def run_shell(script: str, cwd: Path = LIB.parent.parent, **env) -> subprocess.CompletedProcess:

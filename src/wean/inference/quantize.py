@@ -14,10 +14,9 @@ import warnings
 import torch
 from torch import nn
 
+from wean.config import QUANTIZATIONS
 from wean.errors import WeanError
 from wean.models.interfaces import OutputLayer
-
-QUANTIZATIONS = ("none", "int8")
 
 
 def quantize(model: nn.Module, kind: str, device: torch.device) -> nn.Module:
@@ -27,6 +26,7 @@ def quantize(model: nn.Module, kind: str, device: torch.device) -> nn.Module:
         raise WeanError(f"--quantize {kind!r}: choose one of {', '.join(QUANTIZATIONS)}")
     if device.type != "cpu":
         raise WeanError(f"--quantize {kind} runs on the CPU; use --device cpu")
+    # deferred: PyTorch's quantization package loads only where int8 weights are asked for
     from torch.ao.quantization import default_dynamic_qconfig, per_channel_dynamic_qconfig, quantize_dynamic
 
     # a layer that multiplies by a submodule's weight itself (OutputLayer.reads_weights: WEAN's)

@@ -20,31 +20,23 @@ from __future__ import annotations
 import copy
 import difflib
 import warnings
-from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Mapping, Sequence
+from typing import Callable, Mapping, Sequence
 
 from wean.config import check_fallback_control
-from wean.data.plain_text import PlainText
 from wean.data.tokenizers import without_lone_surrogates
-from wean.device import model_device, resolve_device
-from wean.ensemble import Ensemble, check_same_vocabularies, load_members
 from wean.errors import WeanError
-from wean.generation import Generation
-from wean.kernels import kernels_of, use_kernels
-from wean.model_dir import SHORTLIST, Assets, load_assets, read_control_counts
-from wean.models.model import EncoderDecoder, build_model
-from wean.quantize import quantize
-from wean.search.model_scores import ChannelScore, ModelScore
-from wean.search.rerank import Scorer, parse_rerank, parse_threshold, read_in_directory, resolve as resolve_scorers
-from wean.search_options import SearchOptions, check_batch_size
-from wean.shortlist import ShortlistTable
-from wean.source_names import TokenClasses
-from wean.tensor_files import WEIGHTS, load_weights
-from wean.text_search import TextSearch, banned_ids
-
-if TYPE_CHECKING:
-    from wean.attention_maps import AttentionMaps
+from wean.inference.attention_maps import AttentionMaps, attention_maps
+from wean.inference.loading import LoadedModel
+from wean.inference.model_scores import ChannelScore, ModelScore
+from wean.inference.outputs import Generation
+from wean.inference.pipeline import TextSearch, banned_ids
+from wean.inference.rerank import Scorer, read_in_directory, resolve as resolve_scorers
+from wean.model_dir import Assets
+from wean.models.device import model_device
+from wean.models.model import EncoderDecoder
+from wean.pretrained import pretrained_simplifier
+from wean.search_options import SearchOptions, capabilities, check_batch_size, parse_rerank, parse_threshold
 
 
 class UntrainedControlWarning(UserWarning):
@@ -55,69 +47,15 @@ class ShortlistWarning(UserWarning):
     """A shortlist smaller than the most frequent words its table leaves out."""
 
 
-class Generator:
+class Generator(LoadedModel):
     """What a caller asks for (search options over the model's ``generation`` config, control
-    values, reranking) resolved into a :class:`wean.text_search.TextSearch`, which does the work;
-    and the loading of model directories and ensembles."""
+    values, reranking, fallback) resolved into a :class:`wean.inference.pipeline.TextSearch`,
+    which does the work. Loading is :class:`~wean.inference.loading.LoadedModel`'s."""
 
     def __init__(self, model: EncoderDecoder, assets: Assets, control_counts: dict[str, int] | None = None,
                  directory: Path | None = None):
-        """``control_counts``: training pairs per control token (the model directory's
-        control-counts.json), to warn of values never trained on; None: not known. ``directory``:
-        the model directory, where a relative reranking model of ``generation.rerank`` is read.
-        Reranking models are loaded with the kernels the model's products run with
-        (:func:`wean.kernels.use_kernels`)."""
-        self.model = model.eval()
-        self.directory = directory
-        self.kernels = kernels_of(model)
-        self.assets = assets
-        self.control_counts = control_counts
-        self.tokenizer = assets.tokenizer
-        self.plain_text = PlainText(assets.config.data.tokenizer)
-        self.control = assets.control
+        super().__init__(model, assets, control_counts, directory)
         self.banned_ids = banned_ids(assets)
-
-    @classmethod
-    def from_directory(
-        cls, directory: str | Path | Sequence[str | Path], weights: str | Path | None = None, device: str = "auto",
-        quantization: str = "none", trust_plugins: bool = False, kernels: str = "onednn",
-    ) -> "Generator":
-        """``quantization``: none, or int8 (CPU only; see :mod:`wean.quantize`). ``kernels``:
-        onednn or blas, what computes the float32 products (:mod:`wean.kernels`). Several
-        directories, or one whose config names ``generation.ensemble``: their models as one
-        ensemble (:mod:`wean.ensemble`), with the first one's tokenizer, configuration and
-        generation defaults. ``trust_plugins``: import the plug-in files a directory's config
-        names (their code runs); without it, only those already imported
-        (:func:`wean.registry.load_plugins`) are accepted."""
-        given = [Path(directory)] if isinstance(directory, (str, Path)) else [Path(d) for d in directory]
-        if not given:
-            raise WeanError("no model directory given")
-        directories, every_assets = [], []
-        for path in given:
-            assets = load_assets(path, trust_plugins)
-            directories.append(path)
-            every_assets.append(assets)
-            for member, its_assets in load_members(path, assets, trust_plugins):
-                directories.append(member)
-                every_assets.append(its_assets)
-        if weights is not None and len(directories) > 1:
-            carrying = [path for path, assets in zip(given, every_assets) if assets.config.generation.ensemble]
-            raise WeanError("weights: one file for one model, not an ensemble" +
-                            (f" ({carrying[0]} carries one: generation.ensemble)" if carrying else ""))
-        resolved = resolve_device(device)
-        models = []
-        for path, assets in zip(directories, every_assets):
-            model = build_model(assets.config.model, len(assets.source_vocabulary), len(assets.target_vocabulary))
-            load_weights(model, Path(weights) if weights else path / WEIGHTS)
-            models.append(use_kernels(quantize(model.eval(), quantization, resolved).to(resolved), kernels))
-        if len(models) == 1:
-            return cls(models[0], every_assets[0], read_control_counts(directories[0]), directories[0])
-        check_same_vocabularies(directories, every_assets)
-        return cls(Ensemble(models), every_assets[0], read_control_counts(directories[0]), directories[0])
-
-    @property
-    def config(self):
-        return self.assets.config
 
     def generate(
         self,
@@ -141,7 +79,7 @@ class Generator:
         people (see :mod:`wean.data.plain_text`).
         ``control``: for a model trained with control tokens, the values asked for, e.g.
         ``{"chars_ratio": 0.8}`` for outputs about 80 % of the source's length (see
-        :mod:`wean.data.control`); attributes not given take the model's defaults.
+        :mod:`wean.control`); attributes not given take the model's defaults.
         ``split_sentences`` (plain text only; default: yes): each text is split into sentences,
         simplified sentence by sentence and joined back, and a sentence longer than the model was
         trained on comes back unchanged with a warning. Benchmarks, whose lines are sentences
@@ -149,7 +87,7 @@ class Generator:
         ``wanted(i)``, asked between search steps while ``sentences[i]`` is searched, turns False
         once nobody wants its output (a server's client hung up): its search stops there and its
         place is None. ``rerank``: (scorer, weight) pairs that reorder each sentence's n-best list
-        (:mod:`wean.search.rerank`); a scorer is a registered name or a function (or all of them
+        (:mod:`wean.inference.rerank`); a scorer is a registered name or a function (or all of them
         as one string, ``"length=-0.1,unchanged=-2"``; ``"none"`` or ``()``: no reranking). None:
         the model's own (``generation.rerank``), which beam search does on lists of
         ``generation.rerank_size``. ``progress(done, total)`` is told after each
@@ -186,32 +124,20 @@ class Generator:
             raise WeanError("rerank: an n-best list of one output has nothing to reorder; ask for nbest above 1")
         fallback_channel = None
         if options.fallback != "none":
-            if options.strategy in ("beam", "diverse_beam"):
+            if capabilities(options.strategy).outputs == "beam":
                 options = options.replace(nbest=options.beam)  # every output the beam found, for the fallback
             fallback_channel = self.fallback_channel(plain_text)
         fallback_prefixes = self.fallback_prefixes(control, fallback_control, options.fallback)
         if options.shortlist:
             self._check_shortlist(options.shortlist)
-        search = TextSearch(self.model, self.assets, options, batch_size, replace_unk, prefix, scorers, keep, progress,
-                            self.token_classes if options.names_and_numbers == "from_source" else None,
-                            self.shortlist_table if options.shortlist else None, fallback_channel,
-                            fallback_prefixes)
+        search = TextSearch(self.model, self.assets, options, batch_size, replace_unk, prefix=prefix, scorers=scorers,
+                            keep=keep, progress=progress,
+                            names=self.token_classes if options.names_and_numbers == "from_source" else None,
+                            shortlist_table=self.shortlist_table if options.shortlist else None,
+                            fallback_channel=fallback_channel, fallback_prefixes=fallback_prefixes)
         if plain_text:
             return search.texts(sentences, True if split_sentences is None else split_sentences, wanted)
         return search.sentences(sentences, [self.tokenizer.encode(sentence) for sentence in sentences], wanted)
-
-    @cached_property
-    def token_classes(self) -> TokenClasses:
-        """The target tokens that are numbers and names (names_and_numbers: from_source)."""
-        return TokenClasses.of(self.assets.target_vocabulary)
-
-    @cached_property
-    def shortlist_table(self) -> ShortlistTable:
-        """The model directory's shortlist table (``wean shortlist``)."""
-        if self.directory is None:
-            raise WeanError("shortlist: the table is read from a model directory; this model was given without one")
-        return ShortlistTable.load(self.directory / SHORTLIST, self.assets.source_vocabulary,
-                                   self.assets.target_vocabulary)
 
     def _check_shortlist(self, most_frequent: int) -> None:
         if not hasattr(self.model, "output_layer"):
@@ -228,7 +154,7 @@ class Generator:
         and the search ``options`` widened to the lists it reorders; none but for beam search of a
         beam above 1."""
         defaults = self.config.generation
-        if not defaults.rerank or options.strategy != "beam" or options.beam == 1:
+        if not defaults.rerank or not capabilities(options.strategy).own_rerank or options.beam == 1:
             return [], options
         chosen = parse_rerank(defaults.rerank)
         if self.directory is not None:
@@ -295,35 +221,13 @@ class Generator:
             raise WeanError(f"unknown search option {unknown[0]!r}" + (f" (did you mean {close[0]}?)" if close else ""))
         return SearchOptions.of(self.config.generation).replace(**given)
 
-    def control_prefix(self, control: Mapping[str, float] | None = None) -> list[str]:
-        """The control tokens a source starts with: ``control`` over the model's defaults."""
-        if not self.control:
-            if control:
-                raise WeanError("control: this model was trained without control tokens")
-            return []
-        return self.control.tokens(control)
-
-    def untrained_control(self, control: Mapping[str, float] | None = None) -> str | None:
-        """Why the control values asked for (over the defaults) may be misread: the tokens no
-        training pair had; None when all were trained, or when the counts are not known."""
-        return self._untrained(self.control_prefix(control))
-
-    def _untrained(self, prefix: list[str]) -> str | None:
-        if not prefix or self.control_counts is None:
-            return None
-        unseen = [token for token in prefix if not self.control_counts.get(token)]
-        if not unseen:
-            return None
-        return (f"control {', '.join(unseen)}: no training pair had {'this value' if len(unseen) == 1 else 'these values'}, "
-                "so the model never learned what it asks for; outputs may ignore it")
-
     def attention_maps(
         self, source: str, target: str | None = None, control: Mapping[str, float] | None = None
-    ) -> "AttentionMaps":
+    ) -> AttentionMaps:
         """Attention while the model reads ``source`` and writes ``target`` (teacher-forced), or,
-        without a target, its own greedy output (:mod:`wean.attention_maps`)."""
-        from wean.attention_maps import attention_maps
-
+        without a target, its own greedy output (:mod:`wean.inference.attention_maps`)."""
+        if target is None and self.tokenizer.encode(source):  # an empty source is refused by attention_maps
+            target = self.generate([source], strategy="greedy", nbest=1, control=control)[0].text
         return attention_maps(self, source, target, control)
 
 
@@ -334,12 +238,10 @@ def load(directory: str | Path | Sequence[str | Path] | None = None, device: str
     (same vocabularies), as is one directory that carries an ensemble (``generation.ensemble``).
     ``device``: auto (the GPU if there is one) | cpu | cuda.
     ``quantization``: none | int8 (int8 weights for the LSTM and linear layers, on the CPU).
-    ``kernels``: onednn | blas, what computes the float32 products in inference (:mod:`wean.kernels`).
+    ``kernels``: onednn | blas, what computes the float32 products in inference (:mod:`wean.models.kernels`).
     A model directory is data: plug-in code its config names runs only with ``trust_plugins``
     (or once the caller has imported those files with :func:`wean.registry.load_plugins`)."""
     if directory is None:
-        from wean.pretrained import pretrained_simplifier
-
         directory = pretrained_simplifier()
     return Generator.from_directory(directory, device=device, quantization=quantization, trust_plugins=trust_plugins,
                                     kernels=kernels)

@@ -16,7 +16,7 @@ outputs of one batch, aligned, and returns one number per output::
 so that ``--rerank my_scorer=0.5`` (with ``--plugins FILE``) or
 ``generate(..., rerank=[("my_scorer", 0.5)])`` uses it; ``generate`` also takes the function
 itself in place of a name. A registered class is a scorer that needs an argument, named as
-``NAME:ARGUMENT``: ``channel:DIR`` and ``lm:DIR`` ask other models (:mod:`wean.search.model_scores`).
+``NAME:ARGUMENT``: ``channel:DIR`` and ``lm:DIR`` ask other models (:mod:`wean.inference.model_scores`).
 Each output's ``rerank_scores`` keeps what each scorer said.
 """
 
@@ -29,9 +29,10 @@ from typing import TYPE_CHECKING, Callable, Sequence
 
 from wean.errors import WeanError
 from wean.registry import RERANKERS
+from wean.search_options import parse_rerank
 
 if TYPE_CHECKING:
-    from wean.generator import Generation
+    from wean.inference.outputs import Generation
 
 Scorer = Callable[[Sequence[str], Sequence["Generation"]], Sequence[float]]
 
@@ -91,39 +92,6 @@ def _registered(name: str) -> Scorer:
     return scorer
 
 
-def _named_number(item: str) -> tuple[str, float] | None:
-    """``NAME=NUMBER`` as (NAME, NUMBER); None unless both are there and the number is finite."""
-    name, sep, number = item.rpartition("=")
-    try:
-        value = float(number)
-    except ValueError:
-        return None
-    return (name.strip(), value) if sep and name.strip() and math.isfinite(value) else None
-
-
-def parse_rerank(text: str) -> list[tuple[str, float]]:
-    """``length=-0.1,unchanged=-2,channel:DIR=0.5`` as [("length", -0.1), ("unchanged", -2.0),
-    ("channel:DIR", 0.5)]; ``none`` (or nothing) as []."""
-    if text.strip() in ("", "none"):
-        return []
-    chosen = []
-    for item in text.split(","):
-        named = _named_number(item)
-        if named is None:
-            raise WeanError(f"--rerank {text!r}: expected NAME=WEIGHT,..., e.g. length=-0.1,unchanged=-2,channel:DIR=0.5")
-        chosen.append(named)
-    return chosen
-
-
-def parse_threshold(text: str) -> tuple[str, float]:
-    """``DIR=THRESHOLD`` (``generation.fallback_channel``) as (DIR, THRESHOLD): a model and the
-    least per-token log-probability its score may have."""
-    named = _named_number(text)
-    if named is None:
-        raise WeanError(f"{text!r}: expected DIR=THRESHOLD, e.g. reranker/channel=-2.5")
-    return named
-
-
 def read_in_directory(rerank: list[tuple[str, float]], directory: Path) -> list[tuple[str, float]]:
     """``rerank`` with each relative ``NAME:DIR`` argument read inside ``directory`` (a model
     directory's own reranking models)."""
@@ -156,5 +124,3 @@ def rerank(sources: Sequence[str], nbest_lists: Sequence[list["Generation"]],
             output.score += weight * value
     return [sorted(outputs, key=lambda output: -output.score) for outputs in nbest_lists]
 
-
-from wean.search import model_scores  # noqa: E402,F401  registers channel and lm

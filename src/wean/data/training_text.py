@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from wean.config import Config
 from wean.data.corpus import ParallelText, drop_matching, hold_out, oriented, read_parallel
-from wean.data_root import data_path
+from wean.data.fix_text import fix_training_text
+from wean.data.root import data_path
 from wean.errors import WeanError
 
 
@@ -30,8 +31,6 @@ def training_text(config: Config) -> tuple[ParallelText, ParallelText, list[str]
             raise WeanError(f"{data.train}: data.drop_if_matches drops every training pair")
         notes.append(f"data.drop_if_matches: {dropped:,} training pairs dropped, {len(train.sources):,} kept")
     if data.fix_text:
-        from wean.data.fix_text import fix_training_text
-
         train, repaired = fix_training_text(train)
         notes.append(f"data.fix_text: {repaired.pairs:,} of {len(train.sources):,} training pairs "
                      f"repaired ({repaired.sources:,} sources, {repaired.targets:,} targets)")

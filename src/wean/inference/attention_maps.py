@@ -5,17 +5,15 @@ word attention, contextual gates and SPM's source predictions of the models that
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Mapping
+from typing import Mapping
 
 import torch
 
 from wean.data.copy_vocabulary import encode_source, encode_target
 from wean.data.vocabulary import BOS_ID, EOS
-from wean.device import model_device
 from wean.errors import WeanError
-
-if TYPE_CHECKING:
-    from wean.generator import Generator
+from wean.inference.loading import LoadedModel
+from wean.models.device import model_device
 
 
 @dataclass
@@ -40,23 +38,20 @@ class AttentionMaps:
 
 @torch.no_grad()
 def attention_maps(
-    generator: "Generator", source: str, target: str | None = None, control: Mapping[str, float] | None = None
+    loaded: LoadedModel, source: str, target: str, control: Mapping[str, float] | None = None
 ) -> AttentionMaps:
-    """Attention while the model reads ``source`` and writes ``target`` (teacher-forced), or,
-    without a target, its own greedy output."""
-    source_tokens = generator.tokenizer.encode(source)
+    """Attention while the model reads ``source`` and writes ``target`` (teacher-forced)."""
+    source_tokens = loaded.tokenizer.encode(source)
     if not source_tokens:
         raise WeanError("attention maps need a non-empty source")
-    source_tokens = generator.control_prefix(control) + source_tokens
-    if target is None:
-        target = generator.generate([source], strategy="greedy", nbest=1, control=control)[0].text
-    target_tokens = generator.tokenizer.encode(target)
-    device = model_device(generator.model)
-    ids, copied = encode_source(source_tokens, generator.assets.source_vocabulary, generator.model.copies_source)
+    source_tokens = loaded.control_prefix(control) + source_tokens
+    target_tokens = loaded.tokenizer.encode(target)
+    device = model_device(loaded.model)
+    ids, copied = encode_source(source_tokens, loaded.assets.source_vocabulary, loaded.model.copies_source)
     source_ids = torch.tensor([ids], device=device)
-    target_ids = encode_target(target_tokens, generator.assets.target_vocabulary, copied, add_eos=True)
+    target_ids = encode_target(target_tokens, loaded.assets.target_vocabulary, copied, add_eos=True)
     previous = torch.tensor([[BOS_ID] + target_ids[:-1]], device=device)
-    output = generator.model(source_ids, torch.tensor([len(source_tokens)], device=device), previous, extras=True)
+    output = loaded.model(source_ids, torch.tensor([len(source_tokens)], device=device), previous, extras=True)
     word, gates, spm = (
         output.extras[name][0].cpu() if name in output.extras else None
         for name in ("word_attention", "gate", "source_prediction")

@@ -2,14 +2,14 @@
 text put in the corpus's tokenization and split into sentences first), control tokens
 prepended, sorted by length into model calls, searched, and each output turned back into text
 (``<unk>`` replaced, copied words written back, detokenized), its n-best list reranked where
-asked. The user-facing :class:`wean.generator.Generator` resolves what a caller asks for into a
+asked. The user-facing :class:`wean.inference.generator.Generator` resolves what a caller asks for into a
 :class:`TextSearch`; validation during training uses one directly, so that a validation scores
 the outputs ``wean test`` would write."""
 
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass, field
+from dataclasses import KW_ONLY, dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, Callable
 
@@ -21,20 +21,20 @@ from wean.data.plain_text import PlainText
 from wean.data.sentences import split_sentences
 from wean.data.tokenizers import SentencePieceTokenizer
 from wean.data.vocabulary import UNK_ID
-from wean.device import model_device
 from wean.errors import WeanError
 from wean.evaluation.fidelity import faults
-from wean.generation import Generation, joined
+from wean.inference.outputs import Generation, joined
+from wean.inference.rerank import rerank as rerank_lists
+from wean.inference.shortlist import Shortlisted, ShortlistTable, compact_decode, searches_compactly
+from wean.inference.source_names import SourceNamesOnly, TokenClasses
 from wean.model_dir import Assets
+from wean.models.device import model_device
 from wean.models.model import EncoderDecoder
 from wean.search import Hypothesis, decode
-from wean.search.rerank import rerank as rerank_lists
 from wean.search_options import SearchOptions
-from wean.shortlist import Shortlisted, ShortlistTable, compact_decode, searches_compactly
-from wean.source_names import SourceNamesOnly, TokenClasses
 
 if TYPE_CHECKING:
-    from wean.search.model_scores import ChannelScore
+    from wean.inference.model_scores import ChannelScore
 
 
 def banned_ids(assets: Assets) -> list[int]:
@@ -56,6 +56,7 @@ class TextSearch:
     options: SearchOptions
     batch_size: int
     replace_unk: bool
+    _: KW_ONLY  # the rest by name
     prefix: list[str] = field(default_factory=list)  # control tokens every source starts with
     scorers: list = field(default_factory=list)  # (name, function, weight): reranking of each n-best list
     keep: int = 1  # outputs returned per sentence: the caller's nbest, though more may be reranked

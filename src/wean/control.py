@@ -3,7 +3,7 @@
 Each training pair is described by a few attributes of how its target relates to its source;
 their values, rounded to ``bucket``, are prepended to the source as reserved tokens such as
 ``<chars_ratio_0.80>``. The model learns what each value means, and at inference the user (or
-:mod:`wean.tune_control`, on validation data) asks for the values wanted. The tokens are added
+:mod:`wean.inference.tune_control`, on validation data) asks for the values wanted. The tokens are added
 after tokenization, so no tokenizer can split them, and they are reserved in the vocabulary, so
 text that happens to spell one is still read as text.
 
@@ -31,6 +31,8 @@ import statistics
 from functools import lru_cache
 from typing import Callable, Mapping
 
+from rapidfuzz.distance import Indel
+
 from wean.errors import WeanError
 
 MAX_VALUE = 2.0  # ratios above this are clipped (ACCESS does the same): they are rare and noisy
@@ -42,14 +44,12 @@ def chars_ratio(source: str, target: str) -> float:
 
 
 def levenshtein(source: str, target: str) -> float:
-    from rapidfuzz.distance import Indel
-
     return Indel.normalized_similarity(source, target)
 
 
 @lru_cache(maxsize=1)
 def _word_ranks() -> dict[str, int]:
-    from wordfreq import top_n_list
+    from wordfreq import top_n_list  # deferred: wordfreq takes 0.15 s to import, and only word_rank reads it
 
     return {word: rank for rank, word in enumerate(top_n_list("en", RANKED_WORDS), start=1)}
 
