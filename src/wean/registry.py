@@ -87,7 +87,8 @@ OUTPUT_LAYERS = Registry("output layer", "wean.models")
 ENCODER_TRANSFORMS = Registry("encoder transform", "wean.models")  # built where the model config asks
 AUXILIARY_LOSSES = Registry("auxiliary loss", "wean.models")  # built where the model config asks
 TOKENIZERS = Registry("tokenizer", "wean.data.tokenizers")
-METRICS = Registry("metric", "wean.evaluation.evaluate", "wean.inference.reverse_metric")  # what `wean evaluate --metrics` and benchmarks name
+# what `wean evaluate --metrics` and benchmarks name; reverse, which needs a model, registers with inference
+METRICS = Registry("metric", "wean.evaluation.evaluate", "wean.inference.reverse_metric")
 STRATEGIES = Registry("search strategy", "wean.search")  # generation.strategy, --strategy
 RERANKERS = Registry("reranking scorer", "wean.inference.rerank", "wean.inference.model_scores")  # --rerank NAME=WEIGHT
 

@@ -104,8 +104,8 @@ class SearchOptions:
     diverse_strength: float = option(0.5, "diverse_beam: lambda, the penalty per beam of an earlier group that "
                                      "has just chosen the same token", 0.0, 100.0)
     names_and_numbers: str = option("any", "from_source: write no number and no capitalised word that the source "
-                                    "lacks, except a common word opening a sentence (wean/inference/source_names.py; every "
-                                    "strategy); any: no constraint", choices=("any", "from_source"))
+                                    "lacks, except a common word opening a sentence (wean/inference/source_names.py; "
+                                    "every strategy); any: no constraint", choices=("any", "from_source"))
     fallback: str = option("none", "source: where an output has a fidelity fault (a number, name or non-ASCII "
                            "character its source lacks, a repeated phrase, a non-ASCII character of the "
                            "source lost, or no word left; wean/evaluation/fidelity.py), "

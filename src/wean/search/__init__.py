@@ -10,11 +10,14 @@ registered in :data:`wean.registry.STRATEGIES`; wean's own are greedy (``greedy.
 one function in a plug-in file (``plugins:`` in a config, ``--plugins`` on the command line)::
 
     from wean.registry import STRATEGIES
+    from wean.search_options import Capabilities
 
-    @STRATEGIES.register("my_search")
+    @STRATEGIES.register("my_search", capabilities=Capabilities(outputs="beam"))
     def my_search(model, source, lengths, options, banned_ids=(), abandoned=None): ...
 
-and ``generation.strategy: my_search`` / ``--strategy my_search`` selects it.
+and ``generation.strategy: my_search`` / ``--strategy my_search`` selects it. ``capabilities``
+says what it can do (:class:`~wean.search_options.Capabilities`: n-best lists of at most the beam
+width here); one that declares nothing finds one output.
 
 Every strategy obeys the same contract (:mod:`wean.search.common`): ``banned_ids`` (and <pad>,
 <bos>) are never written; ``min_length`` and ``max_length`` hold; ``abandoned``, asked once per
