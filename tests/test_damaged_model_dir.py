@@ -179,3 +179,54 @@ def test_verify_reports_a_whole_directory(capsys):
     assert main(["verify", str(SIMPLIFIER)]) == 0
     out = capsys.readouterr().out
     assert "sha256 matches" in out and "tokenizer and vocabularies agree" in out
+
+
+@pytest.fixture
+def no_hang():
+    """Fail, not hang, where a read would never end or never begin."""
+    import signal
+
+    def hung(signum, frame):
+        raise AssertionError("a read did not return within 20 s")
+
+    previous = signal.signal(signal.SIGALRM, hung)
+    signal.alarm(20)
+    yield
+    signal.alarm(0)
+    signal.signal(signal.SIGALRM, previous)
+
+
+@pytest.mark.parametrize("name", ["model.safetensors", "vocab.json", "tokenizer.json", "sentencepiece.model",
+                                  "config.yaml"])
+@pytest.mark.parametrize("special", ["device", "pipe"])
+def test_a_file_that_is_a_device_or_a_pipe_is_refused_before_a_byte_is_read(tmp_path, name, special, no_hang):
+    import os
+
+    broken = tmp_path / "model"
+    shutil.copytree(SIMPLIFIER, broken)
+    (broken / name).unlink()
+    if special == "device":
+        (broken / name).symlink_to("/dev/zero")  # read to the end, it never ends
+    else:
+        os.mkfifo(broken / name)  # read, it waits for a writer that never comes
+    with pytest.raises(WeanError, match=f"{name}: not a regular file"):
+        load(broken)
+    with pytest.raises(WeanError, match=f"{name}: not a regular file"):
+        main_verify(broken)
+
+
+def main_verify(directory: Path) -> None:
+    from wean.model_dir import verify_model_directory
+
+    verify_model_directory(directory)
+
+
+def test_a_device_given_as_input_hypotheses_or_references_is_one_line(tmp_path, capsys, no_hang):
+    assert main(["generate", "--model", str(SIMPLIFIER), "--input", "/dev/zero"]) == 1
+    assert capsys.readouterr().err.strip().endswith(
+        "/dev/zero: not a regular file (a device, a pipe or a socket), which wean does not read")
+    (tmp_path / "refs").write_text("a b\n")
+    for hyp, refs in (("/dev/zero", tmp_path / "refs"), (tmp_path / "refs", "/dev/zero")):
+        assert main(["evaluate", "--hyp", str(hyp), "--src", str(tmp_path / "refs"), "--refs", str(refs)]) == 1
+        assert capsys.readouterr().err.strip().endswith("/dev/zero: not a regular file (a device, a pipe or a "
+                                                        "socket), which wean does not read")

@@ -27,6 +27,7 @@ from wean.registry import (
 from wean.search_options import (
     SearchOptions, check_batch_size, check_fallback_words, check_search_options, parse_rerank, parse_threshold,
 )
+from wean.textio import read_file
 
 # the choices of where and how a model runs, named here, where reading them imports no torch
 DEVICES = ("auto", "cpu", "cuda")
@@ -658,7 +659,7 @@ def _read_yaml(path: Path, seen: tuple[Path, ...] = ()) -> dict:
     try:
         if path.stat().st_size > MAX_CONFIG_BYTES:
             raise WeanError(f"{path}: {path.stat().st_size:,} bytes; a config file is at most {MAX_CONFIG_BYTES:,}")
-        values = parse_yaml(path.read_text(encoding="utf-8"), str(path)) or {}
+        values = parse_yaml(read_file(path).decode("utf-8"), str(path)) or {}
     except FileNotFoundError:
         raise WeanError(f"{path}: config file not found") from None
     except UnicodeDecodeError:

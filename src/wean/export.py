@@ -11,9 +11,8 @@ from pathlib import Path
 
 from wean.config import apply_overrides, config_from_dict
 from wean.errors import WeanError
-from wean.inference.ensemble import load_members
 from wean.inference.rerank import resolve
-from wean.model_dir import check_directory, clear_model_files, load_assets, write_model_directory
+from wean.model_dir import check_directory, clear_model_files, load_assets, load_members, write_model_directory
 from wean.models.model import build_model
 from wean.search_options import parse_rerank, parse_threshold
 from wean.tensor_files import WEIGHTS, load_weights

@@ -1,5 +1,10 @@
-"""What a model directory holds besides weights: the resolved configuration, the tokenizer and
-the vocabularies. Everything :func:`wean.load` needs to turn text into outputs."""
+"""What a model directory holds: the resolved configuration, the tokenizer and the vocabularies
+(everything :func:`wean.load` needs to turn text into outputs besides the weights), the weights
+and checkpoints, copies of its plug-ins, the members of an ensemble it carries; writing one,
+reading one, and ``wean verify``: whether one is whole (its config, tokenizer and vocabularies
+agree; every safetensors file, the model's and each checkpoint's, has the sha256 written with it
+and tensors that fit the architecture, finite; the same for each member of its ensemble, which
+must read and write its tokens)."""
 
 from __future__ import annotations
 
@@ -16,8 +21,11 @@ from wean.control import Control
 from wean.data.tokenizers import SentencePieceTokenizer, Tokenizer, load_tokenizer
 from wean.data.vocabulary import Vocabulary
 from wean.errors import WeanError
-from wean.tensor_files import WEIGHTS, remove_leftovers, save_weights
-from wean.textio import atomic_write_bytes, atomic_write_json, atomic_write_text, file_digest, is_file, read_json
+from wean.models.model import build_model
+from wean.tensor_files import WEIGHTS, load_weights, read_tensors, remove_leftovers, save_weights
+from wean.textio import (
+    atomic_write_bytes, atomic_write_json, atomic_write_text, file_digest, is_file, read_file, read_json,
+)
 
 
 @dataclass
@@ -224,9 +232,9 @@ def load_assets(directory: Path, trust_plugins: bool = False) -> Assets:
     if not directory.is_dir():
         raise WeanError(f"{directory}: model directory not found")
     config_path = directory / "config.yaml"
-    if not config_path.is_file():
+    if not config_path.exists():
         raise WeanError(f"{config_path}: not found; is {directory} a wean model directory?")
-    if not config_path.read_text(encoding="utf-8", errors="replace").strip():
+    if not read_file(config_path).decode("utf-8", errors="replace").strip():
         # defaults would build another architecture, and the weights would be blamed
         raise WeanError(f"{config_path}: empty; a model directory's config names its architecture")
     # its errors name the file (and the line of bad YAML); the digests are checked before any plug-in is imported
@@ -256,3 +264,86 @@ def check_tokenizer(directory: Path, config: Config, tokenizer: Tokenizer, vocab
         if stray:
             raise WeanError(f"{directory / tokenizer.MODEL_FILE}: not the tokenizer of this vocabulary "
                             f"({len(stray):,} of its entries are no piece of it, e.g. {stray[0]!r})")
+
+
+TOKENIZER_FILES = ("sentencepiece.model", "tokenizer.json")  # what, besides the vocabularies, must match
+
+
+def check_same_vocabularies(directories: list[Path], assets: list) -> None:
+    """One line naming the first model that reads or writes other tokens than the first one."""
+    first, first_assets = directories[0], assets[0]
+    for directory, other in zip(directories[1:], assets[1:]):
+        for what, mine, theirs in (
+            ("source vocabulary", first_assets.source_vocabulary.itos, other.source_vocabulary.itos),
+            ("target vocabulary", first_assets.target_vocabulary.itos, other.target_vocabulary.itos),
+            ("tokenizer", first_assets.config.data.tokenizer, other.config.data.tokenizer),
+            ("control tokens", first_assets.config.data.control, other.config.data.control),
+        ):
+            if mine != theirs:
+                raise WeanError(f"model {directory}: its {what} differs from {first}'s; an ensemble's models "
+                                "must read and write the same tokens")
+        for name in TOKENIZER_FILES:
+            mine, theirs = first / name, directory / name
+            if mine.is_file() != theirs.is_file() or (mine.is_file() and mine.read_bytes() != theirs.read_bytes()):
+                raise WeanError(f"model {directory}: its {name} differs from {first}'s; an ensemble's models "
+                                "must read and write the same tokens")
+
+
+def ensemble_members(directory: Path, config: Config, base: Path | None = None) -> list[Path]:
+    """The model directories ``config.generation.ensemble`` names, a relative one inside
+    ``directory`` (or inside ``base``: the current directory, for names given on the command
+    line); refused in one line where one is no model directory, or is named twice or is
+    ``directory`` itself (its model would count twice in the average)."""
+    members, seen = [], {directory.resolve()}
+    for name in config.generation.ensemble:
+        member = Path(name) if Path(name).is_absolute() else (directory if base is None else base) / name
+        if not (member / "config.yaml").is_file():
+            raise WeanError(f"{directory}: generation.ensemble: {name}: not a model directory (no config.yaml)")
+        if member.resolve() in seen:
+            raise WeanError(f"{directory}: generation.ensemble: {name} is named twice (or is the model itself)")
+        seen.add(member.resolve())
+        members.append(member)
+    return members
+
+
+def load_members(directory: Path, assets: Assets, trust_plugins: bool = False, config: Config | None = None,
+                 base: Path | None = None) -> list[tuple[Path, Assets]]:
+    """The other members of the ensemble the model in ``directory`` (its ``assets``; ``config``: a
+    changed configuration of it) carries, each with its assets; refused in one line where a member
+    carries an ensemble of its own or reads or writes other tokens. ``base``: see
+    :func:`ensemble_members`."""
+    config = config or assets.config
+    members = [(member, load_assets(member, trust_plugins)) for member in ensemble_members(directory, config, base)]
+    for member, its_assets in members:
+        if its_assets.config.generation.ensemble:
+            raise WeanError(f"{directory}: generation.ensemble: {member} names an ensemble of its own; "
+                            "list its members in this one instead")
+    if members:
+        check_same_vocabularies([directory, *(m for m, _ in members)], [assets, *(a for _, a in members)])
+    return members
+
+
+def verify_model_directory(directory: Path, trust_plugins: bool = False) -> list[str]:
+    """One line per file checked; the first damage raises a WeanError that names the file. A file
+    without wean's digest is refused: it cannot be verified."""
+    assets = load_assets(directory, trust_plugins)  # config, tokenizer against it, vocabularies
+    report = [f"{directory}: config, tokenizer and vocabularies agree"]
+    model = build_model(assets.config.model, len(assets.source_vocabulary), len(assets.target_vocabulary))
+    weights = [directory / WEIGHTS] if (directory / WEIGHTS).exists() else []
+    checkpoints = sorted(path for path in (directory / "checkpoints").glob("step-*")
+                         if path.is_dir() and not path.name.endswith((".tmp", ".old")))  # a kill's leftovers
+    if not weights and not checkpoints:
+        raise WeanError(f"{directory}: no {WEIGHTS} and no checkpoints")
+    for path in weights + [checkpoint / WEIGHTS for checkpoint in checkpoints]:
+        load_weights(model, path, require_digest=True)
+        report.append(f"{path}: sha256 matches; {len(model.state_dict())} tensors fit the architecture, finite")
+    for checkpoint in checkpoints:
+        read_tensors(checkpoint / "training.safetensors", require_digest=True)
+        read_json(checkpoint / "training.json")
+        report.append(f"{checkpoint}: training state whole")
+    members = load_members(directory, assets, trust_plugins)
+    for member, _ in members:
+        report += verify_model_directory(member, trust_plugins)
+    if members:
+        report.append(f"{directory}: its ensemble's {len(members) + 1} models read and write the same tokens")
+    return report

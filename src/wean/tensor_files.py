@@ -26,7 +26,7 @@ from safetensors import SafetensorError
 from safetensors.torch import load, save
 
 from wean.errors import WeanError
-from wean.textio import atomic_write_bytes, atomic_write_json, read_json, sync_directory
+from wean.textio import atomic_write_bytes, atomic_write_json, read_file, read_json, sync_directory
 
 WEIGHTS = "model.safetensors"
 DIGEST = "wean.sha256"  # the metadata key of a safetensors file's digest
@@ -74,15 +74,13 @@ def read_tensors(path: Path, require_digest: bool = False) -> tuple[dict[str, to
     """A safetensors file's tensors and metadata (without the digest), its digest checked; a file
     without one (an earlier wean's, another tool's) is read with a warning, or refused with
     ``require_digest``."""
+    data = read_file(path)
     try:
-        data = path.read_bytes()
         tensors = load(data)
         size = int.from_bytes(data[:8], "little")
         metadata = dict(json.loads(data[8 : 8 + size]).get("__metadata__") or {})
-    except FileNotFoundError:
-        raise WeanError(f"{path}: not found") from None
-    except (SafetensorError, OSError, RuntimeError, ValueError) as error:
-        reason = getattr(error, "strerror", None) or str(error).splitlines()[0]
+    except (SafetensorError, RuntimeError, ValueError) as error:
+        reason = str(error).splitlines()[0]
         raise WeanError(f"{path}: corrupt or incompatible tensors ({reason})") from None
     recorded = metadata.pop(DIGEST, None)
     if recorded is None:

@@ -1,7 +1,9 @@
 """Reading aligned plain-text files: one segment per line, UTF-8; and writing files whole.
 
-Every reader in wean goes through :func:`read_lines` (text) or :func:`read_json` so that a bad
-file fails in one way: a :class:`~wean.errors.WeanError` naming the file (and the line). Every
+Every reader in wean goes through :func:`read_file` (bytes), :func:`read_lines` (text) or
+:func:`read_json` so that a bad file fails in one way: a :class:`~wean.errors.WeanError` naming
+the file (and the line); what is not a regular file (``/dev/zero``, a pipe) is refused before a
+byte is read, where reading would never end or never begin. Every
 file of a model directory is written through :func:`atomic_write_bytes`: to a temporary name,
 synced to disk, renamed into place, so a kill or a power loss leaves the old file or the new.
 """
@@ -11,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import stat
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -71,9 +74,34 @@ def one_line_json(value: Any) -> str:
     return text.replace("\x85", "\\u0085").replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
 
 
+def read_file(path: str | Path) -> bytes:
+    """The bytes of a regular file (a link is followed); a WeanError naming it where it is missing,
+    a directory, or no regular file: a device such as /dev/zero never ends and a pipe may never
+    begin, so neither is read."""
+    path = Path(path)
+    try:  # O_NONBLOCK: opening a pipe that no one writes to returns at once, to be refused
+        descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except FileNotFoundError:
+        raise WeanError(f"{path}: file not found") from None
+    except IsADirectoryError:
+        raise WeanError(f"{path}: is a directory, expected a file") from None
+    except (OSError, ValueError) as error:
+        raise WeanError(f"{path}: cannot read ({getattr(error, 'strerror', None) or error})") from None
+    with os.fdopen(descriptor, "rb") as file:
+        mode = os.fstat(descriptor).st_mode
+        if stat.S_ISDIR(mode):
+            raise WeanError(f"{path}: is a directory, expected a file")
+        if not stat.S_ISREG(mode):
+            raise WeanError(f"{path}: not a regular file (a device, a pipe or a socket), which wean does not read")
+        try:
+            return file.read()
+        except OSError as error:
+            raise WeanError(f"{path}: cannot read ({error.strerror})") from None
+
+
 def file_digest(path: Path) -> str:
     """The sha256 of a file's bytes, in hex."""
-    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+    return hashlib.sha256(read_file(path)).hexdigest()
 
 
 def is_file(path: str | Path) -> bool:
@@ -91,14 +119,7 @@ def read_lines(path: str | Path, *, strip: bool = True) -> list[str]:
     surrounding whitespace is removed from each line, as EASSE does before scoring.
     """
     path = Path(path)
-    try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        raise WeanError(f"{path}: file not found") from None
-    except IsADirectoryError:
-        raise WeanError(f"{path}: is a directory, expected a text file") from None
-    except OSError as error:
-        raise WeanError(f"{path}: cannot read ({error.strerror})") from None
+    data = read_file(path)
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as error:
@@ -131,9 +152,8 @@ def empty_line_numbers(lines: Sequence[str]) -> list[int]:
 
 
 def read_json(path: Path) -> Any:
+    data = read_file(path)
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise WeanError(f"{path}: file not found") from None
+        return json.loads(data.decode("utf-8"))
     except (json.JSONDecodeError, UnicodeDecodeError) as error:
         raise WeanError(f"{path}: corrupt JSON ({error})") from None

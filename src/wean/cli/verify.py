@@ -19,7 +19,7 @@ def add(subparsers) -> None:
 
 def run(args: argparse.Namespace) -> int:
     # deferred: it imports torch, which `wean --help` and the light commands never load
-    from wean.verify import verify_model_directory
+    from wean.model_dir import verify_model_directory
 
     for line in verify_model_directory(args.model, args.trust_plugins):
         print(line)

@@ -28,7 +28,7 @@ import sentencepiece
 from wean.config import TokenizerConfig
 from wean.errors import WeanError
 from wean.registry import TOKENIZERS
-from wean.textio import atomic_write_bytes, atomic_write_text, read_json
+from wean.textio import atomic_write_bytes, atomic_write_text, read_file, read_json
 
 SPACE = "▁"
 # sentencepiece (and the char tokenizer) write a space as U+2581: one in the input would come back
@@ -128,7 +128,7 @@ class SentencePieceTokenizer(Tokenizer):
         model_path = directory / cls.MODEL_FILE
         if not model_path.exists():
             raise WeanError(f"{model_path}: sentencepiece model not found")
-        model_proto = model_path.read_bytes()
+        model_proto = read_file(model_path)
         if not model_proto:  # sentencepiece loads empty bytes, and fails at the first text
             raise WeanError(f"{model_path}: not a sentencepiece model (the file is empty)")
         try:

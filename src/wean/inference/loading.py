@@ -10,11 +10,13 @@ from typing import Mapping, Sequence
 
 from wean.data.plain_text import PlainText
 from wean.errors import WeanError
-from wean.inference.ensemble import Ensemble, check_same_vocabularies, load_members
+from wean.inference.ensemble import Ensemble
 from wean.inference.quantize import quantize
 from wean.inference.shortlist import ShortlistTable
 from wean.inference.source_names import TokenClasses
-from wean.model_dir import SHORTLIST, Assets, load_assets, read_control_counts
+from wean.model_dir import (
+    SHORTLIST, Assets, check_same_vocabularies, load_assets, load_members, read_control_counts,
+)
 from wean.models.device import resolve_device
 from wean.models.kernels import kernels_of, use_kernels
 from wean.models.model import EncoderDecoder, build_model
