@@ -257,6 +257,23 @@ def test_reading_a_terminal_says_what_it_waits_for(model_dir, monkeypatch, capsy
     assert "end with Ctrl-D" in err and len(out.splitlines()) == 1
 
 
+def test_export_overwrite_never_removes_the_model_it_exports(model_dir, tmp_path, capsys):
+    """A source inside the folders that --overwrite replaces (the old model's reranker/ and
+    ensemble/) is refused before anything is removed, with --fp16 as without."""
+    import shutil
+
+    target = tmp_path / "shipped"
+    assert main(["export", str(model_dir), str(target)]) == 0
+    for folder in ("reranker", "ensemble"):
+        source = target / folder / "inner"
+        shutil.copytree(model_dir, source)
+        weights = (source / "model.safetensors").read_bytes()
+        for fp16 in ([], ["--fp16"]):
+            assert main(["export", str(source), str(target), "--overwrite", *fp16]) == 1
+            assert f"{source}: inside {target / folder}, which --overwrite would remove" in capsys.readouterr().err
+            assert (source / "model.safetensors").read_bytes() == weights
+
+
 def test_train_and_export_refuse_a_directory_that_holds_something(model_dir, tmp_path, capsys):
     """No silent overwrite: a new run or an export into a non-empty directory is one line, unless
     --overwrite, which removes the old model's files (and only those)."""

@@ -83,6 +83,10 @@ def export_model(source: Path, target: Path, fp16: bool = False, overrides: list
         if inside[0] == inside[1] or inside[0] in inside[1].parents or inside[1] in inside[0].parents:
             raise WeanError(f"{target}: overlaps {directory}, which it would carry; export to another directory")
     check_directory(target, overwrite)
+    for folder in (ENSEMBLE_FOLDER, RERANKER_FOLDER):  # --overwrite replaces what the old model carried there
+        if overwrite and (target / folder).resolve() in source.resolve().parents:
+            raise WeanError(f"{source}: inside {target / folder}, which --overwrite would remove; export from a copy "
+                            "outside it")
     if overwrite and target.exists():
         clear_model_files(target, keep=source)
         for folder in (ENSEMBLE_FOLDER, RERANKER_FOLDER):  # what the old model carried, rewritten below
