@@ -179,6 +179,18 @@ def test_verify_reports_a_whole_directory(capsys):
     assert main(["verify", str(SIMPLIFIER)]) == 0
     out = capsys.readouterr().out
     assert "sha256 matches" in out and "tokenizer and vocabularies agree" in out
+    assert f"{SIMPLIFIER / 'reranker' / 'channel' / 'model.safetensors'}: sha256 matches" in out  # its fallback's
+
+
+def test_verify_checks_the_models_a_directory_carries_for_its_fallback(tmp_path, capsys):
+    broken = tmp_path / "model"
+    shutil.copytree(SIMPLIFIER, broken)
+    weights = broken / "reranker" / "channel" / "model.safetensors"
+    data = bytearray(weights.read_bytes())
+    data[-100] ^= 0x01  # a flipped bit in a tensor
+    weights.write_bytes(bytes(data))
+    assert main(["verify", str(broken)]) == 1
+    assert f"{weights}: damaged" in capsys.readouterr().err
 
 
 @pytest.fixture

@@ -22,6 +22,7 @@ from wean.data.tokenizers import SentencePieceTokenizer, Tokenizer, load_tokeniz
 from wean.data.vocabulary import Vocabulary
 from wean.errors import WeanError
 from wean.models.model import build_model
+from wean.search_options import parse_rerank, parse_threshold
 from wean.tensor_files import WEIGHTS, load_weights, read_tensors, remove_leftovers, save_weights
 from wean.textio import (
     atomic_write_bytes, atomic_write_json, atomic_write_text, file_digest, is_file, read_file, read_json,
@@ -346,4 +347,20 @@ def verify_model_directory(directory: Path, trust_plugins: bool = False) -> list
         report += verify_model_directory(member, trust_plugins)
     if members:
         report.append(f"{directory}: its ensemble's {len(members) + 1} models read and write the same tokens")
+    for carried in carried_scorers(directory, assets.config):
+        report += verify_model_directory(carried, trust_plugins)
     return report
+
+
+def carried_scorers(directory: Path, config: Config) -> list[Path]:
+    """The model directories that ``config``'s reranking (``NAME:DIR`` of ``generation.rerank``) and
+    fallback (``generation.fallback_channel``) read, those named relative to ``directory`` (which
+    so carries them); each once."""
+    named = [name.partition(":")[2].strip() for name, _ in parse_rerank(config.generation.rerank)]
+    if config.generation.fallback_channel:
+        named.append(parse_threshold(config.generation.fallback_channel)[0])
+    carried = []
+    for name in named:
+        if name and not Path(name).is_absolute() and directory / name not in carried:
+            carried.append(directory / name)
+    return carried
