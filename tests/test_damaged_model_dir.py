@@ -182,6 +182,32 @@ def test_verify_reports_a_whole_directory(capsys):
     assert f"{SIMPLIFIER / 'reranker' / 'channel' / 'model.safetensors'}: sha256 matches" in out  # its fallback's
 
 
+@pytest.mark.parametrize("case", ["swapped words", "flipped byte"])
+def test_a_token_file_that_loads_but_changed_is_refused_by_its_digest(tmp_path, capsys, case):
+    """Two words of vocab.json swapped, or one byte of sentencepiece.model changed where it still
+    parses, load without an error and write wrong words: the sha256 written with them catches it."""
+    broken = tmp_path / "model"
+    shutil.copytree(SIMPLIFIER, broken)
+    if case == "swapped words":
+        name = "vocab.json"
+        words = json.loads((broken / name).read_text(encoding="utf-8"))
+        words[100], words[101] = words[101], words[100]
+        (broken / name).write_text(json.dumps(words), encoding="utf-8")
+    else:
+        name = "sentencepiece.model"
+        data = bytearray((broken / name).read_bytes())
+        score = data.index(b"\x15", data.index(b"simple"))  # the piece's score, a float after its text
+        data[score + 1] ^= 0x01  # its lowest bit: the model parses and has every piece, one scored otherwise
+        (broken / name).write_bytes(bytes(data))
+    with pytest.raises(WeanError, match=f"{name}: damaged: its sha256 differs"):
+        load(broken)
+    assert main(["verify", str(broken)]) == 1
+    assert f"{name}: damaged" in capsys.readouterr().err
+    (broken / "tokens.sha256.json").unlink()  # a directory written before the digests: loads, not verified
+    assert main(["verify", str(broken)]) == 1
+    assert "no tokens.sha256.json (written by an earlier wean)" in capsys.readouterr().err
+
+
 def test_verify_checks_the_models_a_directory_carries_for_its_fallback(tmp_path, capsys):
     broken = tmp_path / "model"
     shutil.copytree(SIMPLIFIER, broken)

@@ -137,13 +137,19 @@ def copy_plugins(directory: Path, plugins: list[str]) -> list[str]:
     return names
 
 
+# the files that turn text into ids and back: a swapped pair of words or a flipped byte in one loads
+# without an error and writes wrong words, so each one's sha256 is kept beside them
+TOKEN_FILES = ("vocab.json", "vocab.src.json", "vocab.tgt.json", "tokenizer.json", "sentencepiece.model")
+TOKEN_DIGESTS = "tokens.sha256.json"
+
+
 MODEL_FOLDERS = frozenset({"checkpoints", "tensorboard", PLUGIN_FOLDER})
 # what wean writes into a model directory (training, export, tune-control); --overwrite removes these
 MODEL_FILES = frozenset({
     "config.yaml", "vocab.json", "vocab.src.json", "vocab.tgt.json", "sentencepiece.model", "tokenizer.json",
     "model.safetensors", "best.json", "train.log", "validations.json", "checkpoints", "tensorboard",
     CONTROL_COUNTS, PLUGIN_DIGESTS, PLUGIN_FOLDER, "control-tuning.json", "control-tuning-unmet.json",
-    SHORTLIST,
+    SHORTLIST, TOKEN_DIGESTS,
 })
 
 
@@ -214,6 +220,28 @@ def save_assets(directory: Path, assets: Assets) -> None:
     else:
         assets.source_vocabulary.save(directory / "vocab.src.json")
         assets.target_vocabulary.save(directory / "vocab.tgt.json")
+    atomic_write_json(directory / TOKEN_DIGESTS, {name: file_digest(directory / name) for name in TOKEN_FILES
+                                                  if (directory / name).is_file()})
+
+
+def check_token_digests(directory: Path, required: bool = False) -> None:
+    """Each token file against the sha256 written with it; a directory written before wean kept
+    them passes, unless ``required`` (wean verify: what has no digest cannot be verified)."""
+    if not (directory / TOKEN_DIGESTS).exists():
+        if required:
+            raise WeanError(f"{directory}: no {TOKEN_DIGESTS} (written by an earlier wean), so damage to its "
+                            "vocabularies and tokenizer cannot be detected; `wean export` writes a copy that has one")
+        return
+    recorded = read_json(directory / TOKEN_DIGESTS)
+    if not isinstance(recorded, dict):
+        raise WeanError(f"{directory / TOKEN_DIGESTS}: expected a JSON object of file names and sha256 digests")
+    for name in TOKEN_FILES:
+        path = directory / name
+        if name in recorded and file_digest(path) != recorded[name]:
+            raise WeanError(f"{path}: damaged: its sha256 differs from the one {TOKEN_DIGESTS} records (changed "
+                            "bytes, or an edited file)")
+        if path.is_file() and name not in recorded:
+            raise WeanError(f"{path}: not in {TOKEN_DIGESTS}, which names every token file written with the model")
 
 
 def write_model_directory(source: Path, target: Path, assets: Assets, model: torch.nn.Module) -> None:
@@ -247,6 +275,7 @@ def load_assets(directory: Path, trust_plugins: bool = False) -> Assets:
     else:
         source, target = Vocabulary.load(directory / "vocab.src.json"), Vocabulary.load(directory / "vocab.tgt.json")
     check_tokenizer(directory, config, tokenizer, target)
+    check_token_digests(directory)  # after reading, whose errors say more where a file does not parse
     return Assets(config, tokenizer, source, target)
 
 
@@ -328,7 +357,8 @@ def verify_model_directory(directory: Path, trust_plugins: bool = False) -> list
     """One line per file checked; the first damage raises a WeanError that names the file. A file
     without wean's digest is refused: it cannot be verified."""
     assets = load_assets(directory, trust_plugins)  # config, tokenizer against it, vocabularies
-    report = [f"{directory}: config, tokenizer and vocabularies agree"]
+    check_token_digests(directory, required=True)
+    report = [f"{directory}: config, tokenizer and vocabularies agree; sha256 of each token file matches"]
     model = build_model(assets.config.model, len(assets.source_vocabulary), len(assets.target_vocabulary))
     weights = [directory / WEIGHTS] if (directory / WEIGHTS).exists() else []
     checkpoints = sorted(path for path in (directory / "checkpoints").glob("step-*")
