@@ -1,6 +1,7 @@
 """Training is tested by learning: a small model must fit a synthetic task; and by resuming."""
 
 import json
+from pathlib import Path
 
 import pytest
 import torch
@@ -321,3 +322,59 @@ def test_a_kill_anywhere_in_the_final_save_resumes_to_a_finished_run_without_lef
         leftovers = [path.name for path in run.rglob("*") if path.name.endswith((".tmp", ".old"))]
         assert not leftovers, (kill_at, leftovers)
         load(run)
+
+
+def test_a_run_killed_before_its_first_checkpoint_starts_again_on_resume_or_overwrite(tmp_path):
+    """What a kill leaves before the first checkpoint (config, tokenizer, vocabularies, a log,
+    temporaries) is no run to resume and no model: --resume starts the run again from the
+    beginning, and --overwrite replaces it, leaving no temporary behind."""
+    data = write_corpus(tmp_path / "data", train=60, valid=10)
+    for flags in ({"resume": True}, {"overwrite": True}):
+        directory = tmp_path / f"killed-{next(iter(flags))}"
+        config = tiny_config(data, directory, max_updates=2)
+        Trainer(config)  # what training writes before its first update: assets, then the kill
+        (directory / "vocab.json.4242.tmp").write_text("[")  # a write the kill cut short
+        assert not (directory / "checkpoints" / "latest").exists()
+        with pytest.raises(WeanError, match="already holds a training run|not empty"):
+            Trainer(config)
+        state = Trainer(config, **flags).train()
+        assert state.updates == 2 and (directory / "model.safetensors").is_file()
+        assert not list(directory.glob("*.tmp"))
+        if "resume" in flags:
+            assert "starts again from the beginning" in (directory / "train.log").read_text()
+    only_a_log = tmp_path / "only-a-log"  # killed at once: the log is all there is
+    only_a_log.mkdir()
+    (only_a_log / "train.log").write_text("training ...\n")
+    assert Trainer(tiny_config(data, only_a_log, max_updates=1), overwrite=True).train().updates == 1
+
+
+def test_a_kill_while_checkpoints_are_pruned_leaves_no_half_checkpoint(tmp_path, monkeypatch):
+    """Pruning renames a checkpoint before deleting it: a kill in between leaves step-N.pruned,
+    which wean average and wean verify pass over and the next start removes."""
+    import shutil
+
+    from wean.cli import main
+    from wean.training import checkpoints
+
+    data = write_corpus(tmp_path / "data", train=60, valid=10)
+    directory = tmp_path / "model"
+    config = tiny_config(data, directory, max_updates=6, save_every=2, validate_every=0, keep_best=1)
+    real_rmtree = shutil.rmtree
+
+    def killed_midway(path, *args, **kwargs):
+        if not str(path).endswith(".pruned"):  # shutil's own: the saves' rmtree too
+            return real_rmtree(path, *args, **kwargs)
+        (Path(path) / "training.json").unlink()  # part of it gone, then the kill
+        raise KeyboardInterrupt("kill -9")
+
+    monkeypatch.setattr(checkpoints.shutil, "rmtree", killed_midway)
+    with pytest.raises(KeyboardInterrupt):
+        Trainer(config).train()
+    monkeypatch.setattr(checkpoints.shutil, "rmtree", real_rmtree)
+    folder = directory / "checkpoints"
+    half = [path.name for path in folder.glob("*.pruned")]
+    assert half and not (folder / half[0] / "training.json").exists()
+    assert main(["verify", str(directory)]) == 0
+    assert main(["average", str(directory), "--last", "1", "--out", str(tmp_path / "averaged")]) == 0
+    Trainer(config, resume=True).train()
+    assert not list(folder.glob("*.pruned"))

@@ -8,6 +8,7 @@ must read and write its tokens)."""
 
 from __future__ import annotations
 
+import re
 import shutil
 from collections import Counter
 from dataclasses import dataclass
@@ -141,6 +142,7 @@ def copy_plugins(directory: Path, plugins: list[str]) -> list[str]:
 # without an error and writes wrong words, so each one's sha256 is kept beside them
 TOKEN_FILES = ("vocab.json", "vocab.src.json", "vocab.tgt.json", "tokenizer.json", "sentencepiece.model")
 TOKEN_DIGESTS = "tokens.sha256.json"
+CHECKPOINT_NAME = re.compile(r"step-\d+")  # checkpoints/step-00001200; a kill may leave step-N.tmp, .old, .pruned
 
 
 MODEL_FOLDERS = frozenset({"checkpoints", "tensorboard", PLUGIN_FOLDER})
@@ -170,14 +172,35 @@ def check_directory(directory: Path, overwrite: bool) -> None:
                         "replace the model there")
     looks_like_a_model = (directory / "config.yaml").is_file() and any(
         (directory / name).exists() for name in ("model.safetensors", "tokenizer.json", "checkpoints/latest"))
-    if not looks_like_a_model:
+    if not looks_like_a_model and not all(_written_by_wean(name) for name in entries):
         raise WeanError(f"{directory}: --overwrite replaces a wean model directory, and this is none; choose an "
                         "empty directory")
 
 
+def _written_by_wean(name: str) -> bool:
+    """Whether a model directory's entry is one wean writes (or the temporary of one a kill left)."""
+    if name.endswith(".tmp"):
+        stem = name[: -len(".tmp")]  # NAME or NAME.PID
+        name = stem.rsplit(".", 1)[0] if stem.rsplit(".", 1)[-1].isdigit() else stem
+    return name in MODEL_FILES
+
+
+def unfinished_start(directory: Path) -> bool:
+    """Whether ``directory`` holds a training run killed before its first checkpoint: some of what
+    a run writes before it (its config, tokenizer, vocabularies, log) and nothing else: no
+    checkpoint, no model, no file of anyone else's."""
+    if not directory.is_dir() or (directory / "model.safetensors").exists():
+        return False
+    entries = [path.name for path in directory.iterdir()]
+    checkpoints = directory / "checkpoints"
+    return (bool(entries) and all(_written_by_wean(name) for name in entries)
+            and not (checkpoints.is_dir() and any(checkpoints.glob("step-*"))))
+
+
 def clear_model_files(directory: Path, keep: Path | None = None) -> None:
     """Remove what a model directory holds (MODEL_FILES: the files, and the checkpoints/ and
-    tensorboard/ folders), nothing else; refused where ``keep`` lies inside what would go."""
+    tensorboard/ folders, and the temporaries a kill left of them), nothing else; refused where
+    ``keep`` lies inside what would go."""
     for name in MODEL_FILES:
         path = directory / name
         if keep is not None and (keep.resolve() == path.resolve() or path.resolve() in keep.resolve().parents):
@@ -189,6 +212,9 @@ def clear_model_files(directory: Path, keep: Path | None = None) -> None:
                 path.unlink()
             elif path.is_dir() and name in MODEL_FOLDERS:
                 shutil.rmtree(path)
+        for path in sorted(directory.glob("*.tmp")):
+            if _written_by_wean(path.name) and (path.is_file() or path.is_symlink()):
+                path.unlink()
     except OSError as error:
         raise WeanError(f"{directory}: cannot remove the old model's files: {error.strerror or error}") from None
 
@@ -198,9 +224,7 @@ def remove_leftovers_of_a_kill(directory: Path) -> list[str]:
     checkpoints/ (see :func:`wean.tensor_files.remove_leftovers`); the names removed or restored."""
     done = []
     for path in sorted(directory.glob("*.tmp")):
-        stem = path.name[: -len(".tmp")]  # NAME or NAME.PID
-        owner = stem.rsplit(".", 1)[0] if stem.rsplit(".", 1)[-1].isdigit() else stem
-        if owner in MODEL_FILES and path.is_file():
+        if _written_by_wean(path.name) and path.is_file():
             path.unlink()
             done.append(path.name)
     return done + [f"checkpoints/{name}" for name in remove_leftovers(directory / "checkpoints")]
@@ -362,7 +386,7 @@ def verify_model_directory(directory: Path, trust_plugins: bool = False) -> list
     model = build_model(assets.config.model, len(assets.source_vocabulary), len(assets.target_vocabulary))
     weights = [directory / WEIGHTS] if (directory / WEIGHTS).exists() else []
     checkpoints = sorted(path for path in (directory / "checkpoints").glob("step-*")
-                         if path.is_dir() and not path.name.endswith((".tmp", ".old")))  # a kill's leftovers
+                         if path.is_dir() and CHECKPOINT_NAME.fullmatch(path.name))  # not what a kill left
     if not weights and not checkpoints:
         raise WeanError(f"{directory}: no {WEIGHTS} and no checkpoints")
     for path in weights + [checkpoint / WEIGHTS for checkpoint in checkpoints]:

@@ -183,14 +183,15 @@ def save_checkpoint(directory: Path, model: torch.nn.Module, state: dict) -> Non
 
 
 def remove_leftovers(folder: Path) -> list[str]:
-    """What a kill inside a save leaves in ``folder``: temporaries (``*.tmp``) are removed; a
-    checkpoint set aside (``*.old``) is renamed back where its copy is missing, else removed.
+    """What a kill inside a save or a prune leaves in ``folder``: temporaries (``*.tmp``) and
+    checkpoints half deleted (``*.pruned``) are removed; a checkpoint set aside (``*.old``) is
+    renamed back where its copy is missing, else removed.
     Returns the names removed or restored."""
     done = []
     if not folder.is_dir():
         return done
     for path in sorted(folder.iterdir()):
-        if path.name.endswith(".tmp"):
+        if path.name.endswith((".tmp", ".pruned")):
             if path.is_dir() and not path.is_symlink():
                 shutil.rmtree(path)
             else:

@@ -3,11 +3,13 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 
 import torch
 
+from wean.model_dir import CHECKPOINT_NAME
 from wean.tensor_files import load_checkpoint, save_checkpoint
 from wean.textio import atomic_write_text
 
@@ -33,8 +35,12 @@ class RunCheckpoints:
         return name, load_checkpoint(self.folder / name, model)
 
     def prune(self, keep: set[str]) -> None:
-        """Delete every checkpoint but those in ``keep`` and the latest one."""
+        """Delete every checkpoint but those in ``keep`` and the latest one. Each is renamed first
+        (``step-N.pruned``), so that a kill while it is deleted leaves no half checkpoint under a
+        checkpoint's name (the next start removes the rest)."""
         keep = keep | {self.latest()}
-        for path in self.folder.glob("step-*"):
-            if path.is_dir() and path.name not in keep:
-                shutil.rmtree(path)
+        for path in sorted(self.folder.glob("step-*")):
+            if path.is_dir() and CHECKPOINT_NAME.fullmatch(path.name) and path.name not in keep:
+                doomed = path.with_name(path.name + ".pruned")
+                os.replace(path, doomed)
+                shutil.rmtree(doomed)

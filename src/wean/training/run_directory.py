@@ -12,13 +12,17 @@ from pathlib import Path
 from wean.config import Config
 from wean.data.root import data_path
 from wean.errors import WeanError
-from wean.model_dir import Assets, check_directory, check_resumed_plugins, load_assets
+from wean.model_dir import Assets, check_directory, check_resumed_plugins, load_assets, unfinished_start
 
 
-def check_new_run(directory: Path, has_checkpoints: bool, resume: bool, overwrite: bool) -> None:
-    """Refuse to resume nothing, or to start a run where another is, unless ``overwrite``."""
+def check_new_run(directory: Path, has_checkpoints: bool, resume: bool, overwrite: bool) -> tuple[bool, bool]:
+    """Refuse to resume nothing, or to start a run where another is, unless ``overwrite``; return
+    (resume, overwrite) as the run goes: a run killed before its first checkpoint has nothing to
+    resume from, so ``resume`` starts it again from the beginning, over what it had written."""
     if resume and not has_checkpoints:
-        raise WeanError(f"{directory}: nothing to resume (no checkpoints/latest)")
+        if unfinished_start(directory):
+            return False, True
+        raise WeanError(f"{directory}: nothing to resume (no checkpoints/latest); start the run without --resume")
     if not resume and has_checkpoints and not overwrite:
         raise WeanError(
             f"{directory}: already holds a training run; pass --resume to continue it, --overwrite to "
@@ -26,6 +30,7 @@ def check_new_run(directory: Path, has_checkpoints: bool, resume: bool, overwrit
         )
     if not resume:  # checked now; the old model's files go only when the new one is first written
         check_directory(directory, overwrite)
+    return resume, overwrite
 
 
 def resumed_assets(directory: Path, config: Config) -> Assets:
