@@ -283,3 +283,10 @@ def test_an_unknown_option_is_reported_with_its_commands_usage(capsys):
     assert exit_.value.code == 2
     error = capsys.readouterr().err
     assert error.startswith("usage: wean simplify") and "wean simplify: error: unrecognized arguments: --bogus" in error
+
+
+def test_the_nbest_help_says_the_output_becomes_json_lines(capsys):
+    with pytest.raises(SystemExit):
+        main(["generate", "--help"])
+    help_text = " ".join(capsys.readouterr().out.split())
+    assert "--nbest N outputs per input, best first" in help_text and "above 1, each input's outputs are one JSON line" in help_text

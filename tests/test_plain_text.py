@@ -86,6 +86,13 @@ def test_an_over_long_sentence_comes_back_unchanged_with_a_warning(copier, tmp_p
     assert captured.out.splitlines()[1] == long  # one line in, one line out
     assert captured.err.strip() == (f"warning: {tmp_path / 'in.txt'}:2: a sentence of 31 tokens, longer than any "
                                     "this model was trained on (data.max_tokens 20), was left unchanged")
+    # a paragraph: a warning line per sentence concerned, each naming it
+    (tmp_path / "paragraph.txt").write_text(f"{long} a b c . {long}\n")
+    assert main(["generate", "--model", str(copier), "--input", str(tmp_path / "paragraph.txt")]) == 0
+    where = f"warning: {tmp_path / 'paragraph.txt'}:1:"
+    assert capsys.readouterr().err.strip().splitlines() == [
+        f"{where} sentence {k}: a sentence of 31 tokens, longer than any this model was trained on (data.max_tokens "
+        "20), was left unchanged" for k in (1, 3)]
 
 
 LINE_TROUBLE = ["\r", "\u2028", "\u2029", "\x85", "\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\t", "\x1b[31m", "\x00", "\ufffd"]

@@ -87,8 +87,8 @@ def write_outputs(args: argparse.Namespace, plain_text: bool | None, detokenizer
                     plain_text=plain_text, control=control, rerank=rerank, progress=advance, **search,
                 )
                 for number, generation in enumerate(generations, start=start + 1):
-                    if generation.warning:
-                        print(f"warning: {where}:{number}: {generation.warning}", file=sys.stderr)
+                    for warning in (generation.warning or "").splitlines():  # one per sentence concerned
+                        print(f"warning: {where}:{number}: {warning}", file=sys.stderr)
                     if as_json:
                         out.write(nbest_line(generation, detokenizer) + "\n")
                         continue

@@ -103,15 +103,16 @@ def scoring_inputs(args: argparse.Namespace, default_metrics: tuple[str, ...] | 
     return benchmark, source, references, settings, metrics
 
 
-def add_search_options(parser: argparse.ArgumentParser) -> None:
+def add_search_options(parser: argparse.ArgumentParser, notes: dict[str, str] | None = None) -> None:
     """A flag for each search option (wean.search_options.SearchOptions), --beam for beam; not
-    given: the model's generation config."""
+    given: the model's generation config. ``notes``: what an option does in this command besides,
+    by option name, added to its help."""
     group = parser.add_argument_group("search (default: the model's generation config)")
     for name in SearchOptions.names():
         choices = option_choices(name)
         metavar = None if choices else {int: "N", float: "X", str: "NAME"}[option_kind(name)]
         group.add_argument(_flag(name), type=option_kind(name), choices=choices, dest=name, metavar=metavar,
-                           help=SearchOptions.help(name))
+                           help=SearchOptions.help(name) + (f"; {notes[name]}" if name in (notes or {}) else ""))
 
 
 def search_arguments(args: argparse.Namespace) -> dict:
@@ -124,7 +125,9 @@ def _flag(name: str) -> str:
 
 
 def add_generation_options(parser: argparse.ArgumentParser) -> None:
-    add_search_options(parser)
+    # what n-best lists change in the output of the commands that write them
+    add_search_options(parser, {"nbest": 'above 1, each input\'s outputs are one JSON line, {"source": ..., '
+                                         '"nbest": [{"text", "score", "log_prob"}, ...]}'})
     add_rerank_option(parser)
     parser.add_argument("--no-replace-unk", dest="replace_unk", action="store_false", default=None,
                         help="keep <unk> instead of copying the most-attended source token")

@@ -18,7 +18,9 @@ class Generation:
     score: float  # ranking score of the search
     log_prob: float  # sum of token log-probabilities, <eos> included
     attention: torch.Tensor  # (len(tokens) + 1, len(source_tokens)); the last row is <eos>
-    warning: str | None = None  # something the reader of the output should know (plain text only)
+    # something the reader of the output should know (plain text only); for a text of several
+    # sentences, a line per sentence concerned, "sentence K: ..."
+    warning: str | None = None
     # the source returned unchanged by the fallback: every output found failed a fidelity or meaning
     # check (for a text of several sentences: for one of them at least)
     fell_back: bool = False
@@ -59,10 +61,10 @@ def joined_best(text: str, parts: list[Generation]) -> Generation:
         row, column = row + block.size(0), column + block.size(1)
     last = parts[-1].attention
     attention[-1, width - last.size(1) :] = last[-1]
-    warnings = [part.warning for part in parts if part.warning]
+    warnings = [f"sentence {number}: {part.warning}" for number, part in enumerate(parts, start=1) if part.warning]
     return Generation(
         text, " ".join(part.text for part in parts if part.text), [t for part in parts for t in part.tokens],
         [t for part in parts for t in part.source_tokens], sum(part.score for part in parts),
-        sum(part.log_prob for part in parts), attention, "; ".join(warnings) or None,
+        sum(part.log_prob for part in parts), attention, "\n".join(warnings) or None,
         fell_back=any(part.fell_back for part in parts),
     )

@@ -291,7 +291,7 @@ def create_app(generator: Generator, limits: Limits | None = None, access: Acces
                     output_tokens=generation.tokens + ["</s>"],
                     weights=[[round(float(w), 5) for w in row] for row in generation.attention],
                 )
-            warning = "; ".join(filter(None, (generation.warning, untrained))) or None
+            warning = "\n".join(filter(None, (generation.warning, untrained))) or None
             alternatives = [Alternative(text=a.text, score=a.score, log_prob=a.log_prob)
                             for a in generation.alternatives] if search.nbest > 1 else None
             outputs.append(Output(text=generation.text, score=generation.score, log_prob=generation.log_prob,
