@@ -65,8 +65,8 @@ FAITHFUL=(--set generation.names_and_numbers=from_source --set generation.fallba
 read_json() {  # file python-expression-of-d (json imported)
     "$PYTHON" -c "import json, sys; d = json.load(open(sys.argv[1])); print($2)" "$1"
 }
-pipeline() {  # system
-    local system=$1 model=$OUT/exports/$1 faithful=$RUNS/asset-$1-faithful guarded=$RUNS/asset-$1-guarded
+faithful_pipeline() {  # system [model directory; default: exports/SYSTEM]
+    local system=$1 model=${2:-$OUT/exports/$1} faithful=$RUNS/asset-$1-faithful
     local record=$OUT/control-tuning-$1.json
     if ! test -e "$faithful/done"; then
         if test -e "$record"; then  # chosen before: written into a new copy, not searched again
@@ -82,6 +82,11 @@ pipeline() {  # system
         fi
         touch "$faithful/done"
     fi
+}
+pipeline() {  # system [model directory; default: exports/SYSTEM]
+    local system=$1 faithful=$RUNS/asset-$1-faithful guarded=$RUNS/asset-$1-guarded
+    local record=$OUT/control-tuning-$1.json
+    faithful_pipeline "$@"
     local control lighter lighter_yaml threshold
     control=$(read_json "$record" '",".join(f"{k}={v}" for k, v in d["chosen"]["control"].items())')
     lighter=$(read_json "$record" \
@@ -172,3 +177,41 @@ if test -e "$RUNS/asset-$SETTINGS_OF-guarded/done"; then
         --system $SETTINGS_OF-guarded-bolder --system $SETTINGS_OF-guarded-looser --system shipped-guarded --human 0
     score_ratings $OUT rating-settings
 fi
+
+# 5. The candidates of the next ship decision (the README's rule, written before their outputs):
+#    seed 1, the three seeds' ensemble (seed 1 carrying seeds 2 and 3: generation.ensemble) and
+#    seed 1's last two checkpoints averaged (exported, since its run folder dies with its machine),
+#    each by the SARI of its faithful pipeline on the selection lines; candidates.json says which wins
+if test -e $OUT/exports/pg-seed2/model.safetensors && test -e $OUT/exports/pg-seed3/model.safetensors; then
+    ensemble=$RUNS/asset-pg-ensemble
+    if ! test -e "$ensemble/done"; then
+        "$WEAN" export $OUT/exports/pg-seed1 "$ensemble" --overwrite \
+            --set "generation.ensemble=[\"$PWD/$OUT/exports/pg-seed2\", \"$PWD/$OUT/exports/pg-seed3\"]"
+        touch "$ensemble/done"
+    fi
+    if ! test -e $OUT/exports/pg-seed1-averaged/model.safetensors && test -e "$RUNS/asset-simplifier-pg-seed1/checkpoints"; then
+        "$WEAN" average "$RUNS/asset-simplifier-pg-seed1" --last 2 --out "$RUNS/asset-pg-seed1-averaged"
+        "$WEAN" export "$RUNS/asset-pg-seed1-averaged" $OUT/exports/pg-seed1-averaged --fp16 --overwrite \
+            --set generation.plain_text=true
+        relative_paths $OUT/exports/pg-seed1-averaged
+    fi
+    candidates=(pg-seed1 pg-ensemble)
+    test -e $OUT/exports/pg-seed1-averaged/model.safetensors && candidates+=(pg-seed1-averaged)
+    for candidate in "${candidates[@]}"; do
+        model=$OUT/exports/$candidate
+        [ "$candidate" = pg-ensemble ] && model=$ensemble
+        faithful_pipeline "$candidate" "$model"
+        scored "$candidate-faithful" selection || "$PYTHON" $OUT/score_lines.py --label "$candidate-faithful" \
+            --model "$RUNS/asset-$candidate-faithful" --role selection
+    done
+    "$PYTHON" - "$OUT/scores.jsonl" "${candidates[@]}" > $OUT/candidates.json <<'CHOOSE'
+import json, sys
+path, *names = sys.argv[1:]
+records = [json.loads(line) for line in open(path)]
+sari = {name: [r for r in records if r["label"] == f"{name}-faithful" and r["role"] == "selection"][-1]["sari"]
+        for name in names}
+print(json.dumps({"rule": "highest SARI of the faithful pipeline on the selection lines", "sari": sari,
+                  "chosen": max(sari, key=sari.get)}, indent=1))
+CHOOSE
+fi
+
