@@ -151,8 +151,8 @@ class Generator(LoadedModel):
 
     def own_rerank(self, options: SearchOptions) -> tuple[list[tuple[str, float]], SearchOptions]:
         """The model's own reranking (``generation.rerank``, its models read inside its directory)
-        and the search ``options`` widened to the lists it reorders; none but for beam search of a
-        beam above 1."""
+        and the search ``options`` widened to the lists it reorders; none but for a strategy that
+        declares it takes them (beam search) at a beam above 1."""
         defaults = self.config.generation
         if not defaults.rerank or not capabilities(options.strategy).own_rerank or options.beam == 1:
             return [], options
