@@ -112,7 +112,8 @@ def test_each_builtin_component_reads_only_its_own_keys():
 def test_another_components_keys_are_set_aside_so_old_model_directories_and_presets_load():
     """Model directories saved when each section held every component's keys (the shipped
     simplifier's among them) load; a preset's LSTM keys do not stop --set model.encoder.type=conv."""
-    from wean.config import LSTMEncoderConfig, WeanOutputLayerConfig
+    from wean.models.encoder import LSTMEncoderConfig
+    from wean.models.output_layer import WeanOutputLayerConfig
 
     shipped = load_config("src/wean/pretrained/simplifier/config.yaml")
     assert "kernel_width" in Path("src/wean/pretrained/simplifier/config.yaml").read_text()  # saved before
@@ -173,7 +174,7 @@ def test_presets_with_a_base_equal_their_full_listing():
     (and in the WEAN layer's own keys, at the defaults the reference lists)."""
     import dataclasses
 
-    from wean.config import WeanOutputLayerConfig
+    from wean.models.output_layer import WeanOutputLayerConfig
 
     wean_keys = {f"model.output_layer.{item.name}" for item in dataclasses.fields(WeanOutputLayerConfig)} - {
         "model.output_layer.type"}

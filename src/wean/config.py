@@ -95,28 +95,14 @@ class DataConfig:
 
 # The component sections below (encoder, decoder, output layer) hold the keys every component of
 # their kind has; each registered component reads its section into a subclass with its own keys
-# (the registry names it: wean's own are the subclasses here, a plug-in brings its own).
+# (the registry names it; each of wean's own is defined beside its component in wean/models/, as a
+# plug-in brings its own).
 @dataclass
 class EncoderConfig:
     type: str = "lstm"  # lstm | conv (Gehring et al. 2016)
     hidden_size: int = 256  # LSTM state size, or CNN-a channels
     layers: int = 2  # LSTM layers, or CNN-a depth
     selective_gate: bool = False  # SEASS's gate on the encoder states (Zhou et al. 2017)
-
-
-@dataclass
-class LSTMEncoderConfig(EncoderConfig):
-    bidirectional: bool = False
-    dropout: float = 0.0  # between layers
-
-
-@dataclass
-class ConvEncoderConfig(EncoderConfig):
-    kernel_width: int = 3
-    attention_layers: int = 0  # CNN-c depth; 0: floor(layers / 2) in [1, 5]
-    max_positions: int = 1024  # longest source with a position embedding
-    position_embeddings: bool = True  # false ablates them (word order from the edges' padding alone)
-    values_last_residual: bool = True  # false: CNN-c's last block without residual, as fairseq-lua's
 
 
 @dataclass
@@ -130,42 +116,8 @@ class DecoderConfig:
 
 
 @dataclass
-class AttentionalDecoderConfig(DecoderConfig):
-    """A decoder whose attention score is chosen (the conditional decoder's is its paper's)."""
-
-    attention: str = "general"  # dot | general | concat
-
-
-@dataclass
-class LuongDecoderConfig(AttentionalDecoderConfig):
-    input_feeding: bool = False
-    # See et al.'s coverage vector (the attention summed over the steps before) enters the
-    # attention's scores (wean/models/attention.py)
-    coverage: bool = False
-
-
-@dataclass
-class BahdanauDecoderConfig(AttentionalDecoderConfig):
-    word_attention: str = "none"  # none | attention | gates (Wu et al. 2018)
-
-
-@dataclass
 class OutputLayerConfig:
     type: str = "linear"  # linear | wean | pointer_generator (wean/models/pointer_generator.py)
-
-
-@dataclass
-class WeanOutputLayerConfig(OutputLayerConfig):
-    score: str = "general"  # dot | general | concat (equation 5)
-    bias: bool = True  # general: bias on the query projection, as the public code
-    detach_embeddings: bool = False  # no gradient from the output layer into the embeddings
-    candidates: int = 0  # generate only the n most frequent training-source words; 0: all
-    # concat: chunked (plain PyTorch, any machine) | fused (torch.compile's kernels, which never
-    # write out the queries x words x hidden tensor; a GPU, or a CPU with a C++ compiler)
-    concat_kernel: str = "chunked"
-    # concat: its W_q and W_e start in U(-r, r) for this r; 0: as every weight (model.init_range).
-    # At 0.1 concat's scores start nearly blind to the query (results/wean/concat-init)
-    concat_init_range: float = 0.0
 
 
 @dataclass
@@ -189,13 +141,23 @@ class ModelConfig:
     embeddings: EmbeddingsConfig = field(default_factory=EmbeddingsConfig)
     dropout: float = 0.0  # on embeddings and on the attentional state before the output layer
     init_range: float = 0.1  # parameters start uniform in [-init_range, init_range]; 0: PyTorch defaults
-    encoder: EncoderConfig = field(default_factory=LSTMEncoderConfig)
-    decoder: DecoderConfig = field(default_factory=LuongDecoderConfig)
+    # each section is read into the config class its component registered (wean/models/): LSTMEncoderConfig
+    # in encoder.py, LuongDecoderConfig in decoder.py, ...
+    encoder: EncoderConfig = field(default_factory=EncoderConfig)
+    decoder: DecoderConfig = field(default_factory=DecoderConfig)
     output_layer: OutputLayerConfig = field(default_factory=OutputLayerConfig)
     spm: SPMConfig = field(default_factory=SPMConfig)
     # lambda of See et al.'s coverage loss (wean/models/coverage_loss.py): attention that returns to
     # a source token costs; 0: off
     coverage_loss: float = 0.0
+
+    def __post_init__(self):
+        # a section given as its base class (a default, or one built in code) becomes the class its
+        # component registered, with that component's defaults for the keys it adds
+        for name, base in (("encoder", EncoderConfig), ("decoder", DecoderConfig), ("output_layer", OutputLayerConfig)):
+            section = getattr(self, name)
+            if type(section) is base:
+                setattr(self, name, section_config(f"model.{name}", dataclasses.asdict(section)))
 
 
 @dataclass

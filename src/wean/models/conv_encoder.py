@@ -27,14 +27,24 @@ attention can no longer find a source word by its position alone.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import torch
 from torch import nn
 
-from wean.config import ConvEncoderConfig
+from wean.config import EncoderConfig
 from wean.errors import WeanError
 from wean.models.interfaces import Encoder, EncoderOutput
 from wean.registry import ENCODERS
 
+
+@dataclass
+class ConvEncoderConfig(EncoderConfig):
+    kernel_width: int = 3
+    attention_layers: int = 0  # CNN-c depth; 0: floor(layers / 2) in [1, 5]
+    max_positions: int = 1024  # longest source with a position embedding
+    position_embeddings: bool = True  # false ablates them (word order from the edges' padding alone)
+    values_last_residual: bool = True  # false: CNN-c's last block without residual, as fairseq-lua's
 
 def default_attention_layers(layers: int) -> int:
     return min(5, max(1, layers // 2))

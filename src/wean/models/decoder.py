@@ -15,16 +15,24 @@ search takes, with fewer, larger matrix products.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import torch
 from torch import nn
 
-from wean.config import LuongDecoderConfig
 from wean.models.attention import LuongAttention
 from wean.models.bridge import Bridge
 from wean.models.interfaces import DecoderOutput, DecoderState, EncoderOutput
-from wean.models.recurrent_decoder import RecurrentDecoder, lstm
+from wean.models.recurrent_decoder import AttentionalDecoderConfig, RecurrentDecoder, lstm
 from wean.registry import DECODERS
 
+
+@dataclass
+class LuongDecoderConfig(AttentionalDecoderConfig):
+    input_feeding: bool = False
+    # See et al.'s coverage vector (the attention summed over the steps before) enters the
+    # attention's scores (wean/models/attention.py)
+    coverage: bool = False
 
 @DECODERS.register("luong", config=LuongDecoderConfig)
 class LSTMDecoder(RecurrentDecoder):

@@ -2,14 +2,21 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import torch
 from torch import nn
 from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 
-from wean.config import LSTMEncoderConfig
+from wean.config import EncoderConfig
 from wean.models.interfaces import Encoder, EncoderOutput
 from wean.registry import ENCODERS
 
+
+@dataclass
+class LSTMEncoderConfig(EncoderConfig):
+    bidirectional: bool = False
+    dropout: float = 0.0  # between layers
 
 @ENCODERS.register("lstm", config=LSTMEncoderConfig)
 class LSTMEncoder(Encoder):

@@ -30,19 +30,34 @@ source, is ``pointer_generator.py``). ``model.output_layer.type`` picks one:
 from __future__ import annotations
 
 import warnings
+from dataclasses import dataclass
 
 import torch
 from torch import nn
 from torch.ao.nn.quantized.dynamic import Linear as DynamicQuantizedLinear
 from torch.utils.checkpoint import checkpoint
 
-from wean.config import WeanOutputLayerConfig
+from wean.config import OutputLayerConfig
 from wean.data.vocabulary import EOS_ID, PAD_ID, UNK_ID
 from wean.errors import WeanError
 from wean.models import kernels
 from wean.models.concat_score import fused_concat_scores
 from wean.models.interfaces import OutputLayer, Shortlist, TrainingCorpus
 from wean.registry import OUTPUT_LAYERS
+
+
+@dataclass
+class WeanOutputLayerConfig(OutputLayerConfig):
+    score: str = "general"  # dot | general | concat (equation 5)
+    bias: bool = True  # general: bias on the query projection, as the public code
+    detach_embeddings: bool = False  # no gradient from the output layer into the embeddings
+    candidates: int = 0  # generate only the n most frequent training-source words; 0: all
+    # concat: chunked (plain PyTorch, any machine) | fused (torch.compile's kernels, which never
+    # write out the queries x words x hidden tensor; a GPU, or a CPU with a C++ compiler)
+    concat_kernel: str = "chunked"
+    # concat: its W_q and W_e start in U(-r, r) for this r; 0: as every weight (model.init_range).
+    # At 0.1 concat's scores start nearly blind to the query (results/wean/concat-init)
+    concat_init_range: float = 0.0
 
 NEG_INF = float("-inf")
 

@@ -6,8 +6,9 @@ import copy
 
 from torch import nn
 
-from wean.config import Config, OutputLayerConfig, WeanOutputLayerConfig
+from wean.config import Config, OutputLayerConfig
 from wean.models.model import build_model
+from wean.models.output_layer import WeanOutputLayerConfig
 
 GROUPS = ("embeddings", "encoder", "selective gate", "decoder", "attention", "output layer", "spm (training only)")
 

@@ -32,10 +32,10 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
-from wean.config import WeanOutputLayerConfig
 from wean.data.vocabulary import UNK_ID
 from wean.errors import WeanError
 from wean.models.interfaces import OutputContext, OutputLayer, TrainingCorpus
+from wean.models.output_layer import WeanOutputLayerConfig
 from wean.registry import OUTPUT_LAYERS
 
 TINY = torch.finfo(torch.float32).tiny  # the least copy mass an entry is given: a normal number, never flushed to 0

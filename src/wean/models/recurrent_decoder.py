@@ -13,6 +13,7 @@ own order: the order decides how ``model.init_range`` draws the initial weights.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import partial
 
 import torch
@@ -23,6 +24,12 @@ from wean.config import DecoderConfig
 from wean.models import kernels
 from wean.models.interfaces import Decoder, DecoderOutput, DecoderState, EncoderOutput
 
+
+@dataclass
+class AttentionalDecoderConfig(DecoderConfig):
+    """A decoder whose attention score is chosen (the conditional decoder's is its paper's)."""
+
+    attention: str = "general"  # dot | general | concat
 
 def lstm(input_size: int, config: DecoderConfig) -> nn.LSTM:
     return nn.LSTM(

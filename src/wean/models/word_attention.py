@@ -37,15 +37,21 @@ Figure 3 1 - o).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import torch
 from torch import nn
 
-from wean.config import BahdanauDecoderConfig
 from wean.models.attention import LuongAttention
 from wean.models.bridge import Bridge
 from wean.models.interfaces import DecoderState, EncoderOutput
-from wean.models.recurrent_decoder import RecurrentDecoder, lstm
+from wean.models.recurrent_decoder import AttentionalDecoderConfig, RecurrentDecoder, lstm
 from wean.registry import DECODERS
+
+
+@dataclass
+class BahdanauDecoderConfig(AttentionalDecoderConfig):
+    word_attention: str = "none"  # none | attention | gates (Wu et al. 2018)
 
 VARIANTS = ("none", "attention", "gates")
 
