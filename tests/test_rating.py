@@ -12,7 +12,7 @@ import pytest
 from wean.cli import main
 from wean.errors import WeanError
 from wean.rating.score import agreement, score_ratings
-from wean.rating.sheet import Rating, candidate_ids, load_sheet, prepare, read_ratings
+from wean.rating.sheet import CutLineWarning, Rating, candidate_ids, load_sheet, prepare, read_ratings
 
 SOURCES = [f"The source sentence number {i} is rather long and complicated." for i in range(30)]
 SYSTEMS = {
@@ -201,10 +201,13 @@ def test_a_line_cut_short_by_a_crash_spoils_only_itself(sheet_folder):
     with open(path, "a", encoding="utf-8") as stream:
         stream.write('{"rater": "cy", "candid')  # the process died mid-write
     save_rating(sheet_folder, check_rating("cy", known[1], {"adequacy": 2, "fluency": 3, "simplicity": 4}, set(known)))
-    with pytest.raises(WeanError, match=r"cy.jsonl:2: not JSON"):
-        read_ratings([path], set(known))
-    kept = read_ratings([path], set(known), skip_bad=True)
+    with pytest.warns(CutLineWarning, match=r"cy.jsonl:2: not JSON .*a line a crash cut short; left out"):
+        kept = read_ratings([path], set(known))
     assert [(r.candidate, r.scores["adequacy"]) for r in kept] == [(known[0], 5), (known[1], 2)]
+    kept = read_ratings([path], set(known), skip_bad=True)  # the server's reading: no warning to anyone
+    assert [(r.candidate, r.scores["adequacy"]) for r in kept] == [(known[0], 5), (known[1], 2)]
+    with pytest.warns(CutLineWarning):
+        assert main(["rate", "score", str(sheet_folder)]) == 0  # the folder's other ratings are scored
 
 
 def test_lines_and_empty_sources_are_checked(tmp_path):
@@ -219,3 +222,28 @@ def test_serve_refuses_a_rating_sheet_behind_a_token(sheet_folder, tmp_path, cap
     token.write_text("secret\n")
     assert main(["serve", "--rating-sheet", str(sheet_folder), "--token-file", str(token)]) == 1
     assert "the rating page sends no token" in capsys.readouterr().err
+
+
+def test_a_rating_post_reads_the_raters_file_once_not_at_every_post(sheet_folder, monkeypatch):
+    import asyncio
+
+    import httpx
+    from fastapi import FastAPI
+
+    import wean.server.rating
+    from wean.server.rating import rating_routes
+
+    reads = []
+    real = wean.server.rating.read_ratings
+    monkeypatch.setattr(wean.server.rating, "read_ratings", lambda *args, **kwargs: reads.append(1) or real(*args, **kwargs))
+    app = FastAPI()
+    app.include_router(rating_routes(sheet_folder))
+    known = sorted(candidate_ids(load_sheet(sheet_folder)))
+
+    async def post_all() -> list[int]:
+        async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://rating") as client:
+            return [(await client.post("/v1/rate", json={"rater": "dee", "candidate": candidate, "adequacy": 3,
+                                                         "fluency": 4, "simplicity": 5})).json()["rated"]
+                    for candidate in known[:6] + known[:2]]  # two rated again: counted once
+
+    assert asyncio.run(post_all()) == [1, 2, 3, 4, 5, 6, 6, 6] and len(reads) == 1

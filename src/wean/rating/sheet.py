@@ -24,6 +24,7 @@ import os
 import random
 import re
 import time
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
@@ -170,12 +171,18 @@ def save_rating(folder: Path, rating: Rating) -> None:
         os.fsync(stream.fileno())
 
 
+class CutLineWarning(UserWarning):
+    """A line of a ratings file that a crash cut short, left out."""
+
+
 def read_ratings(paths: Sequence[Path], known: set[str], skip_bad: bool = False) -> list[Rating]:
     """Ratings from the page's ``.jsonl`` files (rater in each line) and filled ``sheet.csv``
     copies (UTF-8, with or without a byte-order mark; the rater is the file's name without
     ``.csv``); a later rating of the same candidate by the same rater replaces the earlier.
     Unrated rows of a CSV are left out; a bad value is one line naming its file and line, or,
-    with ``skip_bad``, skipped (the server reading back a file a crash may have cut)."""
+    with ``skip_bad``, skipped (the server reading back a file a crash may have cut). A line of a
+    ``.jsonl`` file that is not JSON is one a crash cut short (the page writes whole lines): it is
+    left out, with a warning naming it, rather than every rating of the folder."""
     ratings: dict[tuple[str, str], Rating] = {}
     for path in paths:
         path = Path(path)
@@ -210,7 +217,8 @@ def _rows(path: Path, skip_bad: bool) -> list[tuple[int, object]]:
                     rows.append((number, json.loads(line)))
                 except json.JSONDecodeError as error:
                     if not skip_bad:
-                        raise WeanError(f"{path}:{number}: not JSON ({error.msg})") from None
+                        warnings.warn(f"{path}:{number}: not JSON ({error.msg}), a line a crash cut short; left out",
+                                      CutLineWarning, stacklevel=3)
         return rows
     reader = csv.DictReader(io.StringIO(text))
     missing = [column for column in ("candidate", *SCALES) if column not in (reader.fieldnames or [])]

@@ -31,6 +31,7 @@ class RatingRequest(BaseModel):
 def rating_routes(folder: Path) -> APIRouter:
     sheet = load_sheet(folder)  # a bad folder stops `wean serve` before it listens
     known = candidate_ids(sheet)
+    rated_by: dict[str, set[str]] = {}  # the candidates each rater has rated: their file is read once
     router = APIRouter()
 
     @router.get("/rate", response_class=HTMLResponse, include_in_schema=False)
@@ -60,7 +61,10 @@ def rating_routes(folder: Path) -> APIRouter:
             save_rating(folder, rating)
         except OSError as error:  # a full disk, a folder made read-only: the rater must know it was not kept
             raise HTTPException(500, f"the rating was not saved: {error.strerror or error}") from None
-        return {"saved": rating.candidate, "rated": len(_rated(folder, rating.rater, known)), "candidates": len(known)}
+        if rating.rater not in rated_by:  # read once per rater; each post then adds to it
+            rated_by[rating.rater] = {earlier.candidate for earlier in _rated(folder, rating.rater, known)}
+        rated_by[rating.rater].add(rating.candidate)
+        return {"saved": rating.candidate, "rated": len(rated_by[rating.rater]), "candidates": len(known)}
 
     return router
 
