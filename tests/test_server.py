@@ -371,6 +371,10 @@ def test_one_log_line_per_request_with_latency(server, caplog):
     lines = [r.getMessage() for r in caplog.records if r.name == "wean.serve"]
     assert any('"POST /v1/generate" 200' in line and " ms (1 texts, batch of 1" in line for line in lines)
     assert any('"POST /v1/generate" 422' in line and "beam 9; at most 4" in line for line in lines)
+    with caplog.at_level(logging.INFO, logger="wean.serve"):  # escape and NUL in a path: shown, not sent to a terminal
+        httpx.get(f"{server.url}/v1/%1b%5b31mred%00", timeout=30)
+    line = [r.getMessage() for r in caplog.records if r.name == "wean.serve"][-1]
+    assert '"GET /v1/\\x1b[31mred\\x00" 404' in line and "\x1b" not in line and "\x00" not in line
 
 
 @pytest.fixture(scope="module")

@@ -67,6 +67,12 @@ def one_line(text: str) -> str:
     return text.translate(LINE_BREAKING).translate(OTHER_CONTROLS)
 
 
+def printable(text: str) -> str:
+    """``text`` with every character that is not printable (escape, NUL, line breaks) written as
+    its escape: a log line shows what came, and a terminal that shows it does nothing else."""
+    return "".join(char if char.isprintable() else char.encode("unicode_escape").decode("ascii") for char in text)
+
+
 def one_line_json(value: Any) -> str:
     """``value`` as one line of JSON: json.dumps escapes the C0 controls, and here also the
     three line ends it leaves raw (U+0085, U+2028, U+2029)."""

@@ -44,6 +44,7 @@ from wean.server.body_limit import StreamedBodyLimit
 from wean.server.connections import BACKLOG, REFUSING_ROOM, RateLimitedLog, guarded_protocol
 from wean.server.limits import Limits
 from wean.server.rating import rating_routes
+from wean.textio import printable
 
 log = logging.getLogger("wean.serve")
 PAGE = Path(__file__).parent / "static" / "index.html"
@@ -208,8 +209,9 @@ def create_app(generator: Generator, limits: Limits | None = None, access: Acces
         else:
             response = await call_next(request)
         note = getattr(request.state, "log_note", "")
-        log.info('%s "%s %s" %d %.1f ms%s', request.client.host if request.client else "-", request.method,
-                 request.url.path, response.status_code, (time.perf_counter() - started) * 1000, note)
+        log.info('%s "%s %s" %d %.1f ms%s', request.client.host if request.client else "-", printable(request.method),
+                 printable(request.url.path), response.status_code, (time.perf_counter() - started) * 1000,
+                 printable(note))
         return response
 
     if rating_sheet is not None:
