@@ -715,6 +715,30 @@ def test_a_plug_in_strategy_that_declares_nothing_finds_one_output_and_says_so(m
                      r"several\)$", capsys.readouterr().err.strip())
 
 
+SCORER_PLUGIN = '''
+from wean.registry import RERANKERS
+
+
+@RERANKERS.register("fewest_words")
+def fewest_words(sources, outputs):
+    """Minus each output's length in words: with a large weight, the shortest output comes first."""
+    return [-len(output.text.split()) for output in outputs]
+'''
+
+
+def test_a_reranking_scorer_from_a_plug_in_file_is_named_on_the_command_line(model_dir, tmp_path, capsys):
+    plugin = tmp_path / "fewest_words.py"
+    plugin.write_text(SCORER_PLUGIN)
+    inputs = tmp_path / "in.txt"
+    inputs.write_text("a b c d e f g\nj i h g\n")
+    assert main(["generate", "--model", str(model_dir), "--input", str(inputs), "--plugins", str(plugin),
+                 "--nbest", "4", "--rerank", "fewest_words=100"]) == 0
+    for line in capsys.readouterr().out.splitlines():
+        nbest = json.loads(line)["nbest"]
+        lengths = [len(output["text"].split()) for output in nbest]
+        assert lengths == sorted(lengths) and nbest[0]["text"]  # shortest first, as the scorer asks
+
+
 def test_a_plain_text_of_several_sentences_has_joined_alternatives(model_dir):
     generator = load(model_dir)
     first, second = "a b c d e!", "j i h g."  # two sentences to the splitter
