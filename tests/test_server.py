@@ -692,3 +692,77 @@ def test_a_flood_of_one_log_message_is_cut_to_a_few_lines_and_a_count():
     finally:
         logger.removeHandler(handler)
     assert len(records) == 6 and records[-1].getMessage().endswith("(995 more like this were not logged)")
+
+
+def test_a_body_that_trickles_in_is_cut_at_its_deadline(generator):
+    """A byte every half second keeps each pause under body_timeout_s; the whole body still has
+    body_deadline_s."""
+    limits = dataclasses.replace(GUARDED, body_deadline_s=2.0)
+    with Server(create_app(generator, limits), limits) as running:
+        trickle = connect(running)
+        trickle.sendall(b"POST /v1/generate HTTP/1.1\r\nHost: 127.0.0.1\r\ncontent-type: application/json\r\n"
+                        b"content-length: 100\r\n\r\n")
+        started = time.monotonic()
+        trickle.settimeout(0.5)
+        data = b""
+        while not data and time.monotonic() - started < 10:
+            try:
+                trickle.sendall(b" ")
+                data = trickle.recv(65536)
+            except TimeoutError:
+                continue
+        elapsed = time.monotonic() - started
+        trickle.settimeout(5)
+        while not data.endswith(b"}"):  # the rest of the answer
+            data += trickle.recv(65536)
+        assert data.startswith(b"HTTP/1.1 408") and b"request body not received within 2 s" in data
+        assert 1.5 < elapsed < 5
+
+
+def test_past_the_connection_cap_a_trickling_body_gives_way_to_a_normal_request(generator, monkeypatch, caplog):
+    """Clients whose bodies trickle in hold no request the server can answer: past the cap, the
+    one whose body has arrived longest is closed to make room, and a normal request is served."""
+    import threading
+
+    from wean.server import connections
+
+    monkeypatch.setattr(connections, "SLOW_BODY_S", 0.5)
+    limits = dataclasses.replace(GUARDED, max_connections=4, body_deadline_s=60.0)
+    with Server(create_app(generator, limits), limits) as running:
+        trickling, stop = [], threading.Event()
+        for _ in range(4):
+            connection = connect(running)
+            connection.sendall(b"POST /v1/generate HTTP/1.1\r\nHost: 127.0.0.1\r\ncontent-type: application/json\r\n"
+                               b"content-length: 100\r\n\r\n ")
+            trickling.append(connection)
+
+        def trickle():
+            while not stop.wait(0.3):
+                for connection in trickling:
+                    try:
+                        connection.sendall(b" ")
+                    except OSError:
+                        pass
+
+        thread = threading.Thread(target=trickle, daemon=True)
+        thread.start()
+        time.sleep(1.0)  # every body now older than SLOW_BODY_S
+        started = time.monotonic()
+        response = httpx.post(f"{running.url}/v1/generate", json={"texts": ["a b c"]}, timeout=30)
+        assert response.status_code == 200 and time.monotonic() - started < 3
+        stop.set()
+        thread.join()
+    assert not [record for record in caplog.records if record.levelno >= logging.ERROR]  # no traceback
+
+
+def test_an_accept_out_of_file_descriptors_is_one_line():
+    import errno
+
+    from wean.server.connections import QuietAcceptErrors
+
+    error = OSError(errno.EMFILE, "Too many open files")
+    record = logging.LogRecord("asyncio", logging.ERROR, __file__, 1, "socket.accept() out of system resource\n"
+                               "socket: <socket.socket fd=6>", (), (OSError, error, None))
+    assert QuietAcceptErrors().filter(record) and record.exc_info is None
+    assert record.getMessage() == ("socket.accept() out of system resource ([Errno 24] Too many open files): new "
+                                   "connections wait a second")

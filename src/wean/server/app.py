@@ -41,7 +41,7 @@ from wean.inference.generator import Generator, UntrainedControlWarning
 from wean.search_options import SearchOptions, capabilities, option_kind
 from wean.server.batcher import DynamicBatcher, Options, Overloaded
 from wean.server.body_limit import StreamedBodyLimit
-from wean.server.connections import BACKLOG, REFUSING_ROOM, RateLimitedLog, guarded_protocol
+from wean.server.connections import BACKLOG, REFUSING_ROOM, QuietAcceptErrors, RateLimitedLog, guarded_protocol
 from wean.server.limits import Limits
 from wean.server.rating import rating_routes
 from wean.textio import printable
@@ -178,7 +178,8 @@ def create_app(generator: Generator, limits: Limits | None = None, access: Acces
     # FastAPI's own page loads it from a CDN (blank offline)
     app = FastAPIOffline(title="wean", version="1", lifespan=lifespan, docs_url="/docs", redoc_url=None,
                          description=f"Text generation with the wean model `{name}`.")
-    app.add_middleware(StreamedBodyLimit, max_bytes=limits.max_body_bytes, timeout_s=limits.body_timeout_s)
+    app.add_middleware(StreamedBodyLimit, max_bytes=limits.max_body_bytes, timeout_s=limits.body_timeout_s,
+                       deadline_s=limits.body_deadline_s)
 
     @app.exception_handler(RequestValidationError)
     async def invalid_request(request: Request, error: RequestValidationError):
@@ -351,6 +352,7 @@ def serve(generator: Generator, host: str, port: int, limits: Limits | None = No
 
     limits = limits or Limits()
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    logging.getLogger("asyncio").addFilter(QuietAcceptErrors())  # first: the one line is what is rate-limited
     for name in ("asyncio", "uvicorn.error"):  # broken connections in numbers must not flood the log
         logging.getLogger(name).addFilter(RateLimitedLog())
     warnings.simplefilter("ignore", UntrainedControlWarning)  # each answer says it, in its outputs' warning

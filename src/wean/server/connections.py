@@ -5,8 +5,10 @@
   idle keep-alive connections, so clients that never finish their headers would hold every file
   descriptor).
 - At most ``max_connections`` open: past them, the connection that has waited longest without a
-  request in progress is closed with a 503 to make room (slow or idle clients give way to working
-  ones); if every one is busy, the newcomer gets the 503. Refused connections linger briefly (see
+  request in progress, else the one whose request body has been arriving longest (for more than
+  ``SLOW_BODY_S``: a body sent at once takes milliseconds), is closed with a 503 to make room (slow
+  or idle clients give way to working ones); if every one is busy, the newcomer gets the 503.
+  A body that trickles in is cut anyway at ``body_deadline_s`` (:mod:`wean.server.body_limit`). Refused connections linger briefly (see
   ``refuse``) within ``REFUSING_ROOM`` + ``BACKLOG`` more; past that a newcomer is closed at once.
   :func:`wean.server.app.uvicorn_config` keeps all of it below the open-file limit.
 - An answer sent before its request's body was read (413, 401, ...) reaches a client that is still
@@ -28,6 +30,7 @@ LINGER_S = 30.0  # how long a body nobody will read is drained, at most
 REFUSED_LINGER_S = 2.0  # how long a refused client's bytes are read and dropped after its answer
 REFUSING_ROOM = 32  # connections beyond max_connections that may linger after their refusal
 BACKLOG = 128  # connections the kernel queues unaccepted; asyncio accepts up to as many in one go
+SLOW_BODY_S = 2.0  # a request body still arriving after this long is a slow client's: it may make room
 
 
 def json_response(status: int, reason: str, message: str) -> bytes:
@@ -69,6 +72,7 @@ def guarded_protocol(header_timeout_s: float, body_timeout_s: float, max_connect
             self.idle_since = time.monotonic()  # no request in progress since
             self.refused = False
             self.heard = False  # whether it has sent anything (read by data_received)
+            self.body_since = None  # when its request's body began to arrive, while it does
             self.header_timer = None
             self.linger_timer = None
             self.draining = False
@@ -79,17 +83,27 @@ def guarded_protocol(header_timeout_s: float, body_timeout_s: float, max_connect
                 self.refuse(503, "Service Unavailable", "the server is at its connection limit", linger=False)
                 return
             if sum(not getattr(other, "refused", False) for other in self.connections) > max_connections:
-                idle = [other for other in self.connections
-                        if other is not self and isinstance(other, GuardedProtocol) and other.idle()]
-                if not idle:  # its request may be on its way: lingered
+                others = [other for other in self.connections if other is not self and isinstance(other, GuardedProtocol)]
+                idle = [other for other in others if other.idle()]
+                slow = [other for other in others if other.slow_body()]
+                if not idle and not slow:  # its request may be on its way: lingered
                     self.refuse(503, "Service Unavailable", f"the server has {max_connections} connections open; "
                                 "try again later")
                     return
-                # one whose bytes were all read closes at once without a reset: those first
-                evicted = min(idle, key=lambda other: (not other.heard, other.idle_since))
-                evicted.refuse(503, "Service Unavailable", "closed to make room: the server is at its connection "
-                               "limit", linger=not evicted.heard)
+                if idle:  # one whose bytes were all read closes at once without a reset: those first
+                    evicted = min(idle, key=lambda other: (not other.heard, other.idle_since))
+                    evicted.refuse(503, "Service Unavailable", "closed to make room: the server is at its connection "
+                                   "limit", linger=not evicted.heard)
+                else:
+                    evicted = min(slow, key=lambda other: other.body_since)
+                    evicted.refuse(503, "Service Unavailable", f"closed to make room: the request body took over "
+                                   f"{SLOW_BODY_S:g} s and the server is at its connection limit")
             self.arm_header_timer()
+
+        def slow_body(self) -> bool:
+            return (self.body_since is not None and time.monotonic() - self.body_since > SLOW_BODY_S
+                    and self.conn.their_state is h11.SEND_BODY and not self.draining and not self.refused
+                    and not self.transport.is_closing())
 
         def idle(self) -> bool:
             return (self.conn.their_state is h11.IDLE and not self.draining and not self.refused
@@ -104,6 +118,9 @@ def guarded_protocol(header_timeout_s: float, body_timeout_s: float, max_connect
             if self.transport.is_closing() or self.refused:
                 return
             self.refused = True
+            if self.cycle is not None:  # a request under way (its body arriving): it ends unanswered by the app
+                self.cycle.disconnected = True
+                self.cycle.message_event.set()
             self.transport.write(json_response(status, reason, message))
             if not linger:
                 self.transport.close()
@@ -151,6 +168,10 @@ def guarded_protocol(header_timeout_s: float, body_timeout_s: float, max_connect
             elif self.header_timer is not None:
                 self.header_timer.cancel()
                 self.header_timer = None
+            if self.conn.their_state is h11.SEND_BODY:
+                self.body_since = self.body_since or time.monotonic()
+            else:
+                self.body_since = None
 
         def on_response_complete(self) -> None:
             if self.draining or (self.conn.their_state is h11.SEND_BODY and not self.transport.is_closing()):
@@ -211,6 +232,18 @@ def guarded_protocol(header_timeout_s: float, body_timeout_s: float, max_connect
             super().connection_lost(exc)
 
     return GuardedProtocol
+
+
+class QuietAcceptErrors(logging.Filter):
+    """asyncio's "socket.accept() out of system resource" (a flood of connections took every file
+    descriptor; asyncio waits a second and accepts again) as one line, not a traceback each time."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if str(record.msg).startswith("socket.accept() out of system resource"):
+            error = record.exc_info[1] if record.exc_info else None
+            record.msg = f"socket.accept() out of system resource ({error}): new connections wait a second"
+            record.args, record.exc_info, record.exc_text = (), None, None
+        return True
 
 
 class RateLimitedLog(logging.Filter):

@@ -25,3 +25,4 @@ class Limits:
                                   "gets a 503 (lowered below the open-file limit)")
     header_timeout_s: float = _limit(10.0, "seconds a client may take to send a request's headers")
     body_timeout_s: float = _limit(10.0, "seconds a request body may pause between two of its parts")
+    body_deadline_s: float = _limit(30.0, "seconds a request's whole body may take to arrive, however it trickles")
