@@ -1,5 +1,6 @@
 """The simplifier shipped in wean/pretrained: what a user with no data and no training gets."""
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -70,6 +71,17 @@ def test_a_sentence_it_would_garble_comes_back_unchanged_with_the_reason(simplif
     assert unguarded.text != text
     generation = simplifier.generate([text])[0]
     assert generation.text == text and "returned unchanged" in generation.warning
+
+
+def test_an_n_best_line_marks_the_source_the_fallback_returned_and_the_outputs_it_rejected(tmp_path, capsys):
+    from wean.cli import main
+
+    text = "The ticket costs £50 — about €60 — and is valid in Zürich."
+    (tmp_path / "in.txt").write_text(text + "\n", encoding="utf-8")
+    assert main(["simplify", "--input", str(tmp_path / "in.txt"), "--nbest", "3"]) == 0
+    first, *rest = json.loads(capsys.readouterr().out)["nbest"]  # the warning went to stderr
+    assert first == {"text": text, "fell_back": True}  # no score the search never gave it
+    assert rest and all(entry["rejected"] and "score" in entry for entry in rest)
 
 
 def test_wean_simplify_on_the_command_line(simplifier):

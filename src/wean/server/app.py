@@ -88,6 +88,8 @@ class Output(BaseModel):
     log_prob: float = Field(description="sum of the output's token log-probabilities")
     attention: Attention | None = None
     warning: str | None = Field(None, description="e.g. a sentence too long for the model, returned unchanged")
+    fell_back: bool = Field(False, description="the source returned unchanged: every output found failed a fidelity "
+                            "or meaning check (alternatives: those outputs, rejected)")
     alternatives: list[Alternative] | None = Field(
         None, description="with nbest above 1: the rest of the n-best list, best first")
 
@@ -298,7 +300,8 @@ def create_app(generator: Generator, limits: Limits | None = None, access: Acces
             alternatives = [Alternative(text=a.text, score=a.score, log_prob=a.log_prob)
                             for a in generation.alternatives] if search.nbest > 1 else None
             outputs.append(Output(text=generation.text, score=generation.score, log_prob=generation.log_prob,
-                                  attention=attention, warning=warning, alternatives=alternatives))
+                                  attention=attention, warning=warning, fell_back=generation.fell_back,
+                                  alternatives=alternatives))
         request.state.log_note = f" ({len(body.texts)} texts, batch of {batch.texts} from {batch.requests} requests)"
         timings = Timings(total_ms=(time.perf_counter() - started) * 1000, queue_ms=batch.queue_ms,
                           generate_ms=batch.generate_ms, batch_texts=batch.texts, batch_requests=batch.requests)
