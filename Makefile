@@ -14,9 +14,12 @@ DEMO_VALID ?= $(if $(filter $(WEAN_DATA_ROOT)/%,$(DEMO_TRAIN)),$(WEAN_DATA_ROOT)
 
 .PHONY: install demo train-demo test clean
 
+# PyTorch first, so that nothing after it pulls another build; TORCH_INDEX: an index that holds the
+# CPU build where the default one would give the CUDA one (PyTorch's install page names its own)
+TORCH_INDEX ?=
 $(BIN)/wean: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
-	$(PIP) torch==2.13.0  # first: the CPU build; nothing after it may pull another torch
+	$(PIP) torch==2.13.0 $(if $(TORCH_INDEX),--index-url $(TORCH_INDEX))
 	$(PIP) -e '.[test]'
 	touch $@
 
