@@ -2,7 +2,6 @@ import re
 from pathlib import Path
 
 import pytest
-import torch
 
 from wean.config import Config, config_from_dict, load_config
 from wean.errors import WeanError

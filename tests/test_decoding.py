@@ -678,7 +678,7 @@ def both_ways(model, source, lengths, options, banned_ids=(), abandoned=None):
 
 def test_a_plug_in_strategy_that_declares_n_best_lists_works_as_a_built_in_one(model_dir, tmp_path, capsys):
     from wean.registry import load_plugins
-    from wean.search_options import SearchOptions, capabilities
+    from wean.search_options import Capabilities, SearchOptions, capabilities
 
     plugin = tmp_path / "both_ways.py"
     plugin.write_text(NBEST_PLUGIN)
@@ -702,6 +702,7 @@ def test_a_plug_in_strategy_that_declares_n_best_lists_works_as_a_built_in_one(m
     assert capabilities("both_ways").width(SearchOptions(strategy="both_ways", beam=4)) == 4
     assert capabilities("greedy").width(SearchOptions(strategy="greedy", beam=4)) == 1
     assert capabilities("sampling").width(SearchOptions(strategy="sampling", beam=4, nbest=3)) == 3
+    assert Capabilities(declared=False).width(SearchOptions(beam=4)) == 4  # declared nothing: cost not known
 
 
 def test_a_plug_in_strategy_that_declares_nothing_finds_one_output_and_says_so(model_dir, tmp_path, capsys):

@@ -12,6 +12,7 @@ from wean.cli import main
 from wean.data.sentences import split_sentences
 from wean.data.vocabulary import UNK_ID
 from wean.inference.generator import load
+from wean.inference.pipeline import banned_ids
 from wean.training import Trainer
 
 
@@ -131,7 +132,7 @@ def test_with_byte_fallback_unk_is_never_written(tmp_path):
     config.data.tokenizer.byte_fallback = True
     Trainer(config.validate()).train()
     generator = load(tmp_path / "model")
-    assert UNK_ID in generator.banned_ids
+    assert UNK_ID in banned_ids(generator.assets)
     text = "a b £50 — Zürich c"
     assert UNK_ID not in generator.assets.source_vocabulary.encode(generator.tokenizer.encode(text))
     for generation in generator.generate([text, "“é ã”"], beam=3):

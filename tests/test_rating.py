@@ -208,6 +208,10 @@ def test_a_line_cut_short_by_a_crash_spoils_only_itself(sheet_folder):
     assert [(r.candidate, r.scores["adequacy"]) for r in kept] == [(known[0], 5), (known[1], 2)]
     with pytest.warns(CutLineWarning):
         assert main(["rate", "score", str(sheet_folder)]) == 0  # the folder's other ratings are scored
+    with open(path, "a", encoding="utf-8") as stream:
+        stream.write("an edit by hand\n")  # not what the page writes: not forgiven
+    with pytest.raises(WeanError, match=r"cy.jsonl:4: not JSON"):
+        read_ratings([path], set(known))
 
 
 def test_lines_and_empty_sources_are_checked(tmp_path):

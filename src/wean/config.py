@@ -36,7 +36,7 @@ QUANTIZATIONS = ("none", "int8")  # the weights inference runs with (wean/infere
 
 
 class SetAsideWarning(UserWarning):
-    """A component section holds another component's key at a value that asks for something."""  # wean/models/device.py resolves them; here without importing torch
+    """A component section holds another component's key at a value that asks for something."""
 
 
 @dataclass

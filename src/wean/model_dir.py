@@ -142,7 +142,9 @@ def copy_plugins(directory: Path, plugins: list[str]) -> list[str]:
 # without an error and writes wrong words, so each one's sha256 is kept beside them
 TOKEN_FILES = ("vocab.json", "vocab.src.json", "vocab.tgt.json", "tokenizer.json", "sentencepiece.model")
 TOKEN_DIGESTS = "tokens.sha256.json"
-CHECKPOINT_NAME = re.compile(r"step-\d+")  # checkpoints/step-00001200; a kill may leave step-N.tmp, .old, .pruned
+
+# a checkpoint's folder, checkpoints/step-00001200; a kill may leave step-N.tmp, .old or .pruned beside it
+CHECKPOINT_NAME = re.compile(r"step-(\d+)")
 
 
 MODEL_FOLDERS = frozenset({"checkpoints", "tensorboard", PLUGIN_FOLDER})
@@ -194,7 +196,8 @@ def unfinished_start(directory: Path) -> bool:
     entries = [path.name for path in directory.iterdir()]
     checkpoints = directory / "checkpoints"
     return (bool(entries) and all(_written_by_wean(name) for name in entries)
-            and not (checkpoints.is_dir() and any(checkpoints.glob("step-*"))))
+            and not (checkpoints.is_dir() 
+                     and any(CHECKPOINT_NAME.fullmatch(path.name) for path in checkpoints.iterdir())))
 
 
 def clear_model_files(directory: Path, keep: Path | None = None) -> None:

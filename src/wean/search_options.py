@@ -23,6 +23,9 @@ from wean.errors import WeanError
 from wean.registry import STRATEGIES
 
 
+OUTPUTS = ("one", "beam", "samples")  # how many outputs a strategy finds: Capabilities.outputs
+
+
 @dataclass(frozen=True)
 class Capabilities:
     """What a search strategy can do, declared where it registers
@@ -42,6 +45,7 @@ class Capabilities:
     own_rerank: bool = False
     compact: bool = False
     check: Callable[[Mapping[str, Any], Callable[[str], str]], None] | None = None
+    declared: bool = True  # False: what a strategy registered without capabilities is taken to have
 
     def __post_init__(self):
         if self.outputs not in OUTPUTS:
@@ -49,16 +53,16 @@ class Capabilities:
                             f"{', '.join(OUTPUTS)}")
 
     def width(self, options: "SearchOptions") -> int:
-        """Hypotheses searched per input at each step: what one input costs."""
+        """Hypotheses searched per input at each step: what one input costs (a strategy that
+        declared nothing: the beam's, since its cost is not known)."""
+        if not self.declared:
+            return options.beam
         return {"one": 1, "samples": options.nbest}.get(self.outputs, options.beam)
-
-
-OUTPUTS = ("one", "beam", "samples")
 
 
 def capabilities(strategy: str) -> Capabilities:
     """What the strategy registered as ``strategy`` declared (one output, if it declared nothing)."""
-    return STRATEGIES.entry(strategy, "strategy").capabilities or Capabilities()
+    return STRATEGIES.entry(strategy, "strategy").capabilities or Capabilities(declared=False)
 
 
 def option(default, help: str, low: float | None = None, high: float | None = None,

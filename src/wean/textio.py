@@ -1,7 +1,7 @@
 """Reading aligned plain-text files: one segment per line, UTF-8; and writing files whole.
 
-Every reader in wean goes through :func:`read_file` (bytes), :func:`read_lines` (text) or
-:func:`read_json` so that a bad file fails in one way: a :class:`~wean.errors.WeanError` naming
+What users give and what model directories hold is read through :func:`read_file` (bytes),
+:func:`read_lines` (text) or :func:`read_json`, so that a bad file fails in one way: a :class:`~wean.errors.WeanError` naming
 the file (and the line); what is not a regular file (``/dev/zero``, a pipe) is refused before a
 byte is read, where reading would never end or never begin. Every
 file of a model directory is written through :func:`atomic_write_bytes`: to a temporary name,

@@ -25,6 +25,7 @@ def add(subparsers) -> None:
 def run(args: argparse.Namespace) -> int:
     # deferred: it imports torch, which `wean --help` and the light commands never load
     from wean.inference.generator import load
+
     maps = load(args.model, args.device, trust_plugins=args.trust_plugins).attention_maps(args.source, args.target)
     for path in plot_attention_maps(maps, args.out_dir):
         print(f"wrote {path}")

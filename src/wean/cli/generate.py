@@ -113,13 +113,12 @@ def nbest_line(generation, detokenizer: str) -> str:
     (every output failed a check), it comes first marked ``"fell_back": true``, without a score the
     search never gave it, and the outputs after it ``"rejected": true``."""
     nbest = []
-    returned_source = generation.fell_back and not generation.tokens  # a sentence's, not a paragraph's part
     for position, hypothesis in enumerate(generation.nbest):
-        if returned_source and position == 0:
+        if generation.returned_source and position == 0:
             nbest.append({"text": detokenize(hypothesis.text, detokenizer), "fell_back": True})
             continue
         entry = {"text": detokenize(hypothesis.text, detokenizer), "score": round(hypothesis.score, 6),
-                 "log_prob": round(hypothesis.log_prob, 6), **({"rejected": True} if returned_source else {})}
+                 "log_prob": round(hypothesis.log_prob, 6), **({"rejected": True} if generation.returned_source else {})}
         if hypothesis.rerank_scores:
             entry["rerank_scores"] = {name: round(value, 6) for name, value in hypothesis.rerank_scores.items()}
         nbest.append(entry)

@@ -14,7 +14,6 @@ from wean.textio import read_lines
 
 
 def add(subparsers) -> None:
-
     parser = subparsers.add_parser("serve", help="serve a model over HTTP, with a web page at /",
                                    description="POST /v1/generate, GET /health, OpenAPI docs at /docs and "
                                    "a page at / to try the model. Concurrent requests share batches.")
@@ -42,6 +41,7 @@ def run(args: argparse.Namespace) -> int:
     # deferred: it imports torch, which `wean --help` and the light commands never load
     from wean.inference.generator import load
     from wean.server.app import Access, serve
+
     limits = Limits(**{f.name: getattr(args, f.name) for f in fields(Limits)})
     for name, value in vars(limits).items():
         if not value > 0:  # NaN too

@@ -13,8 +13,7 @@ from wean.data.ptb import detokenize
 from wean.evaluation import EvaluationSettings, data_root, evaluate_files, get_benchmark
 from wean.evaluation.evaluate import metric_list
 from wean.inference.generator import Generator
-from wean.search_options import parse_rerank
-from wean.search_options import SearchOptions
+from wean.search_options import SearchOptions, parse_rerank
 from wean.textio import atomic_write_json, atomic_write_text, one_line, read_json, read_lines
 
 

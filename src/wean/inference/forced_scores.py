@@ -1,7 +1,7 @@
 """How likely a model finds a given output: teacher-forced log P(target | source), as the
 validation loss computes it, per pair. With a model trained in the other direction (simple ->
 complex), log P(source | output) says how much of the source an output still lets one recover:
-the metric ``reverse`` of :mod:`wean.evaluation.evaluate`."""
+the metric ``reverse`` of :mod:`wean.inference.reverse_metric`."""
 
 from __future__ import annotations
 

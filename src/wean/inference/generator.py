@@ -30,11 +30,9 @@ from wean.inference.attention_maps import AttentionMaps, attention_maps
 from wean.inference.loading import LoadedModel
 from wean.inference.model_scores import ChannelScore, ModelScore
 from wean.inference.outputs import Generation
-from wean.inference.pipeline import TextSearch, banned_ids
+from wean.inference.pipeline import TextSearch
 from wean.inference.rerank import Scorer, read_in_directory, resolve as resolve_scorers
-from wean.model_dir import Assets
 from wean.models.device import model_device
-from wean.models.model import EncoderDecoder
 from wean.pretrained import pretrained_simplifier
 from wean.search_options import SearchOptions, capabilities, check_batch_size, parse_rerank, parse_threshold
 
@@ -51,11 +49,6 @@ class Generator(LoadedModel):
     """What a caller asks for (search options over the model's ``generation`` config, control
     values, reranking, fallback) resolved into a :class:`wean.inference.pipeline.TextSearch`,
     which does the work. Loading is :class:`~wean.inference.loading.LoadedModel`'s."""
-
-    def __init__(self, model: EncoderDecoder, assets: Assets, control_counts: dict[str, int] | None = None,
-                 directory: Path | None = None):
-        super().__init__(model, assets, control_counts, directory)
-        self.banned_ids = banned_ids(assets)
 
     def generate(
         self,

@@ -33,9 +33,8 @@ class LoadedModel:
                  directory: Path | None = None):
         """``control_counts``: training pairs per control token (the model directory's
         control-counts.json), to warn of values never trained on; None: not known. ``directory``:
-        the model directory, where a relative reranking model of ``generation.rerank`` is read.
-        Reranking models are loaded with the kernels the model's products run with
-        (:func:`wean.models.kernels.use_kernels`)."""
+        the model directory, where what it carries is read (its shortlist table, the reranking and
+        fallback models a relative path names)."""
         self.model = model.eval()
         self.directory = directory
         self.kernels = kernels_of(model)

@@ -28,6 +28,12 @@ class Generation:
     rerank_scores: dict[str, float] | None = None  # with rerank: the search's score and each scorer's
 
     @property
+    def returned_source(self) -> bool:
+        """Whether the source itself came back: every output found (for a text, for each of its
+        sentences) failed a check, and its alternatives are those outputs, rejected."""
+        return self.fell_back and not self.tokens
+
+    @property
     def nbest(self) -> list["Generation"]:
         """This output and its alternatives, best first."""
         return [self, *self.alternatives]

@@ -46,6 +46,7 @@ class ConvEncoderConfig(EncoderConfig):
     position_embeddings: bool = True  # false ablates them (word order from the edges' padding alone)
     values_last_residual: bool = True  # false: CNN-c's last block without residual, as fairseq-lua's
 
+
 def default_attention_layers(layers: int) -> int:
     return min(5, max(1, layers // 2))
 

@@ -34,6 +34,7 @@ class LuongDecoderConfig(AttentionalDecoderConfig):
     # attention's scores (wean/models/attention.py)
     coverage: bool = False
 
+
 @DECODERS.register("luong", config=LuongDecoderConfig)
 class LSTMDecoder(RecurrentDecoder):
     def __init__(self, embedding: nn.Embedding, config: LuongDecoderConfig, memory_size: int, dropout: float = 0.0):

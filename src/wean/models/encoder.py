@@ -18,6 +18,7 @@ class LSTMEncoderConfig(EncoderConfig):
     bidirectional: bool = False
     dropout: float = 0.0  # between layers
 
+
 @ENCODERS.register("lstm", config=LSTMEncoderConfig)
 class LSTMEncoder(Encoder):
     def __init__(self, embedding: nn.Embedding, config: LSTMEncoderConfig, embedding_dropout: float = 0.0):

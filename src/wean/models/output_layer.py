@@ -45,6 +45,8 @@ from wean.models.concat_score import fused_concat_scores
 from wean.models.interfaces import OutputLayer, Shortlist, TrainingCorpus
 from wean.registry import OUTPUT_LAYERS
 
+NEG_INF = float("-inf")
+
 
 @dataclass
 class WeanOutputLayerConfig(OutputLayerConfig):
@@ -58,8 +60,6 @@ class WeanOutputLayerConfig(OutputLayerConfig):
     # concat: its W_q and W_e start in U(-r, r) for this r; 0: as every weight (model.init_range).
     # At 0.1 concat's scores start nearly blind to the query (results/wean/concat-init)
     concat_init_range: float = 0.0
-
-NEG_INF = float("-inf")
 
 
 @OUTPUT_LAYERS.register("linear")

@@ -31,6 +31,7 @@ class AttentionalDecoderConfig(DecoderConfig):
 
     attention: str = "general"  # dot | general | concat
 
+
 def lstm(input_size: int, config: DecoderConfig) -> nn.LSTM:
     return nn.LSTM(
         input_size,

@@ -53,6 +53,7 @@ from wean.registry import DECODERS
 class BahdanauDecoderConfig(AttentionalDecoderConfig):
     word_attention: str = "none"  # none | attention | gates (Wu et al. 2018)
 
+
 VARIANTS = ("none", "attention", "gates")
 
 

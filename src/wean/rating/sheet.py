@@ -181,8 +181,8 @@ def read_ratings(paths: Sequence[Path], known: set[str], skip_bad: bool = False)
     ``.csv``); a later rating of the same candidate by the same rater replaces the earlier.
     Unrated rows of a CSV are left out; a bad value is one line naming its file and line, or,
     with ``skip_bad``, skipped (the server reading back a file a crash may have cut). A line of a
-    ``.jsonl`` file that is not JSON is one a crash cut short (the page writes whole lines): it is
-    left out, with a warning naming it, rather than every rating of the folder."""
+    ``.jsonl`` file that begins a rating but is not JSON is one a crash cut short (the page writes
+    whole lines): it is left out, with a warning naming it, rather than every rating of the folder."""
     ratings: dict[tuple[str, str], Rating] = {}
     for path in paths:
         path = Path(path)
@@ -216,9 +216,12 @@ def _rows(path: Path, skip_bad: bool) -> list[tuple[int, object]]:
                 try:
                     rows.append((number, json.loads(line)))
                 except json.JSONDecodeError as error:
-                    if not skip_bad:
-                        warnings.warn(f"{path}:{number}: not JSON ({error.msg}), a line a crash cut short; left out",
-                                      CutLineWarning, stacklevel=3)
+                    if skip_bad:
+                        continue
+                    if not line.startswith('{"'):  # not the start of a rating the page wrote: an edit
+                        raise WeanError(f"{path}:{number}: not JSON ({error.msg})") from None
+                    warnings.warn(f"{path}:{number}: not JSON ({error.msg}), a line a crash cut short; left out",
+                                  CutLineWarning, stacklevel=3)
         return rows
     reader = csv.DictReader(io.StringIO(text))
     missing = [column for column in ("candidate", *SCALES) if column not in (reader.fieldnames or [])]

@@ -21,6 +21,7 @@ import asyncio
 import dataclasses
 import logging
 import os
+import resource
 import secrets
 import time
 import warnings
@@ -84,12 +85,12 @@ class Alternative(BaseModel):
 
 class Output(BaseModel):
     text: str
-    score: float = Field(description="the search's ranking score")
-    log_prob: float = Field(description="sum of the output's token log-probabilities")
+    score: float | None = Field(description="the search's ranking score; none for the source the fallback returned")
+    log_prob: float | None = Field(description="sum of the output's token log-probabilities; none likewise")
     attention: Attention | None = None
     warning: str | None = Field(None, description="e.g. a sentence too long for the model, returned unchanged")
-    fell_back: bool = Field(False, description="the source returned unchanged: every output found failed a fidelity "
-                            "or meaning check (alternatives: those outputs, rejected)")
+    fell_back: bool = Field(False, description="the source returned unchanged: every output found (for each sentence) "
+                            "failed a fidelity or meaning check (alternatives: those outputs, rejected)")
     alternatives: list[Alternative] | None = Field(
         None, description="with nbest above 1: the rest of the n-best list, best first")
 
@@ -299,9 +300,10 @@ def create_app(generator: Generator, limits: Limits | None = None, access: Acces
             warning = "\n".join(filter(None, (generation.warning, untrained))) or None
             alternatives = [Alternative(text=a.text, score=a.score, log_prob=a.log_prob)
                             for a in generation.alternatives] if search.nbest > 1 else None
-            outputs.append(Output(text=generation.text, score=generation.score, log_prob=generation.log_prob,
-                                  attention=attention, warning=warning, fell_back=generation.fell_back,
-                                  alternatives=alternatives))
+            unchanged = generation.returned_source
+            outputs.append(Output(text=generation.text, score=None if unchanged else generation.score,
+                                  log_prob=None if unchanged else generation.log_prob, attention=attention,
+                                  warning=warning, fell_back=unchanged, alternatives=alternatives))
         request.state.log_note = f" ({len(body.texts)} texts, batch of {batch.texts} from {batch.requests} requests)"
         timings = Timings(total_ms=(time.perf_counter() - started) * 1000, queue_ms=batch.queue_ms,
                           generate_ms=batch.generate_ms, batch_texts=batch.texts, batch_requests=batch.requests)
@@ -337,8 +339,6 @@ def files_open() -> int:
 def open_file_limit() -> int:
     """The process's limit on open files (each connection holds one), after raising it to the
     hard limit where it is lower: a server wants every descriptor it may have."""
-    import resource  # deferred: a Unix module, which nothing else needs
-
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     if soft != resource.RLIM_INFINITY and (hard == resource.RLIM_INFINITY or soft < hard):
         wanted = hard if hard != resource.RLIM_INFINITY else max(soft, 65536)
@@ -352,7 +352,6 @@ def open_file_limit() -> int:
 
 def serve(generator: Generator, host: str, port: int, limits: Limits | None = None, access: Access | None = None,
           rating_sheet: Path | None = None) -> None:
-
     limits = limits or Limits()
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
     logging.getLogger("asyncio").addFilter(QuietAcceptErrors())  # first: the one line is what is rate-limited

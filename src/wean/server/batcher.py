@@ -22,7 +22,8 @@ from collections import deque
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
-from wean.inference.generator import Generation, Generator
+from wean.inference.generator import Generator
+from wean.inference.outputs import Generation
 from wean.search_options import SearchOptions
 
 

@@ -6,8 +6,9 @@ held it as long as its sender liked.
 
 Past the limit, reading the body raises a 413 ``HTTPException`` where the route reads it (a 408
 when a part takes longer than ``timeout_s``, or the whole longer than ``deadline_s``), and the
-app's own error handler answers (one JSON line, one log line), like any other bad request. Starlette's ``max_body_size`` does the counting
-too, but answers in plain text outside the app's handlers.
+app's own error handler answers (one JSON line, one log line), like any other bad request.
+Starlette's ``max_body_size`` does the counting too, but answers in plain text outside the app's
+handlers.
 """
 
 from __future__ import annotations

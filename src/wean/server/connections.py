@@ -8,8 +8,9 @@
   request in progress, else the one whose request body has been arriving longest (for more than
   ``SLOW_BODY_S``: a body sent at once takes milliseconds), is closed with a 503 to make room (slow
   or idle clients give way to working ones); if every one is busy, the newcomer gets the 503.
-  A body that trickles in is cut anyway at ``body_deadline_s`` (:mod:`wean.server.body_limit`). Refused connections linger briefly (see
-  ``refuse``) within ``REFUSING_ROOM`` + ``BACKLOG`` more; past that a newcomer is closed at once.
+  A body that trickles in is cut anyway at ``body_deadline_s`` (:mod:`wean.server.body_limit`).
+  Refused connections linger briefly (see ``refuse``) within ``REFUSING_ROOM`` + ``BACKLOG`` more;
+  past that a newcomer is closed at once.
   :func:`wean.server.app.uvicorn_config` keeps all of it below the open-file limit.
 - An answer sent before its request's body was read (413, 401, ...) reaches a client that is still
   sending: the rest of the body is read and dropped (for ``LINGER_S`` at most, while parts keep

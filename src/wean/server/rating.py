@@ -31,7 +31,9 @@ class RatingRequest(BaseModel):
 def rating_routes(folder: Path) -> APIRouter:
     sheet = load_sheet(folder)  # a bad folder stops `wean serve` before it listens
     known = candidate_ids(sheet)
-    rated_by: dict[str, set[str]] = {}  # the candidates each rater has rated: their file is read once
+    # the candidates each rater has rated: their file read at their first post, then this server's
+    # posts added (a rater's file is written by the one server that serves their page)
+    rated_by: dict[str, set[str]] = {}
     router = APIRouter()
 
     @router.get("/rate", response_class=HTMLResponse, include_in_schema=False)

@@ -10,26 +10,22 @@ for bit. Tensors that are not floating point (masks, counts) must be equal in ev
 from __future__ import annotations
 
 import dataclasses
-import re
 from pathlib import Path
 from typing import Sequence
 
 import torch
 
 from wean.errors import WeanError
-from wean.model_dir import load_assets, write_model_directory
+from wean.model_dir import CHECKPOINT_NAME, load_assets, write_model_directory
 from wean.models.model import build_model
 from wean.tensor_files import WEIGHTS, load_weights
-
-_STEP = re.compile(r"step-(\d+)")
-
 
 def run_checkpoints(run: Path) -> list[Path]:
     """The checkpoints of a run, oldest first (``checkpoints/step-N``; pruning keeps the best
     ``training.keep_best`` and the latest)."""
     folder = Path(run) / "checkpoints"
-    found = [path for path in folder.glob("step-*") if path.is_dir() and _STEP.fullmatch(path.name)]
-    return sorted(found, key=lambda path: int(_STEP.fullmatch(path.name).group(1)))
+    found = [path for path in folder.glob("step-*") if path.is_dir() and CHECKPOINT_NAME.fullmatch(path.name)]
+    return sorted(found, key=lambda path: int(CHECKPOINT_NAME.fullmatch(path.name).group(1)))
 
 
 def choose_checkpoints(run: Path, last: int | None = None, names: Sequence[str] = ()) -> list[Path]:
