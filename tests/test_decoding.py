@@ -22,10 +22,12 @@ from wean.inference.ensemble import Ensemble
 from wean.inference.generator import Generator, load
 from wean.inference.outputs import Generation
 from wean.inference.pipeline import TextSearch, faithful_first
+from wean.model_dir import TOKEN_DIGESTS, TOKEN_FILES
 from wean.models.model import build_model
 from wean.search import decode
 from wean.search.common import length_normalized
 from wean.search_options import SearchOptions
+from wean.textio import file_digest
 
 SOURCE, LENGTHS = torch.tensor([[A, B]]), torch.tensor([2])
 BRANCHING = {BOS_ID: {A: 0.4, B: 0.35, C: 0.2, EOS_ID: 0.05}, A: {A: 0.3, B: 0.3, EOS_ID: 0.4},
@@ -264,6 +266,8 @@ def test_ensembles_load_from_directories_and_refuse_other_vocabularies(model_dir
     tokens = vocabulary["itos"] if isinstance(vocabulary, dict) else vocabulary
     tokens[-1], tokens[-2] = tokens[-2], tokens[-1]
     (other / "vocab.json").write_text(json.dumps(vocabulary))
+    (other / TOKEN_DIGESTS).write_text(json.dumps({name: file_digest(other / name) for name in TOKEN_FILES
+                                                   if (other / name).is_file()}))  # a model of its own
     with pytest.raises(WeanError, match=f"^model {other}: its source vocabulary differs from"):
         load([model_dir, other])
 

@@ -174,17 +174,20 @@ def check_directory(directory: Path, overwrite: bool) -> None:
                         "replace the model there")
     looks_like_a_model = (directory / "config.yaml").is_file() and any(
         (directory / name).exists() for name in ("model.safetensors", "tokenizer.json", "checkpoints/latest"))
-    if not looks_like_a_model and not all(_written_by_wean(name) for name in entries):
+    if not looks_like_a_model and not all(_written_by_wean(path) for path in directory.iterdir()):
         raise WeanError(f"{directory}: --overwrite replaces a wean model directory, and this is none; choose an "
                         "empty directory")
 
 
-def _written_by_wean(name: str) -> bool:
-    """Whether a model directory's entry is one wean writes (or the temporary of one a kill left)."""
+def _written_by_wean(path: Path) -> bool:
+    """Whether a model directory's entry is one wean writes, of the kind it writes (a folder for
+    checkpoints/, a file for config.yaml), or the temporary file of one that a kill left."""
+    name = path.name
     if name.endswith(".tmp"):
         stem = name[: -len(".tmp")]  # NAME or NAME.PID
         name = stem.rsplit(".", 1)[0] if stem.rsplit(".", 1)[-1].isdigit() else stem
-    return name in MODEL_FILES
+        return name in MODEL_FILES and name not in MODEL_FOLDERS and path.is_file()
+    return name in MODEL_FILES and (path.is_dir() if name in MODEL_FOLDERS else path.is_file())
 
 
 def unfinished_start(directory: Path) -> bool:
@@ -193,10 +196,10 @@ def unfinished_start(directory: Path) -> bool:
     checkpoint, no model, no file of anyone else's."""
     if not directory.is_dir() or (directory / "model.safetensors").exists():
         return False
-    entries = [path.name for path in directory.iterdir()]
+    entries = list(directory.iterdir())
     checkpoints = directory / "checkpoints"
-    return (bool(entries) and all(_written_by_wean(name) for name in entries)
-            and not (checkpoints.is_dir() 
+    return (bool(entries) and all(_written_by_wean(path) for path in entries)
+            and not (checkpoints.is_dir()
                      and any(CHECKPOINT_NAME.fullmatch(path.name) for path in checkpoints.iterdir())))
 
 
@@ -216,7 +219,7 @@ def clear_model_files(directory: Path, keep: Path | None = None) -> None:
             elif path.is_dir() and name in MODEL_FOLDERS:
                 shutil.rmtree(path)
         for path in sorted(directory.glob("*.tmp")):
-            if _written_by_wean(path.name) and (path.is_file() or path.is_symlink()):
+            if _written_by_wean(path):
                 path.unlink()
     except OSError as error:
         raise WeanError(f"{directory}: cannot remove the old model's files: {error.strerror or error}") from None
@@ -227,7 +230,7 @@ def remove_leftovers_of_a_kill(directory: Path) -> list[str]:
     checkpoints/ (see :func:`wean.tensor_files.remove_leftovers`); the names removed or restored."""
     done = []
     for path in sorted(directory.glob("*.tmp")):
-        if _written_by_wean(path.name) and path.is_file():
+        if _written_by_wean(path):
             path.unlink()
             done.append(path.name)
     return done + [f"checkpoints/{name}" for name in remove_leftovers(directory / "checkpoints")]
