@@ -210,7 +210,7 @@ def test_a_line_cut_short_by_a_crash_spoils_only_itself(sheet_folder):
         assert main(["rate", "score", str(sheet_folder)]) == 0  # the folder's other ratings are scored
     with open(path, "a", encoding="utf-8") as stream:
         stream.write("an edit by hand\n")  # not what the page writes: not forgiven
-    with pytest.raises(WeanError, match=r"cy.jsonl:4: not JSON"):
+    with pytest.warns(CutLineWarning), pytest.raises(WeanError, match=r"cy.jsonl:4: not JSON"):
         read_ratings([path], set(known))
 
 
