@@ -644,13 +644,16 @@ def echo(model, source, lengths, options, banned_ids=(), abandoned=None):
 '''
 
 
+def generate_with_plugin(model_dir, tmp_path, plugin_text: str, lines: str, *options: str) -> int:
+    """``wean generate`` of ``lines`` with the plug-in file ``plugin_text``; its exit status."""
+    plugin, inputs = tmp_path / "plugin.py", tmp_path / "in.txt"
+    plugin.write_text(plugin_text)
+    inputs.write_text(lines)
+    return main(["generate", "--model", str(model_dir), "--input", str(inputs), "--plugins", str(plugin), *options])
+
+
 def test_a_strategy_from_a_plug_in_file_is_selected_by_name(model_dir, tmp_path, capsys):
-    plugin = tmp_path / "echo_strategy.py"
-    plugin.write_text(PLUGIN)
-    inputs = tmp_path / "in.txt"
-    inputs.write_text("a b c d e\nj i h\n")
-    assert main(["generate", "--model", str(model_dir), "--input", str(inputs), "--plugins", str(plugin),
-                 "--strategy", "echo"]) == 0
+    assert generate_with_plugin(model_dir, tmp_path, PLUGIN, "a b c d e\nj i h\n", "--strategy", "echo") == 0
     assert capsys.readouterr().out == "a b c d e\nj i h\n"
     generator = Generator.from_directory(model_dir)
     assert [g.text for g in generator.generate(["c b a"], strategy="echo")] == ["c b a"]
@@ -710,12 +713,7 @@ def test_a_plug_in_strategy_that_declares_n_best_lists_works_as_a_built_in_one(m
 
 
 def test_a_plug_in_strategy_that_declares_nothing_finds_one_output_and_says_so(model_dir, tmp_path, capsys):
-    plugin = tmp_path / "echo_strategy.py"
-    plugin.write_text(PLUGIN)
-    inputs = tmp_path / "in.txt"
-    inputs.write_text("a b c\n")
-    assert main(["generate", "--model", str(model_dir), "--input", str(inputs), "--plugins", str(plugin),
-                 "--strategy", "echo", "--nbest", "3"]) == 1
+    assert generate_with_plugin(model_dir, tmp_path, PLUGIN, "a b c\n", "--strategy", "echo", "--nbest", "3") == 1
     assert re.search(r"error: --nbest is 3; echo search finds one output \(beam, sampling, diverse_beam.* find "
                      r"several\)$", capsys.readouterr().err.strip())
 
@@ -732,16 +730,15 @@ def fewest_words(sources, outputs):
 
 
 def test_a_reranking_scorer_from_a_plug_in_file_is_named_on_the_command_line(model_dir, tmp_path, capsys):
-    plugin = tmp_path / "fewest_words.py"
-    plugin.write_text(SCORER_PLUGIN)
-    inputs = tmp_path / "in.txt"
-    inputs.write_text("a b c d e f g\nj i h g\n")
-    assert main(["generate", "--model", str(model_dir), "--input", str(inputs), "--plugins", str(plugin),
-                 "--nbest", "4", "--rerank", "fewest_words=100"]) == 0
-    for line in capsys.readouterr().out.splitlines():
-        nbest = json.loads(line)["nbest"]
-        lengths = [len(output["text"].split()) for output in nbest]
-        assert lengths == sorted(lengths) and nbest[0]["text"]  # shortest first, as the scorer asks
+    orders = {}
+    for weight in (100, -100):  # shortest first, then longest first
+        assert generate_with_plugin(model_dir, tmp_path, SCORER_PLUGIN, "a b c d e f g\nj i h g\n", "--nbest", "4",
+                                    "--rerank", f"fewest_words={weight}") == 0
+        lists = [[len(output["text"].split()) for output in json.loads(line)["nbest"]]
+                 for line in capsys.readouterr().out.splitlines()]
+        assert all(lengths == sorted(lengths, reverse=weight < 0) for lengths in lists)
+        orders[weight] = lists
+    assert orders[100] != orders[-100]  # the scorer reordered the lists: their lengths differ
 
 
 def test_a_plain_text_of_several_sentences_has_joined_alternatives(model_dir):
