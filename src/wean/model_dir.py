@@ -140,7 +140,8 @@ def copy_plugins(directory: Path, plugins: list[str]) -> list[str]:
 
 # the files that turn text into ids and back: a swapped pair of words or a flipped byte in one loads
 # without an error and writes wrong words, so each one's sha256 is kept beside them
-TOKEN_FILES = ("vocab.json", "vocab.src.json", "vocab.tgt.json", "tokenizer.json", "sentencepiece.model")
+TOKENIZER_FILES = ("sentencepiece.model", "tokenizer.json")  # an ensemble's members must have the same
+TOKEN_FILES = ("vocab.json", "vocab.src.json", "vocab.tgt.json", *TOKENIZER_FILES)
 TOKEN_DIGESTS = "tokens.sha256.json"
 
 # a checkpoint's folder, checkpoints/step-00001200; a kill may leave step-N.tmp, .old or .pruned beside it
@@ -324,9 +325,6 @@ def check_tokenizer(directory: Path, config: Config, tokenizer: Tokenizer, vocab
         if stray:
             raise WeanError(f"{directory / tokenizer.MODEL_FILE}: not the tokenizer of this vocabulary "
                             f"({len(stray):,} of its entries are no piece of it, e.g. {stray[0]!r})")
-
-
-TOKENIZER_FILES = ("sentencepiece.model", "tokenizer.json")  # what, besides the vocabularies, must match
 
 
 def check_same_vocabularies(directories: list[Path], assets: list) -> None:

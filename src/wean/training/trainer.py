@@ -92,13 +92,13 @@ class Trainer:
         main = self.distributed.main
         self.run_log = RunLog(self.directory, main, log)
         self.checkpoints = RunCheckpoints(self.directory)
-        restarted = resume and not self.checkpoints.exist()
+        asked_to_resume = resume
         resume, overwrite = check_new_run(self.directory, self.checkpoints.exist(), resume, overwrite)
         if not resume:
             self.distributed.barrier()  # every process has checked before the first writes
         torch.manual_seed(config.training.seed)
         train, valid, self.notes = training_text(config)  # self.notes: said in the log when training starts
-        if restarted:
+        if asked_to_resume and not resume:
             self.notes.append("--resume: no checkpoint was written before the run stopped, so it starts again from "
                               "the beginning")
         if resume:
