@@ -54,6 +54,10 @@ def test_the_kauchak_cleaning_overlay_drops_pairs_with_lost_byte_mojibake():
         ("model:\n  encoder: {bidirectional: true}\n  decoder: {attention: dot, bridge: linear}\n",
          "dot attention needs encoder states (512) as large as model.decoder.hidden_size (256)"),
         ("data:\n  tokenizer: {shared_vocab: false}\n", "share_embeddings needs data.tokenizer.shared_vocab"),
+        ("model:\n  encoder: {layers: 3}\n", "bridge copy needs as many encoder as decoder layers"),
+        ("data:\n  tokenizer: {byte_fallback: true}\n", "byte_fallback is for the bpe and unigram tokenizers"),
+        ("data:\n  tokenizer: {character_coverage: 0}\n", "data.tokenizer.character_coverage is 0.0; it must be in (0, 1]"),
+        ("data:\n  drop_if_matches: '[a-'\n", "data.drop_if_matches is not a regular expression"),
         ("model: [1, 2\n", "c.yaml:2: not valid YAML"),
     ],
 )

@@ -98,6 +98,36 @@ def test_unknown_type_names_every_registered_choice_plugins_included(tmp_path, p
         config_from_dict(values)
 
 
+def test_a_plugin_tokenizer_checks_the_config_it_is_chosen_by(tmp_path):
+    """The config asks each registered component what it needs (its check_config, in its own
+    file): a tokenizer from a user's file refuses a setting it cannot honour, naming the key."""
+    path = tmp_path / "cased_only.py"
+    path.write_text(textwrap.dedent('''
+        from wean.data.tokenizers import WordTokenizer
+        from wean.errors import WeanError
+        from wean.registry import TOKENIZERS
+
+
+        @TOKENIZERS.register("cased-words")
+        class CasedWordTokenizer(WordTokenizer):
+            kind = "cased-words"
+
+            @classmethod
+            def check_config(cls, config):
+                super().check_config(config)
+                if config.data.tokenizer.lowercase:
+                    raise WeanError("config: data.tokenizer.lowercase: cased-words keeps the case")
+    '''), encoding="utf-8")
+    values = {"plugins": [str(path)], "data": {"tokenizer": {"type": "cased-words"}}}
+    assert config_from_dict(values).data.tokenizer.type == "cased-words"
+    values["data"]["tokenizer"]["lowercase"] = True
+    with pytest.raises(WeanError, match="lowercase: cased-words keeps the case"):
+        config_from_dict(values)
+    values["data"]["tokenizer"] = {"type": "cased-words", "byte_fallback": True}  # the base class's check still holds
+    with pytest.raises(WeanError, match="byte_fallback is for the bpe and unigram"):
+        config_from_dict(values)
+
+
 def test_a_broken_or_missing_plugin_is_one_line_naming_the_file(tmp_path, plugin):
     config_file = tmp_path / "config.yaml"
     values = plugin_config(tmp_path, plugin)

@@ -54,6 +54,13 @@ class Tokenizer:
         self.lowercase = lowercase
 
     @classmethod
+    def check_config(cls, config) -> None:
+        """Raise a WeanError naming the key if ``config`` (a :class:`wean.config.Config`) asks
+        this tokenizer for something it cannot do."""
+        if config.data.tokenizer.byte_fallback:
+            raise WeanError("config: data.tokenizer.byte_fallback is for the bpe and unigram tokenizers")
+
+    @classmethod
     def learn(cls, config: TokenizerConfig, training_texts: list[str]) -> "Tokenizer":
         """The tokenizer for ``config``, learned from the training texts where it learns anything."""
         return cls(config.lowercase)
@@ -117,6 +124,10 @@ class SentencePieceTokenizer(Tokenizer):
         self.kind = kind
         self.model_proto = model_proto
         self.processor = sentencepiece.SentencePieceProcessor(model_proto=model_proto)
+
+    @classmethod
+    def check_config(cls, config) -> None:
+        """Byte fallback is sentencepiece's own."""
 
     @classmethod
     def learn(cls, config: TokenizerConfig, training_texts: list[str]) -> "SentencePieceTokenizer":
