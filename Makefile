@@ -34,9 +34,10 @@ demo: install
 # sentences, each printed after its model score (sum of log-probabilities).
 train-demo: install
 	@test -e $(DEMO_TRAIN).src || { echo "make train-demo: $(DEMO_TRAIN).src not found. The demo trains on the \
-	Kauchak simplification pairs, which this repository expects at $$WEAN_DATA_ROOT/kauchak_v2 (see \
-	its README.md); give your own with DEMO_TRAIN=prefix (prefix.src / prefix.dst, one \
-	sentence per line) and DEMO_VALID=prefix, or DEMO_VALID= to hold out 500 training pairs." >&2; exit 2; }
+	Kauchak simplification pairs and validates on WikiLarge's, under the data root $$WEAN_DATA_ROOT: \
+	'$(BIN)/wean data status' says where they come from and the commands that lay them out (docs/data.md). \
+	Or give your own with DEMO_TRAIN=prefix (prefix.src / prefix.dst, one sentence per line) and \
+	DEMO_VALID=prefix, or DEMO_VALID= to hold out 500 training pairs." >&2; exit 2; }
 	$(BIN)/wean train configs/demo.yaml --set data.train=$(DEMO_TRAIN) --set 'data.valid="$(DEMO_VALID)"' \
 		$$(test -e runs/demo/checkpoints/latest && echo --resume)
 	$(BIN)/wean generate --model runs/demo --input examples/complex.txt --plain-text --scores

@@ -16,7 +16,7 @@ from wean.errors import WeanError
 
 # in the order `wean --help` lists them
 COMMANDS = ("train", "simplify", "serve", "generate", "evaluate", "compare", "test", "tune_control", "inspect",
-            "plot", "attention", "prepare", "odd_gen", "export", "average", "shortlist", "verify", "rate")
+            "plot", "attention", "data", "prepare", "odd_gen", "export", "average", "shortlist", "verify", "rate")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -33,7 +33,15 @@ class Benchmark:
     plain_text: bool = False
 
     def paths(self, root: Path) -> tuple[Path, list[Path]]:
-        return root / self.source, [root / reference for reference in self.references]
+        """Its source and references under the data root; a WeanError saying where to get them
+        where one is missing."""
+        paths = [root / self.source, *(root / reference for reference in self.references)]
+        missing = [path for path in paths if not path.exists()]
+        if missing:
+            raise WeanError(f"benchmark {self.name}: {missing[0]} not found ({len(missing)} of its {len(paths)} files "
+                            f"missing under the data root {root}); `wean data status` says where they come from "
+                            "and how to lay them out")
+        return paths[0], paths[1:]
 
 
 def _turkcorpus(split: str, variant: str) -> tuple[str, tuple[str, ...]]:
