@@ -3,9 +3,7 @@ clone of their repository with every checksum checked."""
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
-import json
 import zipfile
 from pathlib import Path
 
@@ -152,11 +150,8 @@ def test_a_missing_benchmark_says_how_to_get_it(tmp_path, capsys):
     assert "benchmark asset-valid:" in error and "11 of its 11 files missing" in error and "wean data status" in error
 
 
-def test_the_record_is_the_one_the_lab_script_writes_from_the_data_readme(data_dir, tmp_path):
-    import subprocess
-    import sys
-
-    written = subprocess.run([sys.executable, "lab/data_sources.py", str(data_dir)], capture_output=True, check=True)
-    assert json.loads(written.stdout) == json.loads(sources.SOURCES.read_text(encoding="utf-8"))
-    assert {dataclasses.asdict(e)["path"] for e in source_files()} == \
+def test_every_shared_data_file_is_recorded_with_its_checksum(data_dir):
+    states = status(data_dir)
+    assert not any(dataset["damaged"] or dataset["missing"] for dataset in states.values())
+    assert {entry.path for entry in source_files()} == \
         {str(p.relative_to(data_dir)) for p in data_dir.rglob("*") if p.is_file() and p.name != "README.md"}
