@@ -150,6 +150,11 @@ class Control:
         return [self.token(name, chosen[name]) for name in self.attributes]
 
 
+def describe_tokens(tokens: list[str]) -> str:
+    """Control tokens as the values they ask for: ``<chars_ratio_0.70>`` -> ``chars_ratio=0.70``."""
+    return ", ".join("=".join(token.strip("<>").rsplit("_", 1)) for token in tokens)
+
+
 def parse_control(text: str) -> dict[str, float]:
     """``chars_ratio=0.8,levenshtein=0.7`` as a dict; the command line's --control."""
     values = {}

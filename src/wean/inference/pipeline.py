@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Callable
 
 import torch
 
+from wean.control import describe_tokens
 from wean.data.copy_vocabulary import encode_source, token_of
 from wean.data.corpus import pad
 from wean.data.plain_text import PlainText
@@ -182,6 +183,12 @@ class TextSearch:
                 self.progress(done, len(sentences))
         if self.fallback_prefixes and self.options.fallback == "source":
             self._search_lighter(results, sentences, source_tokens, wanted, to_text)
+        if self.prefix:  # the source came back where control tokens asked for a change: say which were tried
+            tried = "".join(f"; then {describe_tokens(prefix)}" for prefix in self.fallback_prefixes)
+            for i, result in enumerate(results):
+                if result is not None and result.returned_source:
+                    results[i] = dataclasses.replace(result, warning=(
+                        f"{result.warning} (the control asked: {describe_tokens(self.prefix)}{tried})"))
         return results
 
     def _search_lighter(
@@ -201,11 +208,16 @@ class TextSearch:
             [sentences[i] for i in failed], [source_tokens[i] for i in failed],
             None if wanted is None else lambda j: wanted(failed[j]), to_text,
         )
+        asked = describe_tokens(self.prefix)
         for i, result in zip(failed, retried):
             if result is None:  # abandoned: nobody wants it any more
                 results[i] = None
             elif not result.fell_back:
-                results[i] = result
+                # the reader gets less change than asked for: said, as a return of the source is
+                used = describe_tokens(result.source_tokens[:len(self.prefix)])
+                results[i] = dataclasses.replace(result, warning=(
+                    f"every output for the control asked ({asked}) failed a fidelity or meaning check, so this one "
+                    f"is of a lighter setting ({used}), which asks for less change"))
 
     def _faithful_first(self, sources: list[str], nbest_lists: list[list[Generation]]) -> list[list[Generation]]:
         """Each list as :func:`faithful_first` orders it, an output the channel model finds
