@@ -348,6 +348,25 @@ def test_a_run_killed_before_its_first_checkpoint_starts_again_on_resume_or_over
     assert Trainer(tiny_config(data, only_a_log, max_updates=1), overwrite=True).train().updates == 1
 
 
+def test_overwrite_leaves_nothing_of_the_old_model(tmp_path):
+    """A model's card and the models it carried describe it, and are false of another put in its
+    place: --overwrite removes them with its weights; a card in a folder with no run stays."""
+    data = write_corpus(tmp_path / "data", train=60, valid=10)
+    directory = tmp_path / "model"
+    Trainer(tiny_config(data, directory, max_updates=1)).train()
+    (directory / "MODEL_CARD.md").write_text("# The old model\n")
+    for carried in ("reranker/channel", "ensemble/1"):
+        (directory / carried).mkdir(parents=True)
+        (directory / carried / "config.yaml").write_text("name: old\n")
+    Trainer(tiny_config(data, directory, max_updates=1), overwrite=True).train()
+    assert not any((directory / name).exists() for name in ("MODEL_CARD.md", "reranker", "ensemble"))
+    card_only = tmp_path / "card-only"  # not a run killed before its first checkpoint
+    card_only.mkdir()
+    (card_only / "MODEL_CARD.md").write_text("# To be trained\n")
+    with pytest.raises(WeanError, match="nothing to resume"):
+        Trainer(tiny_config(data, card_only, max_updates=1), resume=True)
+
+
 def test_a_kill_while_checkpoints_are_pruned_leaves_no_half_checkpoint(tmp_path, monkeypatch):
     """Pruning renames a checkpoint before deleting it: a kill in between leaves step-N.pruned,
     which wean average and wean verify pass over and the next start removes."""

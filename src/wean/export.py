@@ -6,20 +6,20 @@ weights are cast back to fp32 when loaded, so inference runs as before."""
 from __future__ import annotations
 
 import dataclasses
-import shutil
 from pathlib import Path
 
 from wean.config import apply_overrides, config_from_dict
 from wean.errors import WeanError
 from wean.inference.rerank import resolve
-from wean.model_dir import check_directory, clear_model_files, load_assets, load_members, write_model_directory
+from wean.model_dir import (
+    ENSEMBLE_FOLDER, RERANKER_FOLDER, check_directory, clear_model_files, load_assets, load_members,
+    write_model_directory,
+)
 from wean.models.model import build_model
 from wean.search_options import parse_rerank, parse_threshold
 from wean.tensor_files import WEIGHTS, load_weights
 
 
-RERANKER_FOLDER = "reranker"  # where an exported model keeps the models it reranks with
-ENSEMBLE_FOLDER = "ensemble"  # where it keeps the other members of its ensemble
 
 
 def export_model(source: Path, target: Path, fp16: bool = False, overrides: list[str] | None = None,
@@ -89,9 +89,6 @@ def export_model(source: Path, target: Path, fp16: bool = False, overrides: list
                             "outside it")
     if overwrite and target.exists():
         clear_model_files(target, keep=source)
-        for folder in (ENSEMBLE_FOLDER, RERANKER_FOLDER):  # what the old model carried, rewritten below
-            if (target / folder).is_dir():
-                shutil.rmtree(target / folder)
     write_model_directory(source, target, dataclasses.replace(assets, config=config), model.half() if fp16 else model)
     # searches tell a reranking or fallback model how to read their text; its own
     # generation.plain_text is what it reads when loaded by itself (choose_guard.py, the reverse

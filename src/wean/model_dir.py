@@ -148,10 +148,14 @@ TOKEN_DIGESTS = "tokens.sha256.json"
 CHECKPOINT_NAME = re.compile(r"step-(\d+)")
 
 
-MODEL_FOLDERS = frozenset({"checkpoints", "tensorboard", PLUGIN_FOLDER})
-# what wean writes into a model directory (training, export, tune-control); --overwrite removes these
+RERANKER_FOLDER = "reranker"  # where an exported model keeps the models it reranks with
+ENSEMBLE_FOLDER = "ensemble"  # where it keeps the other members of its ensemble
+MODEL_CARD = "MODEL_CARD.md"  # what people wrote about the model: false of any other put in its place
+MODEL_FOLDERS = frozenset({"checkpoints", "tensorboard", PLUGIN_FOLDER, RERANKER_FOLDER, ENSEMBLE_FOLDER})
+# what wean writes into a model directory (training, export, tune-control) and what describes that
+# model; --overwrite removes these
 MODEL_FILES = frozenset({
-    "config.yaml", "vocab.json", "vocab.src.json", "vocab.tgt.json", "sentencepiece.model", "tokenizer.json",
+    *MODEL_FOLDERS, MODEL_CARD, "config.yaml", "vocab.json", "vocab.src.json", "vocab.tgt.json", "sentencepiece.model", "tokenizer.json",
     "model.safetensors", "best.json", "train.log", "validations.json", "checkpoints", "tensorboard",
     CONTROL_COUNTS, PLUGIN_DIGESTS, PLUGIN_FOLDER, "control-tuning.json", "control-tuning-unmet.json",
     SHORTLIST, TOKEN_DIGESTS,
@@ -199,7 +203,8 @@ def unfinished_start(directory: Path) -> bool:
         return False
     entries = list(directory.iterdir())
     checkpoints = directory / "checkpoints"
-    return (bool(entries) and all(_written_by_wean(path) for path in entries)
+    return (bool(entries) and all(_written_by_wean(path) and path.name not in (MODEL_CARD, RERANKER_FOLDER, ENSEMBLE_FOLDER)
+                                  for path in entries)
             and not (checkpoints.is_dir()
                      and any(CHECKPOINT_NAME.fullmatch(path.name) for path in checkpoints.iterdir())))
 
