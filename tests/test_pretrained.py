@@ -73,6 +73,17 @@ def test_a_sentence_it_would_garble_comes_back_unchanged_with_the_reason(simplif
     assert generation.text == text and "returned unchanged" in generation.warning
 
 
+def test_the_api_returns_each_output_on_one_line_as_the_command_writes_it(simplifier):
+    """A source returned unchanged, or an output that copies a word, keeps no line end and no
+    control character: what generate() returns is what `wean simplify` writes."""
+    texts = ["A line\u2028with a separator that is long enough to be left alone by the model today.",
+             "Tab\there and a\rreturn and NUL\x00 and an escape\x1b[31m in red.", "One\x85two."]
+    for fallback in ("source", "none"):
+        for generation in simplifier.generate(texts, fallback=fallback):
+            assert generation.text.splitlines() == [generation.text]
+            assert not any(ord(c) < 32 or c in "\x7f\x85\u2028\u2029" for c in generation.text), generation.text
+
+
 def test_an_n_best_line_marks_the_source_the_fallback_returned_and_the_outputs_it_rejected(tmp_path, capsys):
     from wean.cli import main
 

@@ -33,6 +33,7 @@ from wean.models.device import model_device
 from wean.models.model import EncoderDecoder
 from wean.search import Hypothesis, decode
 from wean.search_options import SearchOptions
+from wean.textio import one_line
 
 if TYPE_CHECKING:
     from wean.inference.model_scores import ChannelScore
@@ -254,7 +255,8 @@ class TextSearch:
         text = self.assets.tokenizer.decode(tokens)
         return Generation(
             sentence,
-            to_text(text, sentence) if to_text is not None else text,
+            # one line, as the CLI writes it: a copied word may hold a control character
+            one_line(to_text(text, sentence) if to_text is not None else text),
             tokens,
             source_tokens,
             hypothesis.score,
@@ -275,7 +277,7 @@ def faithful_first(source: str, nbest: list[Generation],
     if free:
         return free + [generation for generation, fault in zip(nbest, found) if fault]
     best_faults = "; ".join(f"{check.replace('_', ' ')}: {', '.join(words[:3])}" for check, words in found[0].items())
-    unchanged = Generation(source, source, [], [], 0.0, 0.0, torch.zeros(1, 0),
+    unchanged = Generation(source, one_line(source), [], [], 0.0, 0.0, torch.zeros(1, 0),
                            warning=f"every output found failed a fidelity or meaning check (the best: {best_faults}), "
                            "so the source is returned unchanged", fell_back=True)
     return [unchanged, *nbest]
