@@ -17,7 +17,9 @@ class Generation:
     source_tokens: list[str]  # what the model read: control tokens first, if the model has them
     score: float  # ranking score of the search
     log_prob: float  # sum of token log-probabilities, <eos> included
-    attention: torch.Tensor  # (len(tokens) + 1, len(source_tokens)); the last row is <eos>
+    # (len(tokens) + 1, len(source_tokens)); the last row is <eos>. For a text of several sentences
+    # a sparse tensor (``.to_dense()``): block-diagonal, each sentence attending to itself
+    attention: torch.Tensor
     # something the reader of the output should know (plain text only); for a text of several
     # sentences, a line per sentence concerned, "sentence K: ..."
     warning: str | None = None
@@ -55,18 +57,23 @@ def joined(text: str, parts: list[Generation]) -> Generation:
 
 def joined_best(text: str, parts: list[Generation]) -> Generation:
     """The generations of a text's sentences as one: texts joined by a space, tokens and scores
-    added up, attention block-diagonal (each sentence attends only to itself), one <eos> row."""
+    added up, attention block-diagonal (each sentence attends only to itself), one <eos> row. For
+    several sentences the attention is a sparse tensor (``.to_dense()`` for the matrix): dense, a paragraph of n words
+    would hold n^2 weights, gigabytes for a long one, nearly all of them zero."""
     if not parts:
         return Generation(text, "", [], [], 0.0, 0.0, torch.zeros(1, 0))
-    blocks = [part.attention[:-1] for part in parts]  # each (output tokens, source tokens)
-    width = sum(part.attention.size(1) for part in parts)
-    attention = torch.zeros(sum(block.size(0) for block in blocks) + 1, width)
+    rows, columns, values = [], [], []
     row = column = 0
-    for block in blocks:
-        attention[row : row + block.size(0), column : column + block.size(1)] = block
+    for number, part in enumerate(parts):
+        # every part's rows but its <eos>; the text's <eos> row is the last part's
+        block = part.attention if number == len(parts) - 1 else part.attention[:-1]
+        found = block.nonzero(as_tuple=True)
+        rows.append(found[0] + row)
+        columns.append(found[1] + column)
+        values.append(block[found])
         row, column = row + block.size(0), column + block.size(1)
-    last = parts[-1].attention
-    attention[-1, width - last.size(1) :] = last[-1]
+    attention = torch.sparse_coo_tensor(torch.stack([torch.cat(rows), torch.cat(columns)]), torch.cat(values),
+                                        (row, column)).coalesce()
     warnings = [f"sentence {number}: {part.warning}" for number, part in enumerate(parts, start=1) if part.warning]
     return Generation(
         text, " ".join(part.text for part in parts if part.text), [t for part in parts for t in part.tokens],

@@ -106,7 +106,7 @@ class TextSearch:
         for i, long in enumerate(too_long):
             if long:
                 per_sentence[i] = Generation(
-                    sentences[i], sentences[i], [], [], 0.0, 0.0, torch.zeros(1, 0),
+                    sentences[i], one_line(sentences[i]), [], [], 0.0, 0.0, torch.zeros(1, 0),
                     warning=f"a sentence of {len(source_tokens[i])} tokens, longer than any "
                     f"this model was trained on (data.max_tokens {longest}), was left unchanged",
                 )

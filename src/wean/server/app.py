@@ -295,7 +295,8 @@ def create_app(generator: Generator, limits: Limits | None = None, access: Acces
                 attention = Attention(
                     source_tokens=generation.source_tokens,
                     output_tokens=generation.tokens + ["</s>"],
-                    weights=[[round(float(w), 5) for w in row] for row in generation.attention],
+                    weights=[[round(float(w), 5) for w in row] for row in
+                             (generation.attention.to_dense() if generation.attention.is_sparse else generation.attention)],
                 )
             warning = "\n".join(filter(None, (generation.warning, untrained))) or None
             alternatives = [Alternative(text=a.text, score=a.score, log_prob=a.log_prob)
