@@ -755,6 +755,26 @@ def test_past_the_connection_cap_a_trickling_body_gives_way_to_a_normal_request(
     assert not [record for record in caplog.records if record.levelno >= logging.ERROR]  # no traceback
 
 
+def test_a_normal_request_right_after_a_burst_of_slow_bodies_is_served(generator, caplog):
+    """Before any of a burst's bodies has been arriving long enough to count as slow, a newcomer
+    past the cap is served all the same (within HELD_ROOM), where it was refused a 503."""
+    limits = dataclasses.replace(GUARDED, max_connections=4, body_deadline_s=60.0)
+    with Server(create_app(generator, limits), limits) as running:
+        stalled = []
+        for _ in range(4):
+            connection = connect(running)
+            connection.sendall(b"POST /v1/generate HTTP/1.1\r\nHost: 127.0.0.1\r\ncontent-type: application/json\r\n"
+                               b"content-length: 100\r\n\r\n{")
+            stalled.append(connection)
+        time.sleep(0.1)  # the burst is in; none of its bodies is slow yet
+        started = time.monotonic()
+        response = httpx.post(f"{running.url}/v1/generate", json={"texts": ["a b c"]}, timeout=30)
+        assert response.status_code == 200 and time.monotonic() - started < 3
+        for connection in stalled:
+            connection.close()
+    assert not [record for record in caplog.records if record.levelno >= logging.ERROR]
+
+
 def test_an_accept_out_of_file_descriptors_is_one_line():
     import errno
 

@@ -7,7 +7,10 @@
 - At most ``max_connections`` open: past them, the connection that has waited longest without a
   request in progress, else the one whose request body has been arriving longest (for more than
   ``SLOW_BODY_S``: a body sent at once takes milliseconds), is closed with a 503 to make room (slow
-  or idle clients give way to working ones); if every one is busy, the newcomer gets the 503.
+  or idle clients give way to working ones). If none is either, the newcomer is served all the
+  same, within ``HELD_ROOM`` more, and the first body to count as slow makes room for it (a burst
+  of slow clients does not turn away the normal ones that come in its first seconds); past that
+  room the newcomer gets the 503.
   A body that trickles in is cut anyway at ``body_deadline_s`` (:mod:`wean.server.body_limit`).
   Refused connections linger briefly (see ``refuse``) within ``REFUSING_ROOM`` + ``BACKLOG`` more;
   past that a newcomer is closed at once.
@@ -31,7 +34,11 @@ LINGER_S = 30.0  # how long a body nobody will read is drained, at most
 REFUSED_LINGER_S = 2.0  # how long a refused client's bytes are read and dropped after its answer
 REFUSING_ROOM = 32  # connections beyond max_connections that may linger after their refusal
 BACKLOG = 128  # connections the kernel queues unaccepted; asyncio accepts up to as many in one go
-SLOW_BODY_S = 2.0  # a request body still arriving after this long is a slow client's: it may make room
+# a request body still arriving after this long is a slow client's, which may make room past the
+# connection limit: a body of a few hundred bytes comes with its headers, 256 KB (the default
+# bound) in 0.5 s at 4 Mbit/s
+SLOW_BODY_S = 0.5
+HELD_ROOM = 32  # connections beyond max_connections served while they wait for a slow body to make room
 
 
 def json_response(status: int, reason: str, message: str) -> bytes:
@@ -83,23 +90,35 @@ def guarded_protocol(header_timeout_s: float, body_timeout_s: float, max_connect
             if len(self.connections) > max_connections + REFUSING_ROOM + BACKLOG:
                 self.refuse(503, "Service Unavailable", "the server is at its connection limit", linger=False)
                 return
-            if sum(not getattr(other, "refused", False) for other in self.connections) > max_connections:
-                others = [other for other in self.connections if other is not self and isinstance(other, GuardedProtocol)]
-                idle = [other for other in others if other.idle()]
-                slow = [other for other in others if other.slow_body()]
-                if not idle and not slow:  # its request may be on its way: lingered
+            if self.open_count() > max_connections and not self.make_room():
+                if self.open_count() > max_connections + HELD_ROOM:  # its request may be on its way: lingered
                     self.refuse(503, "Service Unavailable", f"the server has {max_connections} connections open; "
                                 "try again later")
                     return
-                if idle:  # one whose bytes were all read closes at once without a reset: those first
-                    evicted = min(idle, key=lambda other: (not other.heard, other.idle_since))
-                    evicted.refuse(503, "Service Unavailable", "closed to make room: the server is at its connection "
-                                   "limit", linger=not evicted.heard)
-                else:
-                    evicted = min(slow, key=lambda other: other.body_since)
-                    evicted.refuse(503, "Service Unavailable", f"closed to make room: the request body took over "
-                                   f"{SLOW_BODY_S:g} s and the server is at its connection limit")
+                # served meanwhile; the first body to count as slow then makes room for it
+                self.loop.call_later(SLOW_BODY_S, self.make_room)
             self.arm_header_timer()
+
+        def open_count(self) -> int:
+            return sum(not getattr(other, "refused", False) for other in self.connections)
+
+        def make_room(self) -> bool:
+            """Past max_connections, close the connection idle longest, else the one whose body
+            has been arriving longest (slow); False where none is either."""
+            if self.open_count() <= max_connections:
+                return True
+            others = [other for other in self.connections if other is not self and isinstance(other, GuardedProtocol)]
+            idle = [other for other in others if other.idle()]
+            slow = [other for other in others if other.slow_body()]
+            if idle:  # one whose bytes were all read closes at once without a reset: those first
+                evicted = min(idle, key=lambda other: (not other.heard, other.idle_since))
+                evicted.refuse(503, "Service Unavailable", "closed to make room: the server is at its connection "
+                               "limit", linger=not evicted.heard)
+            elif slow:
+                evicted = min(slow, key=lambda other: other.body_since)
+                evicted.refuse(503, "Service Unavailable", f"closed to make room: the request body took over "
+                               f"{SLOW_BODY_S:g} s and the server is at its connection limit")
+            return bool(idle or slow)
 
         def slow_body(self) -> bool:
             return (self.body_since is not None and time.monotonic() - self.body_since > SLOW_BODY_S
