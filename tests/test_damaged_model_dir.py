@@ -253,6 +253,21 @@ def test_a_file_that_is_a_device_or_a_pipe_is_refused_before_a_byte_is_read(tmp_
         main_verify(broken)
 
 
+@pytest.mark.parametrize("name", ["model.safetensors", "vocab.json", "tokenizer.json", "sentencepiece.model"])
+def test_a_file_far_larger_than_its_kind_is_refused_by_its_size_before_it_is_read(tmp_path, name, no_hang):
+    """A huge regular file in a model file's place (a link to one, or padding after real weights)
+    is refused by its size, checked before a byte of it is read: 64 GiB of a sparse file would
+    otherwise be read whole."""
+    broken = tmp_path / "model"
+    shutil.copytree(SIMPLIFIER, broken)
+    with open(broken / name, "r+b") as file:  # the real bytes, then holes up to 64 GiB
+        file.truncate(64 << 30)
+    with pytest.raises(WeanError, match=f"{name}: 68,719,476,736 bytes, more than the [0-9,]+ such a file holds"):
+        load(broken)
+    with pytest.raises(WeanError, match=f"{name}: 68,719,476,736 bytes, more than"):
+        main_verify(broken)
+
+
 def main_verify(directory: Path) -> None:
     from wean.model_dir import verify_model_directory
 

@@ -70,11 +70,28 @@ class UnverifiedWeightsWarning(UserWarning):
     """A safetensors file without wean's digest: written by an earlier wean or another tool."""
 
 
+MAX_HEADER_BYTES = 100_000_000  # safetensors' own bound on a header
+
+
+def _declared_size(path: Path) -> int:
+    """The size a safetensors file's header says it has (8 + header + the end of its last tensor),
+    read before the rest: a file larger than that is not read (a link to a huge file, padding)."""
+    length = int.from_bytes(read_file(path, head=8).ljust(8, b"\0"), "little")
+    if length > MAX_HEADER_BYTES:
+        raise WeanError(f"{path}: corrupt tensors (a header of {length:,} bytes)")
+    try:
+        header = json.loads(read_file(path, head=8 + length)[8:])
+        end = max((int(entry["data_offsets"][1]) for name, entry in header.items() if name != "__metadata__"), default=0)
+    except (ValueError, TypeError, KeyError, IndexError, AttributeError):
+        raise WeanError(f"{path}: corrupt tensors (its header is not safetensors')") from None
+    return 8 + length + end
+
+
 def read_tensors(path: Path, require_digest: bool = False) -> tuple[dict[str, torch.Tensor], dict[str, str]]:
     """A safetensors file's tensors and metadata (without the digest), its digest checked; a file
     without one (an earlier wean's, another tool's) is read with a warning, or refused with
     ``require_digest``."""
-    data = read_file(path)
+    data = read_file(path, _declared_size(path))
     try:
         tensors = load(data)
         size = int.from_bytes(data[:8], "little")

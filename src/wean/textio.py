@@ -80,10 +80,11 @@ def one_line_json(value: Any) -> str:
     return text.replace("\x85", "\\u0085").replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
 
 
-def read_file(path: str | Path) -> bytes:
+def read_file(path: str | Path, max_bytes: int | None = None, head: int | None = None) -> bytes:
     """The bytes of a regular file (a link is followed); a WeanError naming it where it is missing,
     a directory, or no regular file: a device such as /dev/zero never ends and a pipe may never
-    begin, so neither is read."""
+    begin, so neither is read. ``max_bytes``: a file larger (by its size, checked before a byte is
+    read) is refused; ``head``: only its first bytes."""
     path = Path(path)
     try:  # O_NONBLOCK: opening a pipe that no one writes to returns at once, to be refused
         descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
@@ -94,13 +95,16 @@ def read_file(path: str | Path) -> bytes:
     except (OSError, ValueError) as error:
         raise WeanError(f"{path}: cannot read ({getattr(error, 'strerror', None) or error})") from None
     with os.fdopen(descriptor, "rb") as file:
-        mode = os.fstat(descriptor).st_mode
-        if stat.S_ISDIR(mode):
+        status = os.fstat(descriptor)
+        if stat.S_ISDIR(status.st_mode):
             raise WeanError(f"{path}: is a directory, expected a file")
-        if not stat.S_ISREG(mode):
+        if not stat.S_ISREG(status.st_mode):
             raise WeanError(f"{path}: not a regular file (a device, a pipe or a socket), which wean does not read")
+        if max_bytes is not None and status.st_size > max_bytes:
+            raise WeanError(f"{path}: {status.st_size:,} bytes, more than the {max_bytes:,} such a file holds")
         try:
-            return file.read()
+            # a file that grows while it is read is cut at its bound, and so refused by its reader
+            return file.read(head if head is not None else (max_bytes + 1 if max_bytes is not None else -1))
         except OSError as error:
             raise WeanError(f"{path}: cannot read ({error.strerror})") from None
 
@@ -157,8 +161,14 @@ def empty_line_numbers(lines: Sequence[str]) -> list[int]:
     return [number for number, line in enumerate(lines, start=1) if not line.strip()]
 
 
-def read_json(path: Path) -> Any:
-    data = read_file(path)
+# a model directory's JSON (a vocabulary of millions of words included) is far smaller
+MAX_JSON_BYTES = 1 << 28
+
+
+def read_json(path: Path, max_bytes: int = MAX_JSON_BYTES) -> Any:
+    data = read_file(path, max_bytes)
+    if len(data) > max_bytes:
+        raise WeanError(f"{path}: grew past {max_bytes:,} bytes while it was read")
     try:
         return json.loads(data.decode("utf-8"))
     except (json.JSONDecodeError, UnicodeDecodeError) as error:

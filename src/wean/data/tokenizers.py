@@ -118,6 +118,7 @@ class CharTokenizer(Tokenizer):
 @TOKENIZERS.register("bpe")
 class SentencePieceTokenizer(Tokenizer):
     MODEL_FILE = "sentencepiece.model"
+    MAX_MODEL_BYTES = 1 << 28  # a model of a million pieces is tens of MB
 
     def __init__(self, kind: str, model_proto: bytes, lowercase: bool = False):
         super().__init__(lowercase)
@@ -139,7 +140,7 @@ class SentencePieceTokenizer(Tokenizer):
         model_path = directory / cls.MODEL_FILE
         if not model_path.exists():
             raise WeanError(f"{model_path}: sentencepiece model not found")
-        model_proto = read_file(model_path)
+        model_proto = read_file(model_path, cls.MAX_MODEL_BYTES)
         if not model_proto:  # sentencepiece loads empty bytes, and fails at the first text
             raise WeanError(f"{model_path}: not a sentencepiece model (the file is empty)")
         try:
