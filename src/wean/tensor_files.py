@@ -78,12 +78,12 @@ def _declared_size(path: Path) -> int:
     read before the rest: a file larger than that is not read (a link to a huge file, padding)."""
     length = int.from_bytes(read_file(path, head=8).ljust(8, b"\0"), "little")
     if length > MAX_HEADER_BYTES:
-        raise WeanError(f"{path}: corrupt tensors (a header of {length:,} bytes)")
+        raise WeanError(f"{path}: corrupt or incompatible tensors (a header of {length:,} bytes)")
     try:
         header = json.loads(read_file(path, head=8 + length)[8:])
         end = max((int(entry["data_offsets"][1]) for name, entry in header.items() if name != "__metadata__"), default=0)
     except (ValueError, TypeError, KeyError, IndexError, AttributeError):
-        raise WeanError(f"{path}: corrupt tensors (its header is not safetensors')") from None
+        raise WeanError(f"{path}: corrupt or incompatible tensors (its header is not safetensors')") from None
     return 8 + length + end
 
 

@@ -17,7 +17,7 @@ def add(subparsers) -> None:
         "missing one the repository and commit it comes from with the commands that fetch it. layout --from DIR: "
         "every recorded file DIR holds (a clone of a source repository at its commit, or another data root) "
         "written under the data root, checked against its recorded sha256. See docs/data.md.")
-    actions = parser.add_subparsers(dest="action", required=True, metavar="ACTION")
+    actions = parser.add_subparsers(dest="action", required=True, metavar="ACTION", help="status or layout")
     show = actions.add_parser("status", help="each dataset's files present, damaged or missing, and where to get them")
     options.add_data_root_option(show)
     lay = actions.add_parser("layout", help="lay out the recorded files a clone or another data root holds")
