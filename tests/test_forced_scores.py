@@ -92,6 +92,12 @@ def test_the_reverse_metric_reads_a_benchmarks_text_as_the_benchmark_writes_it(t
     from wean.evaluation.significance import paired_bootstrap
 
     (tmp_path / "config.yaml").write_text("name: reverse\n", encoding="utf-8")
+    if benchmark:  # a data root that holds it: a missing benchmark is refused at once
+        from wean.evaluation.benchmarks import get_benchmark
+
+        for path in (get_benchmark(benchmark).source, *get_benchmark(benchmark).references):
+            (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+            (tmp_path / path).write_text("a\n", encoding="utf-8")
     parser = argparse.ArgumentParser()
     options.add_scoring_options(parser)
     given = ["--benchmark", benchmark] if benchmark else ["--src", str(tmp_path / "src"), "--refs", str(tmp_path / "ref")]
