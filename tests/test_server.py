@@ -130,6 +130,9 @@ def test_concurrent_requests_share_a_batch_and_keep_their_outputs(server, genera
     for texts, response in zip(requests, responses):
         alone = generator.generate(texts, beam=2)
         assert [o["text"] for o in response.json()["outputs"]] == [g.text for g in alone]
+        # the contract the API states: a score's company changes its last digits only
+        for output, generation in zip(response.json()["outputs"], alone):
+            assert output["score"] == pytest.approx(generation.score, rel=1e-5, abs=1e-6)
 
 
 def test_requests_with_different_options_never_share_a_batch(server):

@@ -86,8 +86,8 @@ class Alternative(BaseModel):
 class Output(BaseModel):
     text: str
     score: float | None = Field(description="the search's ranking score; none for the source the fallback returned. "
-                                "Its last digits (beyond about the sixth) depend on the requests that shared its "
-                                "batch: the products sum in another order")
+                                "Its digits past the fifth significant one may depend on the requests that shared "
+                                "its batch: the products sum in another order")
     log_prob: float | None = Field(description="sum of the output's token log-probabilities; none likewise")
     attention: Attention | None = None
     warning: str | None = Field(None, description="e.g. a sentence too long for the model, returned unchanged")
