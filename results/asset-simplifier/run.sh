@@ -215,3 +215,32 @@ print(json.dumps({"rule": "highest SARI of the faithful pipeline on the selectio
 CHOOSE
 fi
 
+
+# 6. The candidate's settings, for readers to choose the default from (the README's rule): on the
+#    same 50 tuning lines as step 4, its pipeline, the bolder setting (chars_ratio 0.15 lower), and
+#    the bolder setting that falls back first to the tuned values, then to the pipeline's lighter
+#    setting; each with fallback_words known. Today's pipeline and ASSET's reference 0 as anchors.
+#    rating-candidate/ (two fresh raters return rater-*.csv; score_ratings reads them)
+if test -e $OUT/candidates.json; then
+    candidate=$(read_json $OUT/candidates.json 'd["chosen"]')
+    model=$OUT/exports/$candidate
+    [ "$candidate" = pg-ensemble ] && model=$RUNS/asset-pg-ensemble
+    pipeline "$candidate" "$model"
+    guarded=$RUNS/asset-$candidate-guarded
+    bolder=$(bolder_control "$candidate")
+    then_lighter=$("$PYTHON" -c 'import json, sys
+tuned = json.load(open(sys.argv[1]))["chosen"]["control"]
+print(json.dumps([tuned, json.load(open(sys.argv[2]))["lighter"]]))' "$OUT/control-tuning-$candidate.json" "$OUT/guard-$candidate.json")
+    words=(--option fallback_words=known)
+    scored "$candidate-words" tuning || "$PYTHON" $OUT/score_lines.py --label "$candidate-words" \
+        --model "$guarded" --role tuning "${words[@]}"
+    scored "$candidate-bolder-words" tuning || "$PYTHON" $OUT/score_lines.py --label "$candidate-bolder-words" \
+        --model "$guarded" --role tuning --control "$bolder" "${words[@]}"
+    scored "$candidate-bolder-lighter-words" tuning || "$PYTHON" $OUT/score_lines.py \
+        --label "$candidate-bolder-lighter-words" --model "$guarded" --role tuning --control "$bolder" "${words[@]}" \
+        --option "fallback_control=$then_lighter"
+    test -e $OUT/rating-candidate/key.json || "$PYTHON" $OUT/sheet.py --role tuning --sentences 50 --seed 91 \
+        --out $OUT/rating-candidate --system "$candidate-words" --system "$candidate-bolder-words" \
+        --system "$candidate-bolder-lighter-words" --system shipped-guarded --human 0
+    score_ratings $OUT rating-candidate
+fi
