@@ -13,7 +13,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import random
 import resource
 import statistics
@@ -23,12 +22,7 @@ import tempfile
 import time
 from pathlib import Path
 
-
-def cpu_model() -> str:
-    for line in Path("/proc/cpuinfo").read_text().splitlines() if Path("/proc/cpuinfo").exists() else []:
-        if line.startswith("model name"):
-            return line.split(":", 1)[1].strip()
-    return platform.processor() or platform.machine()
+from timing import cpu  # bench/ is the script's folder, so on sys.path
 
 
 def run(text: str) -> dict:
@@ -69,7 +63,7 @@ def main() -> None:
     same = line[0]["output"].strip() == " ".join(lines[0]["output"].split("\n")).strip()
     result = {
         "words": sum(len(s.split()) for s in sentences), "sentences": len(sentences), "rounds": args.rounds,
-        "cpu": cpu_model(), "load_before": os.getloadavg(),
+        "cpu": cpu(), "load_before": os.getloadavg(),
         **{f"{name} {key}": statistics.median(r[key] for r in runs)
            for name, runs in measured.items() for key in ("seconds", "peak_mb")},
         "memory ratio": statistics.median(a["peak_mb"] / b["peak_mb"] for a, b in zip(line, lines)),

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import platform
 import statistics
 import time
 from collections.abc import Callable
@@ -47,6 +48,20 @@ def rates(times: dict[str, list[float]], amount: float, baseline: str) -> dict[s
 def load_average() -> float:
     """The 1-minute load average: a quiet machine shows about the threads the benchmark uses."""
     return os.getloadavg()[0]
+
+
+# the instruction sets a CPU's float32 and bf16 products run on, which decide which kernels win
+CPU_FLAGS = ("avx2", "fma", "avx512f", "avx512_bf16", "avx512_vnni", "amx_bf16", "amx_tile")
+
+
+def cpu() -> dict:
+    """The CPU's model name and which of CPU_FLAGS it has (Linux; elsewhere the platform's name)."""
+    info = Path("/proc/cpuinfo")
+    lines = info.read_text().splitlines() if info.exists() else []
+    model = next((line.split(":", 1)[1].strip() for line in lines if line.startswith("model name")), "")
+    flags = next((line.split(":", 1)[1].split() for line in lines if line.startswith("flags")), [])
+    return {"model": model or platform.processor() or platform.machine(), "cores": os.cpu_count(),
+            "flags": [flag for flag in CPU_FLAGS if flag in flags]}
 
 
 def report(results: dict, out: Path | None) -> None:

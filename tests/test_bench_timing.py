@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent.parent / "bench"))
-from timing import interleaved, rates, report  # noqa: E402
+from timing import CPU_FLAGS, cpu, interleaved, rates, report  # noqa: E402
 
 
 def test_rounds_are_interleaved_and_counted():
@@ -39,3 +39,17 @@ def test_the_report_is_printed_and_kept_where_an_out_folder_is_given(tmp_path, c
     assert json.loads(capsys.readouterr().out) == results
     report(results, tmp_path / "bench")
     assert json.loads((tmp_path / "bench" / "metrics.json").read_text()) == results
+
+
+def test_every_result_can_say_which_cpu_it_is_from(tmp_path, monkeypatch):
+    """A speed figure holds on one CPU family: the record names the model and the flags that pick kernels."""
+    info = tmp_path / "cpuinfo"
+    info.write_text("model name\t: Intel(R) Xeon(R) Platinum 8481C\nflags\t\t: fpu avx2 fma avx512f amx_tile amx_bf16 sse\n")
+    import timing
+
+    real_path = timing.Path
+    monkeypatch.setattr(timing, "Path", lambda text: info if text == "/proc/cpuinfo" else real_path(text))
+    described = cpu()
+    assert described["model"] == "Intel(R) Xeon(R) Platinum 8481C"
+    assert described["flags"] == ["avx2", "fma", "avx512f", "amx_bf16", "amx_tile"]
+    assert set(described["flags"]) <= set(CPU_FLAGS) and described["cores"] >= 1

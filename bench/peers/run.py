@@ -31,7 +31,9 @@ import yaml
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
 sys.path.insert(0, str(HERE))
+sys.path.insert(1, str(HERE.parent))
 import roofline  # noqa: E402
+from timing import cpu  # noqa: E402
 
 TOOLKITS = ["reference", "wean", "fairseq", "opennmt", "joeynmt"]
 PEERS = ["fairseq", "opennmt", "joeynmt"]
@@ -368,7 +370,7 @@ def main() -> None:
     result = summary(state["runs"], state["peaks"], data)
     result["words_per_output"] = output_length_check(state["runs"], work)
     result["identical_to_fp32"] = mode_agreement(state["runs"], work)
-    result.update(rounds=args.rounds, threads=args.threads, machine=platform.processor() or platform.machine(),
+    result.update(rounds=args.rounds, threads=args.threads, cpu=cpu(),
                   python=platform.python_version(), runs=state["runs"])
     print(table(result))
     if args.out:

@@ -28,7 +28,8 @@ def train(args) -> None:
     args.run.mkdir(parents=True, exist_ok=True)
     config_file = args.run / "wean.yaml"
     config_file.write_text(args.config.read_text().replace("@DATA@", str(args.data)).replace("@RUN@", str(args.run)))
-    trainer = Trainer(load_config(config_file, args.set))
+    # a run repeated because other processes took CPU replaces the model its first try left
+    trainer = Trainer(load_config(config_file, args.set), overwrite=True)
     update = trainer._update
     window = {"tokens": 0, "loss": 0.0, "start": time.perf_counter(), "updates": 0}
 
