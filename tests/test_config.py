@@ -225,7 +225,7 @@ def test_yaml_that_would_eat_the_machine_is_refused_before_it_is_expanded(tmp_pa
 
 def test_a_config_file_over_a_mebibyte_is_refused(tmp_path):
     path = config_file(tmp_path, "name: x\n" + "# padding\n" * 120_000)
-    with pytest.raises(WeanError, match="bytes; a config file is at most 1,048,576"):
+    with pytest.raises(WeanError, match="bytes, more than the 1,048,576 such a file holds"):
         load_config(path)
 
 

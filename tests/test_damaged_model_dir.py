@@ -268,6 +268,16 @@ def test_a_file_far_larger_than_its_kind_is_refused_by_its_size_before_it_is_rea
         main_verify(broken)
 
 
+@pytest.mark.parametrize("header", [b'{"w": {"dtype": "F32", "shape": [1], "data_offsets": [0, Infinity]}}',
+                                    b"[" * 100_000 + b"]" * 100_000, b'{"w": {"data_offsets": [0, -4]}}'])
+def test_a_crafted_weights_header_is_one_line(tmp_path, header):
+    broken = tmp_path / "model"
+    shutil.copytree(SIMPLIFIER, broken)
+    (broken / "model.safetensors").write_bytes(len(header).to_bytes(8, "little") + header)
+    with pytest.raises(WeanError, match="model.safetensors: corrupt or incompatible tensors"):
+        load(broken)
+
+
 def main_verify(directory: Path) -> None:
     from wean.model_dir import verify_model_directory
 

@@ -360,11 +360,14 @@ def test_overwrite_leaves_nothing_of_the_old_model(tmp_path):
         (directory / carried / "config.yaml").write_text("name: old\n")
     Trainer(tiny_config(data, directory, max_updates=1), overwrite=True).train()
     assert not any((directory / name).exists() for name in ("MODEL_CARD.md", "reranker", "ensemble"))
-    card_only = tmp_path / "card-only"  # not a run killed before its first checkpoint
+    card_only = tmp_path / "card-only"  # not a run killed before its first checkpoint, nor a model
     card_only.mkdir()
     (card_only / "MODEL_CARD.md").write_text("# To be trained\n")
     with pytest.raises(WeanError, match="nothing to resume"):
         Trainer(tiny_config(data, card_only, max_updates=1), resume=True)
+    with pytest.raises(WeanError, match="replaces a wean model directory, and this is none"):
+        Trainer(tiny_config(data, card_only, max_updates=1), overwrite=True)
+    assert (card_only / "MODEL_CARD.md").is_file()
 
 
 def test_a_kill_while_checkpoints_are_pruned_leaves_no_half_checkpoint(tmp_path, monkeypatch):

@@ -20,8 +20,6 @@ from wean.search_options import parse_rerank, parse_threshold
 from wean.tensor_files import WEIGHTS, load_weights
 
 
-
-
 def export_model(source: Path, target: Path, fp16: bool = False, overrides: list[str] | None = None,
                  overwrite: bool = False, trust_plugins: bool = False, rerank: str | None = None) -> int:
     """Write ``target`` from the model directory ``source``; returns the weights' size in bytes.
@@ -83,10 +81,6 @@ def export_model(source: Path, target: Path, fp16: bool = False, overrides: list
         if inside[0] == inside[1] or inside[0] in inside[1].parents or inside[1] in inside[0].parents:
             raise WeanError(f"{target}: overlaps {directory}, which it would carry; export to another directory")
     check_directory(target, overwrite)
-    for folder in (ENSEMBLE_FOLDER, RERANKER_FOLDER):  # --overwrite replaces what the old model carried there
-        if overwrite and (target / folder).resolve() in source.resolve().parents:
-            raise WeanError(f"{source}: inside {target / folder}, which --overwrite would remove; export from a copy "
-                            "outside it")
     if overwrite and target.exists():
         clear_model_files(target, keep=source)
     write_model_directory(source, target, dataclasses.replace(assets, config=config), model.half() if fp16 else model)

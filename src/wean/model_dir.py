@@ -150,15 +150,16 @@ CHECKPOINT_NAME = re.compile(r"step-(\d+)")
 
 RERANKER_FOLDER = "reranker"  # where an exported model keeps the models it reranks with
 ENSEMBLE_FOLDER = "ensemble"  # where it keeps the other members of its ensemble
-MODEL_CARD = "MODEL_CARD.md"  # what people wrote about the model: false of any other put in its place
+MODEL_CARD = "MODEL_CARD.md"  # what people wrote about the model it came with; wrong of one written over it
+# what belongs to the model a directory holds, written by others than a run or carried by an
+# export: removed with that model, but no sign by itself that a directory holds one
+DESCRIBING = frozenset({MODEL_CARD, RERANKER_FOLDER, ENSEMBLE_FOLDER})
 MODEL_FOLDERS = frozenset({"checkpoints", "tensorboard", PLUGIN_FOLDER, RERANKER_FOLDER, ENSEMBLE_FOLDER})
-# what wean writes into a model directory (training, export, tune-control) and what describes that
-# model; --overwrite removes these
+# what a model directory holds (training, export and tune-control write it); --overwrite removes these
 MODEL_FILES = frozenset({
-    *MODEL_FOLDERS, MODEL_CARD, "config.yaml", "vocab.json", "vocab.src.json", "vocab.tgt.json", "sentencepiece.model", "tokenizer.json",
-    "model.safetensors", "best.json", "train.log", "validations.json", "checkpoints", "tensorboard",
-    CONTROL_COUNTS, PLUGIN_DIGESTS, PLUGIN_FOLDER, "control-tuning.json", "control-tuning-unmet.json",
-    SHORTLIST, TOKEN_DIGESTS,
+    *MODEL_FOLDERS, *DESCRIBING, "config.yaml", "vocab.json", "vocab.src.json", "vocab.tgt.json",
+    "sentencepiece.model", "tokenizer.json", "model.safetensors", "best.json", "train.log", "validations.json",
+    CONTROL_COUNTS, PLUGIN_DIGESTS, "control-tuning.json", "control-tuning-unmet.json", SHORTLIST, TOKEN_DIGESTS,
 })
 
 
@@ -179,7 +180,8 @@ def check_directory(directory: Path, overwrite: bool) -> None:
                         "replace the model there")
     looks_like_a_model = (directory / "config.yaml").is_file() and any(
         (directory / name).exists() for name in ("model.safetensors", "tokenizer.json", "checkpoints/latest"))
-    if not looks_like_a_model and not all(_written_by_wean(path) for path in directory.iterdir()):
+    if not looks_like_a_model and not all(_written_by_wean(path) and path.name not in DESCRIBING
+                                          for path in directory.iterdir()):
         raise WeanError(f"{directory}: --overwrite replaces a wean model directory, and this is none; choose an "
                         "empty directory")
 
@@ -203,8 +205,7 @@ def unfinished_start(directory: Path) -> bool:
         return False
     entries = list(directory.iterdir())
     checkpoints = directory / "checkpoints"
-    return (bool(entries) and all(_written_by_wean(path) and path.name not in (MODEL_CARD, RERANKER_FOLDER, ENSEMBLE_FOLDER)
-                                  for path in entries)
+    return (bool(entries) and all(_written_by_wean(path) and path.name not in DESCRIBING for path in entries)
             and not (checkpoints.is_dir()
                      and any(CHECKPOINT_NAME.fullmatch(path.name) for path in checkpoints.iterdir())))
 

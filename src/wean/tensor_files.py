@@ -81,10 +81,12 @@ def _declared_size(path: Path) -> int:
         raise WeanError(f"{path}: corrupt or incompatible tensors (a header of {length:,} bytes)")
     try:
         header = json.loads(read_file(path, head=8 + length)[8:])
-        end = max((int(entry["data_offsets"][1]) for name, entry in header.items() if name != "__metadata__"), default=0)
-    except (ValueError, TypeError, KeyError, IndexError, AttributeError):
+        ends = [entry["data_offsets"][1] for name, entry in header.items() if name != "__metadata__"]
+        if not all(isinstance(end, int) and end >= 0 for end in ends):
+            raise ValueError("an offset that is no size")
+    except (ValueError, TypeError, KeyError, IndexError, AttributeError, RecursionError):
         raise WeanError(f"{path}: corrupt or incompatible tensors (its header is not safetensors')") from None
-    return 8 + length + end
+    return 8 + length + max(ends, default=0)
 
 
 def read_tensors(path: Path, require_digest: bool = False) -> tuple[dict[str, torch.Tensor], dict[str, str]]:

@@ -103,10 +103,12 @@ def read_file(path: str | Path, max_bytes: int | None = None, head: int | None =
         if max_bytes is not None and status.st_size > max_bytes:
             raise WeanError(f"{path}: {status.st_size:,} bytes, more than the {max_bytes:,} such a file holds")
         try:
-            # a file that grows while it is read is cut at its bound, and so refused by its reader
-            return file.read(head if head is not None else (max_bytes + 1 if max_bytes is not None else -1))
+            data = file.read(head if head is not None else (max_bytes + 1 if max_bytes is not None else -1))
         except OSError as error:
             raise WeanError(f"{path}: cannot read ({error.strerror})") from None
+        if head is None and max_bytes is not None and len(data) > max_bytes:
+            raise WeanError(f"{path}: grew past {max_bytes:,} bytes while it was read")
+        return data
 
 
 def file_digest(path: Path) -> str:
@@ -167,8 +169,6 @@ MAX_JSON_BYTES = 1 << 28
 
 def read_json(path: Path, max_bytes: int = MAX_JSON_BYTES) -> Any:
     data = read_file(path, max_bytes)
-    if len(data) > max_bytes:
-        raise WeanError(f"{path}: grew past {max_bytes:,} bytes while it was read")
     try:
         return json.loads(data.decode("utf-8"))
     except (json.JSONDecodeError, UnicodeDecodeError) as error:

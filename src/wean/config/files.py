@@ -91,12 +91,10 @@ def _read_yaml(path: Path, seen: tuple[Path, ...] = ()) -> dict:
     preset names its base and only the keys that differ. ``base`` may be a list of files, read in
     order, each over the ones before (a preset and a training schedule). Mappings merge key by
     key; any other value (a list included) replaces the base's."""
+    if not path.exists():
+        raise WeanError(f"{path}: config file not found")
     try:
-        if path.stat().st_size > MAX_CONFIG_BYTES:
-            raise WeanError(f"{path}: {path.stat().st_size:,} bytes; a config file is at most {MAX_CONFIG_BYTES:,}")
-        values = parse_yaml(read_file(path).decode("utf-8"), str(path)) or {}
-    except FileNotFoundError:
-        raise WeanError(f"{path}: config file not found") from None
+        values = parse_yaml(read_file(path, MAX_CONFIG_BYTES).decode("utf-8"), str(path)) or {}
     except UnicodeDecodeError:
         raise WeanError(f"{path}: not UTF-8 text") from None
     except yaml.YAMLError as error:

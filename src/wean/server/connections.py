@@ -6,11 +6,11 @@
   descriptor).
 - At most ``max_connections`` open: past them, the connection that has waited longest without a
   request in progress, else the one whose request body has been arriving longest (for more than
-  ``SLOW_BODY_S``: a body sent at once takes milliseconds), is closed with a 503 to make room (slow
+  ``SLOW_BODY_S`` at under ``MIN_BODY_RATE``: a body sent at once takes milliseconds), is closed with a 503 to make room (slow
   or idle clients give way to working ones). If none is either, the newcomer is served all the
-  same, within ``HELD_ROOM`` more, and the first body to count as slow makes room for it (a burst
-  of slow clients does not turn away the normal ones that come in its first seconds); past that
-  room the newcomer gets the 503.
+  same, within ``HELD_ROOM`` more, and asks again for room every ``SLOW_BODY_S`` while it is open
+  (a burst of slow clients does not turn away the normal ones that come in its first second); past
+  that room the newcomer gets the 503.
   A body that trickles in is cut anyway at ``body_deadline_s`` (:mod:`wean.server.body_limit`).
   Refused connections linger briefly (see ``refuse``) within ``REFUSING_ROOM`` + ``BACKLOG`` more;
   past that a newcomer is closed at once.
@@ -34,10 +34,11 @@ LINGER_S = 30.0  # how long a body nobody will read is drained, at most
 REFUSED_LINGER_S = 2.0  # how long a refused client's bytes are read and dropped after its answer
 REFUSING_ROOM = 32  # connections beyond max_connections that may linger after their refusal
 BACKLOG = 128  # connections the kernel queues unaccepted; asyncio accepts up to as many in one go
-# a request body still arriving after this long is a slow client's, which may make room past the
-# connection limit: a body of a few hundred bytes comes with its headers, 256 KB (the default
-# bound) in 0.5 s at 4 Mbit/s
+# a request body still arriving after SLOW_BODY_S at under MIN_BODY_RATE bytes/s is a slow
+# client's, which may make room past the connection limit: a body of a few hundred bytes comes with
+# its headers, and a large one arrives far faster (256 KB, the default bound, in 0.5 s at 4 Mbit/s)
 SLOW_BODY_S = 0.5
+MIN_BODY_RATE = 16 * 1024
 HELD_ROOM = 32  # connections beyond max_connections served while they wait for a slow body to make room
 
 
@@ -81,6 +82,8 @@ def guarded_protocol(header_timeout_s: float, body_timeout_s: float, max_connect
             self.refused = False
             self.heard = False  # whether it has sent anything (read by data_received)
             self.body_since = None  # when its request's body began to arrive, while it does
+            self.body_bytes = 0  # bytes received since then
+            self.room_timer = None  # held past the cap: when it next asks for room
             self.header_timer = None
             self.linger_timer = None
             self.draining = False
@@ -95,9 +98,15 @@ def guarded_protocol(header_timeout_s: float, body_timeout_s: float, max_connect
                     self.refuse(503, "Service Unavailable", f"the server has {max_connections} connections open; "
                                 "try again later")
                     return
-                # served meanwhile; the first body to count as slow then makes room for it
-                self.loop.call_later(SLOW_BODY_S, self.make_room)
+                self.hold()  # served meanwhile, and room made for it once a body counts as slow
             self.arm_header_timer()
+
+        def hold(self) -> None:
+            """Ask for room again every SLOW_BODY_S while this connection is open past the cap."""
+            self.room_timer = None
+            if self.refused or self.transport.is_closing() or self.make_room():
+                return
+            self.room_timer = self.loop.call_later(SLOW_BODY_S, self.hold)
 
         def open_count(self) -> int:
             return sum(not getattr(other, "refused", False) for other in self.connections)
@@ -121,9 +130,14 @@ def guarded_protocol(header_timeout_s: float, body_timeout_s: float, max_connect
             return bool(idle or slow)
 
         def slow_body(self) -> bool:
-            return (self.body_since is not None and time.monotonic() - self.body_since > SLOW_BODY_S
-                    and self.conn.their_state is h11.SEND_BODY and not self.draining and not self.refused
-                    and not self.transport.is_closing())
+            """A body arriving for over SLOW_BODY_S at under MIN_BODY_RATE, where the server is not
+            the one holding it back (reading paused, or the client waiting for 100 Continue)."""
+            if self.body_since is None or self.conn.their_state is not h11.SEND_BODY:
+                return False
+            age = time.monotonic() - self.body_since
+            held_back = self.flow.read_paused or getattr(self.cycle, "waiting_for_100_continue", False)
+            return (age > SLOW_BODY_S and self.body_bytes < MIN_BODY_RATE * age and not held_back
+                    and not self.draining and not self.refused and not self.transport.is_closing())
 
         def idle(self) -> bool:
             return (self.conn.their_state is h11.IDLE and not self.draining and not self.refused
@@ -166,10 +180,10 @@ def guarded_protocol(header_timeout_s: float, body_timeout_s: float, max_connect
                             linger=False)
 
         def cancel_timers(self) -> None:
-            for timer in (self.header_timer, self.linger_timer):
+            for timer in (self.header_timer, self.linger_timer, self.room_timer):
                 if timer is not None:
                     timer.cancel()
-            self.header_timer = self.linger_timer = None
+            self.header_timer = self.linger_timer = self.room_timer = None
 
         def data_received(self, data: bytes) -> None:
             self.heard = True
@@ -189,7 +203,9 @@ def guarded_protocol(header_timeout_s: float, body_timeout_s: float, max_connect
                 self.header_timer.cancel()
                 self.header_timer = None
             if self.conn.their_state is h11.SEND_BODY:
-                self.body_since = self.body_since or time.monotonic()
+                if self.body_since is None:
+                    self.body_since, self.body_bytes = time.monotonic(), 0
+                self.body_bytes += len(data)
             else:
                 self.body_since = None
 
