@@ -11,8 +11,10 @@ import pytest
 import yaml
 
 from wean.cli import main
+from wean.data import layout as layout_module
 from wean.data import sources
-from wean.data.sources import SourceFile, layout, source_files, status
+from wean.data.layout import layout
+from wean.data.sources import SourceFile, source_files, status
 from wean.evaluation.benchmarks import BENCHMARKS
 
 
@@ -37,7 +39,7 @@ def test_the_record_covers_every_benchmark_and_preset_and_says_where_each_file_c
         if entry.how == "derived":
             assert entry.note and not entry.repository
             if entry.derive:
-                assert entry.derive["kind"] in sources._DERIVATIONS
+                assert entry.derive["kind"] in layout_module.DERIVATIONS
                 assert all(path in recorded for path in entry.derive["from"])
         else:
             assert entry.how in ("copy", "final-newline", "crlf-final-newline", "remove-u0092", "zip-member")
@@ -46,6 +48,7 @@ def test_the_record_covers_every_benchmark_and_preset_and_says_where_each_file_c
 
 def fake_record(monkeypatch, entries: list[SourceFile]) -> None:
     monkeypatch.setattr(sources, "source_files", lambda: entries)
+    monkeypatch.setattr(layout_module, "source_files", lambda: entries)
 
 
 def test_a_clone_is_laid_out_as_recorded_and_a_file_of_other_bytes_is_refused(tmp_path, monkeypatch, capsys):
@@ -86,7 +89,12 @@ def test_a_clone_is_laid_out_as_recorded_and_a_file_of_other_bytes_is_refused(tm
     assert main(["data", "status", "--data-root", str(root)]) == 0
     out = capsys.readouterr().out
     assert "x/: 4 present, 1 missing" in out and "y/: 1 missing" in out
-    assert "git clone https://github.com/other/repo repo" in out and f"checkout {'1' * 40}" in out
+    assert f"git clone https://github.com/other/repo repo-111111111111" in out and f"checkout -q {'1' * 40}" in out
+    assert f"--data-root {root}" in out
+    # a folder that holds none of the recorded files is said to be the wrong one
+    (tmp_path / "elsewhere").mkdir()
+    assert main(["data", "layout", "--from", str(tmp_path / "elsewhere"), "--data-root", str(tmp_path / "new")]) == 1
+    assert "holds none of the recorded files" in capsys.readouterr().err
 
 
 def test_an_archive_member_far_larger_than_recorded_is_not_read(tmp_path, monkeypatch):
@@ -96,8 +104,8 @@ def test_an_archive_member_far_larger_than_recorded_is_not_read(tmp_path, monkey
         archive.writestr("bomb.txt", b"0" * 10_000_000)
     fake_record(monkeypatch, [SourceFile("x/a.src", "0" * 64, 5, "zip-member", repository="a/b", commit="0" * 40,
                                          source="sample.zip", member="bomb.txt")])
-    with pytest.raises(Exception, match="holds 10,000,000 bytes, not the 5 recorded"):
-        layout(clone, tmp_path / "root")
+    report = layout(clone, tmp_path / "root")
+    assert report.refused == [f"x/a.src: {clone / 'sample.zip'}: member bomb.txt holds 10,000,000 bytes, not the 5 recorded"]
 
 
 def reverse(entry: SourceFile, data: bytes) -> bytes:
@@ -132,8 +140,7 @@ def test_the_shared_data_are_rebuilt_from_clones_of_their_repositories(data_dir,
     for entry in source_files():  # the rest: the files with U+0092 removed, from a copy of the data root
         if entry.how == "remove-u0092":
             (root / entry.path).write_bytes((data_dir / entry.path).read_bytes())
-    (tmp_path / "nothing").mkdir()
-    report = layout(tmp_path / "nothing", root)
+    report = layout(None, root)
     # LCSTS PART III's columns came with their clone's layout, derived once PART_III.txt was there
     assert sorted(report.written) == ["kauchak_v2/train.dst", "kauchak_v2/train.src"]
     states = status(root)

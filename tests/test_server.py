@@ -760,7 +760,7 @@ def test_past_the_connection_cap_a_trickling_body_gives_way_to_a_normal_request(
 
 def test_a_normal_request_right_after_a_burst_of_slow_bodies_is_served(generator, caplog):
     """Before any of a burst's bodies has been arriving long enough to count as slow, a newcomer
-    past the cap is served all the same (within HELD_ROOM), where it was refused a 503."""
+    past the cap is served all the same (within HELD_ROOM), not turned away with a 503."""
     limits = dataclasses.replace(GUARDED, max_connections=4, body_deadline_s=60.0)
     with Server(create_app(generator, limits), limits) as running:
         stalled = []

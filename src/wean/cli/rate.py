@@ -53,7 +53,7 @@ def run_prepare(args: argparse.Namespace) -> int:
     options.require_at_least_one(args, "sentences")
     if (args.src is None) == (args.benchmark is None):
         raise WeanError("give the source: --src FILE or --benchmark NAME")
-    source = args.src or get_benchmark(args.benchmark).paths(data_root(args.data_root))[0]
+    source = args.src or get_benchmark(args.benchmark).source_path(data_root(args.data_root))
     systems = {}
     for entry in args.system:
         name, separator, path = entry.partition("=")

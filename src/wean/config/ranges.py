@@ -52,7 +52,7 @@ BELOW_ONE = {"dropout", "label_smoothing"}
 UP_TO_ONE = {"character_coverage"}
 ABOVE_ZERO = {"bucket", "c", "distributed_timeout"}
 # upper bounds far above any model a machine of today trains, checked before anything is built:
-# a model of a million layers took minutes to construct before its memory could be counted
+# a model of a million layers takes minutes to construct, before its memory could be counted
 AT_MOST = {"layers": 64, "attention_layers": 64, "hidden_size": 1 << 16, "embedding_size": 1 << 16,
            "kernel_width": 1 << 10, "max_positions": 1 << 20, "vocab_size": 1 << 24}
 AT_LEAST_ZERO = {"learning_rate", "coverage_loss", "attention_layers", "candidates", "init_range", "concat_init_range", "seed", "clip_grad_norm", "batch_tokens",

@@ -299,7 +299,10 @@ class Config:
         self.generation.check(self.data.control)
         self.model.check(self.data.tokenizer)
         for path, registry in COMPONENT_SECTIONS.items():
-            registry.get(_lookup_type(self, path), f"{path}.type").check_config(self)
+            component = registry.get(_lookup_type(self, path), f"{path}.type")
+            check = getattr(component, "check_config", None)  # a plug-in need not define one
+            if check is not None:
+                check(self)
         return self
 
 

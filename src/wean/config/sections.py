@@ -39,9 +39,9 @@ def read_section(cls, values: Any, where: str):
             owners = other_components_with(where, key)
             if owners:
                 # another component's key: a preset's (bidirectional, when --set makes the encoder
-                # conv), or a model directory's saved when each section held every component's
-                # keys. Set aside; said where it is not that component's default, as it asks for
-                # something this component does not do
+                # conv), or one a model directory's config lists for every component. Set aside;
+                # said where it is not that component's default, as it asks for something this
+                # component does not do
                 if all(value != default for _, default in owners):
                     component = where.rsplit(".", 1)[-1].replace("_", " ")
                     warnings.warn(f"config: {path} ({value!r}) is a key of the {component} "

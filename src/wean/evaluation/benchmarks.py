@@ -32,16 +32,24 @@ class Benchmark:
     # reads them through its plain-text conversion (wean test --plain-text is then the default)
     plain_text: bool = False
 
+    def source_path(self, root: Path) -> Path:
+        """Its source under the data root, for a reader that needs no reference."""
+        return self._present(root, [self.source])[0]
+
     def paths(self, root: Path) -> tuple[Path, list[Path]]:
-        """Its source and references under the data root; a WeanError saying where to get them
-        where one is missing."""
-        paths = [root / self.source, *(root / reference for reference in self.references)]
+        """Its source and references under the data root."""
+        paths = self._present(root, [self.source, *self.references])
+        return paths[0], paths[1:]
+
+    def _present(self, root: Path, names: list[str]) -> list[Path]:
+        """The files under the data root; a WeanError saying where to get them where one is missing."""
+        paths = [root / name for name in names]
         missing = [path for path in paths if not path.exists()]
         if missing:
             raise WeanError(f"benchmark {self.name}: {missing[0]} not found ({len(missing)} of its {len(paths)} files "
                             f"missing under the data root {root}); `wean data status` says where they come from "
                             "and how to lay them out")
-        return paths[0], paths[1:]
+        return paths
 
 
 def _turkcorpus(split: str, variant: str) -> tuple[str, tuple[str, ...]]:

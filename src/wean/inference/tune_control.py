@@ -174,7 +174,7 @@ def tune_control(
     direction = selectable_key(objective, "--objective")[1]
     tunable_key(objective, "--objective")
     required = [Requirement.parse(text) for text in requirements]
-    source_path, _ = get_benchmark(benchmark_name).paths(data_root(root))
+    source_path = get_benchmark(benchmark_name).source_path(data_root(root))
     chosen_lines = sample_sentences(sentences, len(read_lines(source_path)), skip, seed)
     shown = tuple(dict.fromkeys(("sari", "bleu", objective, *(r.key for r in required))))
     sources, references, settings = tuning_set(benchmark_name, chosen_lines, root, shown)
