@@ -10,7 +10,19 @@ from __future__ import annotations
 import torch
 from torch import nn
 
+from wean.errors import WeanError
 from wean.models.interfaces import EncoderOutput
+from wean.registry import ENCODERS
+
+
+def check_bridge(config) -> None:
+    """A decoder that starts from a Bridge calls this from its ``check_config``: copy needs the
+    encoder's layers and state size."""
+    encoder, decoder = config.model.encoder, config.model.decoder
+    memory_size = ENCODERS.get(encoder.type, "model.encoder.type").state_size(config.model)
+    if decoder.bridge == "copy" and (encoder.layers != decoder.layers or memory_size not in (None, decoder.hidden_size)):
+        raise WeanError("config: bridge copy needs as many encoder as decoder layers and equal state sizes; "
+                        "use bridge: linear")
 
 
 class Bridge(nn.Module):

@@ -23,6 +23,7 @@ from torch.nn import functional as F
 from wean.config import DecoderConfig
 from wean.errors import WeanError
 from wean.models import kernels
+from wean.models.bridge import check_bridge
 from wean.models.interfaces import Decoder, DecoderOutput, DecoderState, EncoderOutput
 from wean.registry import ENCODERS
 
@@ -103,19 +104,16 @@ class RecurrentDecoder(Decoder):
 
     @classmethod
     def check_config(cls, config) -> None:
-        """The bridge and a dot-product attention need the encoder's states in the decoder's size."""
-        encoder, decoder = config.model.encoder, config.model.decoder
-        memory_size = ENCODERS.get(encoder.type, "model.encoder.type").state_size(config.model)
+        """A dot-product attention needs the encoder's states in the decoder's size; so does the
+        bridge (:func:`wean.models.bridge.check_bridge`)."""
+        decoder = config.model.decoder
+        memory_size = ENCODERS.get(config.model.encoder.type, "model.encoder.type").state_size(config.model)
         if getattr(decoder, "attention", None) == "dot" and memory_size not in (None, decoder.hidden_size):
             raise WeanError(
                 f"config: dot attention needs encoder states ({memory_size}) as large as "
                 f"model.decoder.hidden_size ({decoder.hidden_size}); use general or concat"
             )
-        if decoder.bridge == "copy" and (encoder.layers != decoder.layers or memory_size not in (None, decoder.hidden_size)):
-            raise WeanError(
-                "config: bridge copy needs as many encoder as decoder layers and equal state sizes; "
-                "use bridge: linear"
-            )
+        check_bridge(config)
 
     def init_state(self, encoded: EncoderOutput) -> DecoderState:
         return DecoderState(self.bridge(encoded), None, self.attention.project_keys(encoded.attention_keys))
