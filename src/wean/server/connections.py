@@ -6,11 +6,11 @@
   descriptor).
 - At most ``max_connections`` open: past them, the connection that has waited longest without a
   request in progress, else the one whose request body has been arriving longest (for more than
-  ``SLOW_BODY_S`` at under ``MIN_BODY_RATE``: a body sent at once takes milliseconds), is closed with a 503 to make room (slow
-  or idle clients give way to working ones). If none is either, the newcomer is served all the
-  same, within ``HELD_ROOM`` more, and asks again for room every ``SLOW_BODY_S`` while it is open
-  (a burst of slow clients does not turn away the normal ones that come in its first second); past
-  that room the newcomer gets the 503.
+  ``SLOW_BODY_S`` at under ``MIN_BODY_RATE``: a body sent at once takes milliseconds), is closed
+  with a 503 to make room (slow or idle clients give way to working ones). If none is either, the
+  newcomer is served all the same, within ``HELD_ROOM`` more, and asks again for room every
+  ``SLOW_BODY_S`` while it is open (a burst of slow clients does not turn away the normal ones that
+  come in its first second); past that room the newcomer gets the 503.
   A body that trickles in is cut anyway at ``body_deadline_s`` (:mod:`wean.server.body_limit`).
   Refused connections linger briefly (see ``refuse``) within ``REFUSING_ROOM`` + ``BACKLOG`` more;
   past that a newcomer is closed at once.
