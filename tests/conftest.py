@@ -6,6 +6,7 @@ from __future__ import annotations
 import inspect
 import json
 import os
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -15,6 +16,10 @@ import torch
 # and where other work holds the cores a second OpenMP thread spins at every operation's barrier.
 os.environ["OMP_NUM_THREADS"] = os.environ.get("OMP_NUM_THREADS") or "1"
 torch.set_num_threads(int(os.environ["OMP_NUM_THREADS"]))
+
+# kernels: auto measures each model once and caches the choice: in a folder of the test process's
+# own, not the user's cache
+os.environ["WEAN_CACHE_DIR"] = tempfile.mkdtemp(prefix="wean-test-cache-")
 
 SHARED = Path(__file__).resolve().parents[2] / "shared"
 if (SHARED / "data").is_dir():  # this repository's data layout, as the Makefile sets it

@@ -1,11 +1,14 @@
-"""The kernels of a loaded model's float32 products (wean/models/kernels.py)."""
+"""The kernels of a loaded model's float32 products (wean/models/kernels.py), and ``auto``'s
+choice between them (wean/models/kernel_choice.py)."""
+
+import json
 
 import pytest
 import torch
 from torch import nn
 from torch.nn import functional as F
 
-from synthetic import reverse_pairs
+from synthetic import reverse_pairs, tiny_config, write_corpus
 from wean.cli import main
 from wean.errors import WeanError
 from wean.inference.generator import load
@@ -91,7 +94,7 @@ def test_use_kernels_swaps_linear_layers_both_ways_and_keeps_their_weights():
 
 
 def test_a_trained_model_writes_the_same_outputs_with_either_kernels(model_dir):
-    blas, onednn = load(model_dir, device="cpu", kernels="blas"), load(model_dir, device="cpu")
+    blas, onednn = load(model_dir, device="cpu", kernels="blas"), load(model_dir, device="cpu", kernels="onednn")
     assert onednn.kernels == "onednn" and blas.kernels == "blas"
     assert isinstance(onednn.model.output_layer.projection, OneDNNLinear)
     assert type(blas.model.output_layer.projection) is nn.Linear
@@ -117,7 +120,7 @@ def test_a_reranking_model_is_loaded_with_the_generators_kernels(model_dir):
 def test_the_wean_output_layer_scores_through_the_kernels_it_is_given(monkeypatch):
     """WEAN multiplies by the embeddings itself, not through a linear layer: its own flag decides
     whether oneDNN's product is called (whether the floats then differ depends on the CPU)."""
-    simplifier = load(device="cpu")
+    simplifier = load(device="cpu", kernels="onednn")
     layer = simplifier.model.output_layer
     assert layer.onednn_products
     calls, product = [], kernels._product
@@ -153,3 +156,58 @@ def test_training_kernels_are_a_checked_config_choice(tmp_path):
     config.write_text("training:\n  kernels: fast\n")
     with pytest.raises(WeanError, match="training.kernels"):
         load_config(config)
+
+
+def test_auto_takes_pytorchs_product_where_onednn_is_absent_without_measuring(model_dir, monkeypatch):
+    from wean.models import kernel_choice
+
+    monkeypatch.setattr(kernels, "ONEDNN", False)
+    monkeypatch.setattr(kernel_choice, "measure", lambda *args: pytest.fail("measured where oneDNN cannot apply"))
+    assert load(model_dir, device="cpu").kernels == "blas"
+
+
+@needs_onednn
+def test_auto_measures_once_keeps_the_choice_and_leaves_the_model_as_it_was(model_dir, monkeypatch, tmp_path):
+    """The faster kernels win; the choice is cached per CPU, threads and model shapes, so a second
+    load measures nothing; measuring changes no weight, gradient, mode or random state."""
+    from wean.models import kernel_choice
+
+    monkeypatch.setenv("WEAN_CACHE_DIR", str(tmp_path / "cache"))
+    for faster in ("blas", "onednn"):
+        (tmp_path / "cache").mkdir(exist_ok=True)
+        for old in (tmp_path / "cache").iterdir():
+            old.unlink()
+        times = {"onednn": 2.0, "blas": 1.0} if faster == "blas" else {"onednn": 1.0, "blas": 2.0}
+        monkeypatch.setattr(kernel_choice, "measure", lambda model, workload, times=times: dict(times))
+        assert load(model_dir, device="cpu").kernels == faster
+        monkeypatch.setattr(kernel_choice, "measure", lambda *args: pytest.fail("measured again"))
+        assert load(model_dir, device="cpu").kernels == faster
+    recorded = json.loads((tmp_path / "cache" / "kernels.json").read_text())
+    (key, entry), = recorded.items()
+    assert "inference" in key and "threads" in key and entry["kernels"] == "onednn"
+    monkeypatch.undo()
+    model = load(model_dir, device="cpu", kernels="blas").model
+    model.train()
+    before = {name: p.detach().clone() for name, p in model.named_parameters()}
+    rng = torch.get_rng_state()
+    seconds = kernel_choice.measure(model, "training")
+    assert set(seconds) == {"onednn", "blas"} and all(value > 0 for value in seconds.values())
+    assert torch.equal(torch.get_rng_state(), rng) and model.training and kernels.kernels_of(model) == "blas"
+    assert all(torch.equal(p, before[name]) and p.grad is None for name, p in model.named_parameters())
+
+
+@needs_onednn
+def test_a_training_run_keeps_the_kernels_auto_chose_for_its_resumes(tmp_path, monkeypatch):
+    from wean.models import kernel_choice
+    from wean.training import Trainer
+
+    data = write_corpus(tmp_path / "data", train=40, valid=8)
+    monkeypatch.setattr(kernel_choice, "measure", lambda model, workload: {"onednn": 2.0, "blas": 1.0})
+    config = tiny_config(data, tmp_path / "run", max_updates=2)
+    assert config.training.kernels == "auto"
+    Trainer(config).train()
+    assert json.loads((tmp_path / "run" / "kernels.json").read_text()) == {"kernels": "blas"}
+    # a resume takes the run's own choice, whatever measuring would say now
+    monkeypatch.setattr(kernel_choice, "measure", lambda model, workload: {"onednn": 1.0, "blas": 2.0})
+    resumed = Trainer(tiny_config(data, tmp_path / "run", max_updates=3), resume=True)
+    assert kernels.kernels_of(resumed.model) == "blas"

@@ -45,6 +45,7 @@ class Assets:
 
 CONTROL_COUNTS = "control-counts.json"
 SHORTLIST = "shortlist.safetensors"  # the vocabulary shortlist's table (wean.inference.shortlist)
+KERNELS_CHOSEN = "kernels.json"  # what training.kernels: auto chose for a run, which its resumes keep
 
 
 def write_control_counts(directory: Path, assets: Assets, examples) -> None:
@@ -160,6 +161,7 @@ MODEL_FILES = frozenset({
     *MODEL_FOLDERS, *DESCRIBING, "config.yaml", "vocab.json", "vocab.src.json", "vocab.tgt.json",
     "sentencepiece.model", "tokenizer.json", "model.safetensors", "best.json", "train.log", "validations.json",
     CONTROL_COUNTS, PLUGIN_DIGESTS, "control-tuning.json", "control-tuning-unmet.json", SHORTLIST, TOKEN_DIGESTS,
+    KERNELS_CHOSEN,
 })
 
 

@@ -176,10 +176,11 @@ def add_product_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--quantize", choices=QUANTIZATIONS, default="none",
                         help="int8: int8 weights for the LSTM and linear layers, faster on a CPU, "
                         "outputs slightly different (default: none)")
-    parser.add_argument("--kernels", choices=KERNELS, default="onednn",
-                        help="what computes the float32 products in inference: onednn (faster on a CPU; "
-                        "the last bits of a score may differ from blas's) or blas, PyTorch's own product, "
-                        "what training.kernels: blas trains with (default: onednn)")
+    parser.add_argument("--kernels", choices=KERNELS, default="auto",
+                        help="what computes the float32 products in inference: onednn, blas (PyTorch's own "
+                        "product, what training.kernels: blas trains with), or auto, the faster of the two for "
+                        "this model on this machine, measured once and cached (default: auto); the last bits of "
+                        "a score may differ between them")
 
 
 def labels(text: str | None, count: int, what: str) -> list[str] | None:
@@ -216,7 +217,7 @@ def load_generator(args: argparse.Namespace):
     from wean.inference.generator import UntrainedControlWarning, load
 
     generator = load(args.model, args.device, getattr(args, "quantize", "none"), trust_plugins=args.trust_plugins,
-                     kernels=getattr(args, "kernels", "onednn"))
+                     kernels=getattr(args, "kernels", "auto"))
     generator.search_options(**search_arguments(args))  # against the model's defaults: --nbest 8 with its beam 5
     control = control_values(args)
     generator.control_prefix(control)

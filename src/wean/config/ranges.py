@@ -11,7 +11,9 @@ from wean.errors import WeanError
 
 # the choices of where and how a model runs, named here, where reading them imports no torch
 DEVICES = ("auto", "cpu", "cuda")
-KERNELS = ("onednn", "blas")  # what computes the float32 products (wean/models/kernels.py)
+# what computes the float32 products (wean/models/kernels.py); auto: the faster here, measured
+# once per model (wean/models/kernel_choice.py)
+KERNELS = ("auto", "onednn", "blas")
 QUANTIZATIONS = ("none", "int8")  # the weights inference runs with (wean/inference/quantize.py)
 
 # the keys whose value is one of a few names, wherever the config's section has them

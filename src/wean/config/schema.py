@@ -194,9 +194,10 @@ class TrainingConfig:
     # the CPU has AVX-512 BF16 or AMX, or on a recent GPU; fp16 likewise in float16, on CUDA only,
     # with a gradient scaler (wean/training/precision.py)
     precision: str = "fp32"
-    # onednn | blas: the CPU's float32 products through oneDNN (faster on the CPUs measured) or
-    # PyTorch's own, whose floats the tables' runs keep (wean/models/kernels.py)
-    kernels: str = "onednn"
+    # auto | onednn | blas: the CPU's float32 products through oneDNN or PyTorch's own (whose
+    # floats the tables' runs keep; wean/models/kernels.py); auto: the faster of the two for this
+    # model on this machine, measured when the run starts and kept for its resumes (kernels.json)
+    kernels: str = "auto"
     device: str = "auto"  # auto | cpu | cuda: auto takes the GPU when PyTorch sees one
     # several processes (torchrun): seconds one waits for the others, to join and while rank 0
     # validates, before it stops with an error rather than hang (wean/training/distributed.py)

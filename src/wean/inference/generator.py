@@ -225,13 +225,14 @@ class Generator(LoadedModel):
 
 
 def load(directory: str | Path | Sequence[str | Path] | None = None, device: str = "auto",
-         quantization: str = "none", trust_plugins: bool = False, kernels: str = "onednn") -> Generator:
+         quantization: str = "none", trust_plugins: bool = False, kernels: str = "auto") -> Generator:
     """A trained model, ready to ``generate``; without a directory, the simplifier shipped with
     wean (:data:`wean.pretrained.SIMPLIFIER`); several directories, an ensemble of their models
     (same vocabularies), as is one directory that carries an ensemble (``generation.ensemble``).
     ``device``: auto (the GPU if there is one) | cpu | cuda.
     ``quantization``: none | int8 (int8 weights for the LSTM and linear layers, on the CPU).
-    ``kernels``: onednn | blas, what computes the float32 products in inference (:mod:`wean.models.kernels`).
+    ``kernels``: onednn | blas | auto, what computes the float32 products in inference
+    (:mod:`wean.models.kernels`; auto: :mod:`wean.models.kernel_choice`).
     A model directory is data: plug-in code its config names runs only with ``trust_plugins``
     (or once the caller has imported those files with :func:`wean.registry.load_plugins`)."""
     if directory is None:

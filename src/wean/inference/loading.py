@@ -18,6 +18,7 @@ from wean.model_dir import (
     SHORTLIST, Assets, check_same_vocabularies, load_assets, load_members, read_control_counts,
 )
 from wean.models.device import resolve_device
+from wean.models.kernel_choice import resolved as resolved_kernels
 from wean.models.kernels import kernels_of, use_kernels
 from wean.models.model import EncoderDecoder, build_model
 from wean.tensor_files import WEIGHTS, load_weights
@@ -47,10 +48,11 @@ class LoadedModel:
     @classmethod
     def from_directory(
         cls, directory: str | Path | Sequence[str | Path], weights: str | Path | None = None, device: str = "auto",
-        quantization: str = "none", trust_plugins: bool = False, kernels: str = "onednn",
+        quantization: str = "none", trust_plugins: bool = False, kernels: str = "auto",
     ) -> "LoadedModel":
         """``quantization``: none, or int8 (CPU only; see :mod:`wean.inference.quantize`). ``kernels``:
-        onednn or blas, what computes the float32 products (:mod:`wean.models.kernels`). Several
+        onednn or blas, what computes the float32 products (:mod:`wean.models.kernels`); auto: the
+        faster of the two for this model here (:mod:`wean.models.kernel_choice`). Several
         directories, or one whose config names ``generation.ensemble``: their models as one
         ensemble (:mod:`wean.inference.ensemble`), with the first one's tokenizer, configuration and
         generation defaults. ``trust_plugins``: import the plug-in files a directory's config
@@ -76,7 +78,8 @@ class LoadedModel:
         for path, assets in zip(directories, every_assets):
             model = build_model(assets.config.model, len(assets.source_vocabulary), len(assets.target_vocabulary))
             load_weights(model, Path(weights) if weights else path / WEIGHTS)
-            models.append(use_kernels(quantize(model.eval(), quantization, resolved).to(resolved), kernels))
+            model = quantize(model.eval(), quantization, resolved).to(resolved)
+            models.append(use_kernels(model, resolved_kernels(model, kernels)))
         if len(models) == 1:
             return cls(models[0], every_assets[0], read_control_counts(directories[0]), directories[0])
         check_same_vocabularies(directories, every_assets)

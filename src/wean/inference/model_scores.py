@@ -41,7 +41,7 @@ class ModelScore:
     def __init__(self, directory: str | Path):
         self.directory = Path(directory)
         self.device: torch.device | None = None  # None: wean's default (the GPU if there is one)
-        self.kernels = "onednn"  # what its model's products run with (wean.models.kernels); generate sets its own
+        self.kernels = "auto"  # what its model's products run with (wean.models.kernels); generate sets its own
         # whether the texts it scores are plain text (generate sets it to its own reading, so that
         # both models tokenize alike); None: as its model's generation.plain_text says
         self.plain_text: bool | None = None

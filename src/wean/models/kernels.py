@@ -106,8 +106,8 @@ def use_kernels(model: nn.Module, kernels: str, option: str = "--kernels") -> nn
     Modules that multiply by weights they hold as tensors (the output layers, a decoder's LSTM
     written out) say so with an ``onednn_products`` attribute, which is set here. ``option``
     names the setting in an error."""
-    if kernels not in KERNELS:
-        raise WeanError(f"{option} {kernels!r}: choose one of {', '.join(KERNELS)}")
+    if kernels not in KERNELS or kernels == "auto":  # auto is resolved first (kernel_choice.resolved)
+        raise WeanError(f"{option} {kernels!r}: choose one of {', '.join(k for k in KERNELS if k != 'auto')}")
     onednn = kernels == "onednn"
     for module in model.modules():
         if type(module) in (nn.Linear, OneDNNLinear):  # not int8 layers, which have their own kernels

@@ -36,14 +36,17 @@ from wean.data.corpus import encode_pairs, make_batches
 from wean.data.training_text import training_text
 from wean.data.vocabulary import SPECIALS
 from wean.errors import WeanError
-from wean.model_dir import Assets, clear_model_files, load_assets, remove_leftovers_of_a_kill, save_assets, write_control_counts
+from wean.model_dir import (
+    KERNELS_CHOSEN, Assets, clear_model_files, load_assets, remove_leftovers_of_a_kill, save_assets, write_control_counts,
+)
 from wean.models.device import resolve_device
 from wean.models.interfaces import TrainingCorpus
+from wean.models.kernel_choice import choose_kernels
 from wean.models.kernels import use_kernels
 from wean.models.model import build_model
 from wean.models.pretrained_embeddings import load_pretrained
 from wean.tensor_files import WEIGHTS, save_weights
-from wean.textio import atomic_write_json
+from wean.textio import atomic_write_json, read_json
 from wean.training.allocator import keep_freed_memory
 from wean.training.assets import build_assets
 from wean.training.checkpoints import RunCheckpoints
@@ -121,11 +124,15 @@ class Trainer:
                 saved = load_assets(self.directory)
                 self.assets = Assets(config, saved.tokenizer, saved.source_vocabulary, saved.target_vocabulary)
         self.model = build_model(config.model, len(self.assets.source_vocabulary), len(self.assets.target_vocabulary))
-        use_kernels(self.model.to(self.device), config.training.kernels, "config: training.kernels")
+        self.model.to(self.device)
         if not resume:  # what parts learn from the corpus (WEAN's candidate words) comes with the weights on resume
             self.model.prepare(TrainingCorpus(train.sources, self.assets.tokenizer, self.assets.target_vocabulary))
             if config.model.embeddings.pretrained:
                 self._load_pretrained_embeddings(Path(config.model.embeddings.pretrained))
+        kernels = config.training.kernels
+        if kernels == "auto":  # before DDP wraps the model: measuring runs its backward
+            kernels = self._chosen_kernels(resume, main)
+        use_kernels(self.model, kernels, "config: training.kernels")
         replica = self.model
         if self.distributed.enabled:
             # DDP starts every process from rank 0's weights and buffers and all-reduces (averages)
@@ -157,6 +164,21 @@ class Trainer:
         self.finished_before = False  # a resumed run that had finished and been saved so
         if resume:
             self._restore()
+
+    def _chosen_kernels(self, resume: bool, main: bool) -> str:
+        """training.kernels: auto for this run: what it chose when it started, kept in the run folder
+        so that a resume computes with the same floats; else measured now by the first process
+        (wean.models.kernel_choice), whose choice every process takes."""
+        path = self.directory / KERNELS_CHOSEN
+        if main and not (resume and path.is_file()):
+            chosen = choose_kernels(self.model, "training")
+            atomic_write_json(path, {"kernels": chosen})
+            self.notes.append(f"training.kernels auto: {chosen}, the faster for this model here ({KERNELS_CHOSEN})")
+        self.distributed.barrier()  # the others read it once it is written
+        recorded = read_json(path)
+        if not (isinstance(recorded, dict) and recorded.get("kernels") in ("onednn", "blas")):
+            raise WeanError(f"{path}: not a record of the kernels this run chose; delete it to measure again")
+        return recorded["kernels"]
 
     # --- checkpoints ----------------------------------------------------------------------------
 

@@ -1,0 +1,139 @@
+"""``kernels: auto`` (the default): the faster of oneDNN's and PyTorch's float32 products for one
+model on this machine, measured rather than guessed from the CPU's vendor. On a 2-core AMD EPYC
+oneDNN won beam search by 1.25x; on a 2-core Xeon with AMX PyTorch's own products won by 1.08x
+(results/bench-peers-kernels, issue 94).
+
+The measure is the model's own work: a teacher-forced batch (16 sentences of 20 tokens) through
+the whole model, forward only for inference, forward and backward for training, each kernel three
+times in turn, the median kept. It takes well under a second for the models here and is done once:
+the choice is cached in ``kernels.json`` under ``$WEAN_CACHE_DIR`` (else ``$XDG_CACHE_HOME/wean``,
+else ``~/.cache/wean``), keyed by the CPU, PyTorch's version, the threads and the model's shapes.
+Where oneDNN cannot apply (a PyTorch without it, a GPU, weights not float32) the choice is PyTorch's
+own without measuring. Measuring leaves the model's weights, gradients, mode and the random state
+as it found them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import statistics
+import time
+from pathlib import Path
+
+import torch
+from torch import nn
+
+from wean.errors import WeanError
+from wean.models import kernels as kernel_module
+from wean.textio import atomic_write_json, read_json
+
+WORKLOADS = ("inference", "training")
+ROUNDS = 3
+BATCH, LENGTH = 16, 20
+
+
+def cache_path() -> Path:
+    if os.environ.get("WEAN_CACHE_DIR"):
+        base = Path(os.environ["WEAN_CACHE_DIR"])
+    else:
+        base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "wean"
+    return base / "kernels.json"
+
+
+def _cpu_model() -> str:
+    info = Path("/proc/cpuinfo")
+    try:
+        lines = info.read_text().splitlines() if info.exists() else []
+    except OSError:
+        lines = []
+    return next((line.split(":", 1)[1].strip() for line in lines if line.startswith("model name")), "unknown CPU")
+
+
+def cache_key(model: nn.Module, workload: str) -> str:
+    shapes = hashlib.sha256(json.dumps([[name, list(parameter.shape)] for name, parameter in model.named_parameters()])
+                            .encode()).hexdigest()[:16]
+    return f"{_cpu_model()} | torch {torch.__version__} | {torch.get_num_threads()} threads | {workload} | {shapes}"
+
+
+def onednn_can_apply(model: nn.Module) -> bool:
+    parameters = list(model.parameters())
+    return (kernel_module.ONEDNN and torch.backends.mkldnn.enabled and bool(parameters)
+            and all(p.device.type == "cpu" and p.dtype == torch.float32 for p in parameters))
+
+
+def _batch(model: nn.Module) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """Random word ids every embedding of the model holds (past the four special ones)."""
+    sizes = [module.num_embeddings for module in model.modules() if isinstance(module, nn.Embedding)]
+    high = max(5, min(sizes, default=5))
+    generator = torch.Generator().manual_seed(0)
+    source = torch.randint(4, high, (BATCH, LENGTH), generator=generator)
+    target = torch.randint(4, high, (BATCH, LENGTH), generator=generator)
+    return source, torch.full((BATCH,), LENGTH, dtype=torch.long), target
+
+
+def _seconds(model: nn.Module, workload: str, batch) -> float:
+    source, lengths, target = batch
+    started = time.perf_counter()
+    if workload == "training":
+        model(source, lengths, target).log_probs.float().mean().backward()
+    else:
+        with torch.no_grad():
+            model(source, lengths, target)
+    return time.perf_counter() - started
+
+
+def measure(model: nn.Module, workload: str) -> dict[str, float]:
+    """Median seconds of the workload under each kernel; the model is left as it was found."""
+    was_training, rng, kernels_before = model.training, torch.get_rng_state(), kernel_module.kernels_of(model)
+    grads = {name: p.grad for name, p in model.named_parameters()}
+    model.train(workload == "training")
+    batch = _batch(model)
+    times: dict[str, list[float]] = {"onednn": [], "blas": []}
+    try:
+        for kernels in times:  # one warm-up each: first calls allocate and pick their code paths
+            kernel_module.use_kernels(model, kernels)
+            _seconds(model, workload, batch)
+        for _ in range(ROUNDS):
+            for kernels in times:
+                kernel_module.use_kernels(model, kernels)
+                times[kernels].append(_seconds(model, workload, batch))
+    finally:
+        for name, parameter in model.named_parameters():
+            parameter.grad = grads[name]
+        model.train(was_training)
+        torch.set_rng_state(rng)
+        kernel_module.use_kernels(model, kernels_before)
+    return {kernels: statistics.median(values) for kernels, values in times.items()}
+
+
+def resolved(model: nn.Module, kernels: str, workload: str = "inference") -> str:
+    """``kernels`` as onednn or blas: ``auto`` chosen for ``model`` here, the others as they are."""
+    return choose_kernels(model, workload) if kernels == "auto" else kernels
+
+
+def choose_kernels(model: nn.Module, workload: str = "inference") -> str:
+    """onednn or blas, whichever runs ``model``'s ``workload`` faster here (cached, see above)."""
+    if workload not in WORKLOADS:
+        raise ValueError(f"workload {workload!r}: one of {', '.join(WORKLOADS)}")
+    if not onednn_can_apply(model):
+        return "blas"
+    path, key = cache_path(), cache_key(model, workload)
+    try:
+        cache = read_json(path) if path.is_file() else {}
+    except WeanError:  # a damaged cache is measured again and rewritten
+        cache = {}
+    if not isinstance(cache, dict):
+        cache = {}
+    if isinstance(cache.get(key), dict) and cache[key].get("kernels") in ("onednn", "blas"):
+        return cache[key]["kernels"]
+    seconds = measure(model, workload)
+    chosen = min(seconds, key=seconds.get)
+    cache[key] = {"kernels": chosen, "seconds": seconds}
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write_json(path, cache)
+    except OSError:  # a read-only home: measured again next time, nothing lost
+        pass
+    return chosen
