@@ -235,6 +235,35 @@ def test_the_fallback_tries_a_lighter_control_setting_before_the_source(control_
     assert [g.text for g in generator.generate(sources, control=short, fallback="source", fallback_control=[])] == sources
 
 
+class CountingChannel(LongOutputsOnly):
+    def __init__(self):
+        self.read = 0
+
+    def log_probs_per_token(self, outputs, sources):
+        self.read += len(outputs)
+        return super().log_probs_per_token(outputs, sources)
+
+
+def test_the_channel_model_reads_no_more_outputs_than_the_answer_needs(control_model, monkeypatch):
+    """The guard's channel model reads a beam's outputs in order and stops at the caller's n-th that
+    passes: the n-best returned are those of reading every output, for fewer forced passes."""
+    generator = load(control_model)
+    sources = ["a b c d e f g h i j", "j i h g f e d c", "b c d e", "e f g h i j a"]
+    returned = {}
+    for nbest in (1, 2, 4):
+        channel = CountingChannel()
+        monkeypatch.setattr(generator, "fallback_channel", lambda plain_text=None, channel=channel: (channel, -1.0))
+        returned[nbest] = ([[g.text for g in result.nbest] for result in
+                            generator.generate(sources, beam=4, nbest=nbest, fallback="source")], channel.read)
+    everything, read_all = returned[4]  # four of four: every output is read
+    for nbest in (1, 2):
+        texts, read = returned[nbest]
+        assert texts == [row[:nbest] for row in everything]
+        assert read < read_all
+    # one output per sentence, but for a sentence returned unchanged, whose every output was read
+    assert returned[1][1] <= len(sources) + sum(row[0] == source for row, source in zip(everything, sources)) * 4
+
+
 def test_fallback_control_is_checked_where_it_is_given(control_model):
     with pytest.raises(WeanError, match=r"fallback_control\[0\]: control: unknown attribute 'levenshtein'"):
         load(control_model).generate(["a b"], fallback="source", fallback_control=[{"levenshtein": 0.8}])

@@ -222,19 +222,28 @@ class TextSearch:
 
     def _faithful_first(self, sources: list[str], nbest_lists: list[list[Generation]]) -> list[list[Generation]]:
         """Each list as :func:`faithful_first` orders it, an output the channel model finds
-        too unlikely to have come from its source counted unfaithful too (only outputs free of
-        fidelity faults are scored: the others are set aside whatever it says)."""
+        too unlikely to have come from its source counted unfaithful too. Only the first ``keep``
+        entries of a list are returned, so the channel model reads a list's outputs free of
+        fidelity faults in order, and no further than its ``keep``-th that passes: most lists need
+        one forced pass over one output, not over every output of the beam."""
         words = self.options.fallback_words == "known"
         found = [[faults(source, output.text, words) for output in outputs]
                  for source, outputs in zip(sources, nbest_lists)]
         if self.fallback_channel is not None:
             channel, threshold = self.fallback_channel
-            unscored = [(row, column, sources[row], output.text) for row, outputs in enumerate(nbest_lists)
-                        for column, output in enumerate(outputs) if not found[row][column]]
-            scores = channel.log_probs_per_token([text for *_, text in unscored], [source for *_, source, _ in unscored])
-            for (row, column, _, _), score in zip(unscored, scores):
-                if score < threshold:
-                    found[row][column] = {"channel": [f"{score:.2f} per token, below {threshold:g}"]}
+            waiting = [[column for column, fault in enumerate(row) if not fault] for row in found]
+            passed = [0] * len(found)
+            while True:
+                asked = [(row, waiting[row].pop(0)) for row in range(len(found)) if waiting[row] and passed[row] < self.keep]
+                if not asked:
+                    break
+                scores = channel.log_probs_per_token([nbest_lists[row][column].text for row, column in asked],
+                                                     [sources[row] for row, _ in asked])
+                for (row, column), score in zip(asked, scores):
+                    if score < threshold:
+                        found[row][column] = {"channel": [f"{score:.2f} per token, below {threshold:g}"]}
+                    else:
+                        passed[row] += 1
         return [faithful_first(source, outputs, faults_found) for source, outputs, faults_found
                 in zip(sources, nbest_lists, found)]
 

@@ -1,0 +1,63 @@
+"""What the shipped simplifier's guard costs: `wean simplify`'s default pipeline (beam 5, every
+output checked for fidelity and by the channel model, lighter settings and the source as
+fallbacks) against plain beam 5 of the same model, on TurkCorpus test's sources (plain text), in
+one process, interleaved, median of the rounds; sentences/s and the ratio. The outputs of each are
+checked against the previous round's (the same every round).
+
+    python bench/guard_cost.py [--rounds 3] [--sentences 359] [--out DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import time
+from pathlib import Path
+
+from timing import MIN_ROUNDS, cpu, report  # bench/ is the script's folder, so on sys.path
+
+import wean
+from wean.evaluation import data_root, get_benchmark
+from wean.textio import read_lines
+
+SYSTEMS = {
+    "guarded (the default pipeline)": {},
+    "plain beam 5": {"fallback": "none", "rerank": ""},
+}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--sentences", type=int, default=359)
+    parser.add_argument("--model", default=None, help="a model directory (default: the shipped simplifier)")
+    parser.add_argument("--out", type=Path)
+    args = parser.parse_args()
+    if args.rounds < MIN_ROUNDS:
+        parser.error(f"--rounds must be at least {MIN_ROUNDS}")
+    sources = read_lines(get_benchmark("turkcorpus-test").source_path(data_root()))[: args.sentences]
+    model = wean.load(args.model)
+    load_before = os.getloadavg()[0]
+    seconds: dict[str, list[float]] = {name: [] for name in SYSTEMS}
+    outputs: dict[str, list[str]] = {}
+    for _ in range(args.rounds):
+        for name, options in SYSTEMS.items():
+            started = time.perf_counter()
+            texts = [g.text for g in model.generate(sources, beam=5, **options)]
+            seconds[name].append(time.perf_counter() - started)
+            assert outputs.setdefault(name, texts) == texts, f"{name}: outputs changed between rounds"
+    guarded, plain = SYSTEMS
+    result = {
+        "cpu": cpu(), "threads": int(os.environ.get("OMP_NUM_THREADS", "0")) or None, "load_before": load_before,
+        "sentences": len(sources), "rounds": args.rounds, "kernels": model.kernels,
+        **{f"{name} sentences/s": len(sources) / statistics.median(times) for name, times in seconds.items()},
+        "guard cost (guarded time / plain time)": statistics.median(
+            g / p for g, p in zip(seconds[guarded], seconds[plain])),
+        "outputs changed by the guard": sum(a != b for a, b in zip(outputs[guarded], outputs[plain])),
+    }
+    report(result, args.out)
+
+
+if __name__ == "__main__":
+    main()
