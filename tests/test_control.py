@@ -204,7 +204,7 @@ def test_the_fallback_tries_a_lighter_control_setting_before_the_source(control_
     unchanged = generator.generate(sources, control=short, fallback="source")
     assert [g.text for g in unchanged] == sources and all(g.fell_back and g.warning for g in unchanged)
     # the guard undid what was asked: the warning says what that was
-    assert all(g.warning.endswith("(the control asked: chars_ratio=0.30)") for g in unchanged)
+    assert all(g.warning.endswith("(searched with control chars_ratio=0.30)") for g in unchanged)
     lighter = generator.generate(sources, control=short, fallback="source",
                                  fallback_control=[{"chars_ratio": 0.4}, {"chars_ratio": 1.0}])
     # each sentence gets the output of the first setting, in order, at which one passes
@@ -213,13 +213,13 @@ def test_the_fallback_tries_a_lighter_control_setting_before_the_source(control_
     assert not any(g.fell_back for g in at[0.4] + full)
     assert [(g.text, g.source_tokens[0]) for g in lighter] == [(g.text, "<chars_ratio_0.40>") for g in at[0.4]]
     assert not any(g.fell_back for g in lighter)
-    assert all(g.warning == "every output for the control asked (chars_ratio=0.30) failed a fidelity or meaning check, "
+    assert all(g.warning == "every output searched with control chars_ratio=0.30 failed a fidelity or meaning check, "
                "so this one is of a lighter setting (chars_ratio=0.40), which asks for less change" for g in lighter)
     with monkeypatch.context() as strict:  # a guard no output passes: the source, with each setting tried named
         strict.setattr(generator, "fallback_channel", lambda plain_text=None: (NothingPasses(), -1.0))
         failing = generator.generate(sources, control=short, fallback="source", fallback_control=[{"chars_ratio": 0.4}])
     assert [g.text for g in failing] == sources
-    assert all(g.warning.endswith("(the control asked: chars_ratio=0.30; then chars_ratio=0.40)") for g in failing)
+    assert all(g.warning.endswith("(searched with control chars_ratio=0.30; then chars_ratio=0.40)") for g in failing)
     # a setting that asks for more change than the values asked for is skipped: the next one is searched
     skipped = generator.generate(sources, control=short, fallback="source",
                                  fallback_control=[{"chars_ratio": 0.1}, {"chars_ratio": 1.0}])

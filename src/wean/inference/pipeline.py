@@ -184,12 +184,12 @@ class TextSearch:
                 self.progress(done, len(sentences))
         if self.fallback_prefixes and self.options.fallback == "source":
             self._search_lighter(results, sentences, source_tokens, wanted, to_text)
-        if self.prefix:  # the source came back where control tokens asked for a change: say which were tried
+        if self.prefix:  # the source came back where control tokens asked for a change: say which were searched
             tried = "".join(f"; then {describe_tokens(prefix)}" for prefix in self.fallback_prefixes)
             for i, result in enumerate(results):
                 if result is not None and result.returned_source:
                     results[i] = dataclasses.replace(result, warning=(
-                        f"{result.warning} (the control asked: {describe_tokens(self.prefix)}{tried})"))
+                        f"{result.warning} (searched with control {describe_tokens(self.prefix)}{tried})"))
         return results
 
     def _search_lighter(
@@ -217,7 +217,7 @@ class TextSearch:
                 # the reader gets less change than asked for: said, as a return of the source is
                 used = describe_tokens(result.source_tokens[:len(self.prefix)])
                 results[i] = dataclasses.replace(result, warning=(
-                    f"every output for the control asked ({asked}) failed a fidelity or meaning check, so this one "
+                    f"every output searched with control {asked} failed a fidelity or meaning check, so this one "
                     f"is of a lighter setting ({used}), which asks for less change"))
 
     def _faithful_first(self, sources: list[str], nbest_lists: list[list[Generation]]) -> list[list[Generation]]:
