@@ -57,8 +57,8 @@ def joined(text: str, parts: list[Generation]) -> Generation:
 
 def joined_best(text: str, parts: list[Generation]) -> Generation:
     """The generations of a text's sentences as one: texts joined by a space, tokens and scores
-    added up, attention block-diagonal (each sentence attends only to itself), one <eos> row. For
-    several sentences the attention is a sparse tensor (``.to_dense()`` for the matrix): dense, a paragraph of n words
+    added up, attention block-diagonal (each sentence attends only to itself), one <eos> row. The
+    attention is a sparse tensor (``.to_dense()`` for the matrix): dense, a paragraph of n words
     would hold n^2 weights, gigabytes for a long one, nearly all of them zero."""
     if not parts:
         return Generation(text, "", [], [], 0.0, 0.0, torch.zeros(1, 0))
