@@ -204,6 +204,23 @@ if test -e $OUT/exports/pg-seed2/model.safetensors && test -e $OUT/exports/pg-se
         scored "$candidate-faithful" selection || "$PYTHON" $OUT/score_lines.py --label "$candidate-faithful" \
             --model "$RUNS/asset-$candidate-faithful" --role selection
     done
+    # the recipe's three seeds, each with its own faithful pipeline: their mean and spread
+    for seed in 2 3; do
+        faithful_pipeline "pg-seed$seed"
+        scored "pg-seed$seed-faithful" selection || "$PYTHON" $OUT/score_lines.py --label "pg-seed$seed-faithful" \
+            --model "$RUNS/asset-pg-seed$seed-faithful" --role selection
+    done
+    "$PYTHON" - "$OUT/scores.jsonl" > $OUT/three-seeds.json <<'SEEDS'
+import json, statistics, sys
+records = [json.loads(line) for line in open(sys.argv[1])]
+rows = [[r for r in records if r["label"] == f"pg-seed{seed}-faithful" and r["role"] == "selection"][-1]
+        for seed in (1, 2, 3)]
+keys = ("sari", "bleu", "fkgl", "identical_to_source", "invented_names", "repeated_ngrams")
+print(json.dumps({"what": "pg seeds 1-3, each its faithful pipeline (control tuned on the tuning lines), "
+                  "scored on the selection lines: mean and sample standard deviation",
+                  **{key: {"per_seed": [r[key] for r in rows], "mean": round(statistics.mean(r[key] for r in rows), 3),
+                           "std": round(statistics.stdev(r[key] for r in rows), 3)} for key in keys}}, indent=1))
+SEEDS
     "$PYTHON" - "$OUT/scores.jsonl" "${candidates[@]}" > $OUT/candidates.json <<'CHOOSE'
 import json, sys
 path, *names = sys.argv[1:]
