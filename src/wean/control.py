@@ -118,6 +118,11 @@ class Control:
     def token(self, name: str, value: float) -> str:
         return f"<{name}_{self.rounded(value):.2f}>"
 
+    @staticmethod
+    def describe(tokens: list[str]) -> str:
+        """Tokens of :meth:`token` as the values they ask for: ``<chars_ratio_0.70>`` -> ``chars_ratio=0.70``."""
+        return ", ".join("=".join(token.strip("<>").rsplit("_", 1)) for token in tokens)
+
     def reserved_tokens(self) -> list[str]:
         """Every token the attributes can produce, so that the vocabulary has all of them."""
         steps = int(round(MAX_VALUE / self.bucket))
@@ -148,11 +153,6 @@ class Control:
         """Tokens asking for ``values``; attributes not given take the model's defaults."""
         chosen = {**self.defaults, **self.check(values or {})}
         return [self.token(name, chosen[name]) for name in self.attributes]
-
-
-def describe_tokens(tokens: list[str]) -> str:
-    """Control tokens as the values they ask for: ``<chars_ratio_0.70>`` -> ``chars_ratio=0.70``."""
-    return ", ".join("=".join(token.strip("<>").rsplit("_", 1)) for token in tokens)
 
 
 def parse_control(text: str) -> dict[str, float]:

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Callable
 
 import torch
 
-from wean.control import describe_tokens
+from wean.control import Control
 from wean.data.copy_vocabulary import encode_source, token_of
 from wean.data.corpus import pad
 from wean.data.plain_text import PlainText
@@ -185,11 +185,11 @@ class TextSearch:
         if self.fallback_prefixes and self.options.fallback == "source":
             self._search_lighter(results, sentences, source_tokens, wanted, to_text)
         if self.prefix:  # the source came back where control tokens asked for a change: say which were searched
-            tried = "".join(f"; then {describe_tokens(prefix)}" for prefix in self.fallback_prefixes)
+            tried = "".join(f"; then {Control.describe(prefix)}" for prefix in self.fallback_prefixes)
             for i, result in enumerate(results):
                 if result is not None and result.returned_source:
                     results[i] = dataclasses.replace(result, warning=(
-                        f"{result.warning} (searched with control {describe_tokens(self.prefix)}{tried})"))
+                        f"{result.warning} (searched with control {Control.describe(self.prefix)}{tried})"))
         return results
 
     def _search_lighter(
@@ -209,13 +209,13 @@ class TextSearch:
             [sentences[i] for i in failed], [source_tokens[i] for i in failed],
             None if wanted is None else lambda j: wanted(failed[j]), to_text,
         )
-        asked = describe_tokens(self.prefix)
+        asked = Control.describe(self.prefix)
         for i, result in zip(failed, retried):
             if result is None:  # abandoned: nobody wants it any more
                 results[i] = None
             elif not result.fell_back:
                 # the reader gets less change than asked for: said, as a return of the source is
-                used = describe_tokens(result.source_tokens[:len(self.prefix)])
+                used = Control.describe(result.source_tokens[:len(self.prefix)])
                 results[i] = dataclasses.replace(result, warning=(
                     f"every output searched with control {asked} failed a fidelity or meaning check, so this one "
                     f"is of a lighter setting ({used}), which asks for less change"))
