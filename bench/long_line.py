@@ -11,10 +11,8 @@ seed from examples/complex.txt.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import random
-import resource
 import statistics
 import subprocess
 import sys
@@ -22,7 +20,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from timing import cpu  # bench/ is the script's folder, so on sys.path
+from timing import cpu, report  # bench/ is the script's folder, so on sys.path
 
 
 def run(text: str) -> dict:
@@ -70,10 +68,7 @@ def main() -> None:
         "time ratio": statistics.median(a["seconds"] / b["seconds"] for a, b in zip(line, lines)),
         "outputs the same": same,
     }
-    print(json.dumps(result, indent=1))
-    if args.out:
-        args.out.mkdir(parents=True, exist_ok=True)
-        (args.out / "metrics.json").write_text(json.dumps(result, indent=1) + "\n")
+    report(result, args.out)
 
 
 if __name__ == "__main__":

@@ -27,6 +27,7 @@ from pathlib import Path
 import httpx
 
 from server_load import HERE, free_port, start_server  # bench/ is the script's folder, so on sys.path
+from timing import report
 
 SENTENCE = "The committee, which was established in 1998, is responsible for the administration of the competition."
 BODY = json.dumps({"texts": [SENTENCE]})
@@ -134,10 +135,7 @@ def main() -> None:
         "slow_endings": dict(sorted(outcomes.items())), "health_after": alive,
         "log_tracebacks": log.count("Traceback"), "log_too_many_open_files": log.count("Too many open files"),
     }
-    print(json.dumps(result, indent=1))
-    if args.out:
-        args.out.mkdir(parents=True, exist_ok=True)
-        (args.out / "metrics.json").write_text(json.dumps(result, indent=1) + "\n")
+    report(result, args.out)
 
 
 if __name__ == "__main__":

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import argparse
 import functools
-import json
 import statistics
 import subprocess
 import sys
@@ -23,13 +22,12 @@ from pathlib import Path
 import torch
 from torch.profiler import ProfilerActivity, profile
 
-from timing import cpu  # bench/ is the script's folder, so on sys.path
+from timing import cpu, report  # bench/ is the script's folder, so on sys.path
 
 from wean.config import load_config
 from wean.training import Trainer
 
 HERE = Path(__file__).resolve().parent
-PARTS = ("batch", "encoder", "decoder", "output layer and loss", "optimizer")
 
 
 def timed(function, name: str, spent: dict):
@@ -101,10 +99,7 @@ def main() -> None:
         "shares": {name: round(value / total, 4) for name, value in shares.items()},
         "top_operators_self_share": {event.key: round(event.self_cpu_time_total / all_self, 4) for event in operators[:15]},
     }
-    print(json.dumps(result, indent=1))
-    if args.out:
-        args.out.mkdir(parents=True, exist_ok=True)
-        (args.out / "metrics.json").write_text(json.dumps(result, indent=1) + "\n")
+    report(result, args.out)
 
 
 if __name__ == "__main__":
