@@ -36,12 +36,13 @@ _ABSENT = object()
 
 def check_choices(config: Any) -> None:
     for key, allowed in CHOICES.items():
-        value = _lookup(config, key)
+        value = lookup(config, key)
         if value is not _ABSENT and value not in allowed:
             raise WeanError(f"config: {key} is {value!r}; choose one of {', '.join(allowed)}")
 
 
-def _lookup(config: Any, key: str) -> Any:
+def lookup(config: Any, key: str) -> Any:
+    """The value at a dotted ``key`` (model.decoder.attention), or _ABSENT where a section lacks it."""
     for part in key.split("."):
         config = getattr(config, part, _ABSENT)
     return config

@@ -11,7 +11,7 @@ import typing
 from dataclasses import dataclass, field
 from typing import Any
 
-from wean.config.ranges import check_choices, check_numbers
+from wean.config.ranges import check_choices, check_numbers, lookup
 from wean.config.sections import COMPONENT_SECTIONS, coerce, read_section, section_class
 from wean.control import Control
 from wean.errors import WeanError
@@ -300,18 +300,11 @@ class Config:
         self.generation.check(self.data.control)
         self.model.check(self.data.tokenizer)
         for path, registry in COMPONENT_SECTIONS.items():
-            component = registry.get(_lookup_type(self, path), f"{path}.type")
+            component = registry.get(lookup(self, f"{path}.type"), f"{path}.type")
             check = getattr(component, "check_config", None)  # a plug-in need not define one
             if check is not None:
                 check(self)
         return self
-
-
-def _lookup_type(config: Config, path: str) -> str:
-    section: Any = config
-    for part in path.split("."):
-        section = getattr(section, part)
-    return section.type
 
 
 def check_fallback_control(settings: list[dict[str, float]], control: ControlConfig, fallback: str,
