@@ -63,6 +63,7 @@ def test_unrolled_training_path_equals_the_step_path(layers, bridge, attention, 
     unrolled = {name: p.grad.clone() for name, p in model.named_parameters() if p.grad is not None}
     model.zero_grad()
     model.output_layer(step_by_step(model, source, lengths, previous)[0]).log_softmax(-1).square().mean().backward()
+    assert set(unrolled) == {name for name, p in model.named_parameters() if p.grad is not None}
     for name, p in model.named_parameters():
         if name in unrolled:
             assert torch.allclose(unrolled[name], p.grad, atol=1e-6), name

@@ -56,6 +56,41 @@ def test_the_onednn_products_gradients_are_pytorchs_up_to_rounding():
 
 
 @needs_onednn
+def test_a_deferred_weight_gradient_is_the_sum_over_a_loops_steps_as_one_product(monkeypatch):
+    """A recurrence h_t = tanh(W [x_t; h_{t-1}] + b) over 5 steps: with the weight's gradient
+    deferred, every gradient is autograd's through F.linear, the weight's computed once, and a
+    second backward of a retained graph gives it again."""
+    torch.manual_seed(0)
+    leaves = [torch.randn(3, 5, 4), torch.randn(6, 10), torch.randn(6), torch.randn(3, 6)]
+
+    def run(fast):
+        x, weight, bias, h = [t.clone().requires_grad_() for t in leaves]
+        deferred = kernels.deferring(True, weight) if fast else None
+        for x_t in x.unbind(1):
+            rows = torch.cat([x_t, h], 1)
+            h = torch.tanh(kernels.linear(rows, weight, bias, True, deferred) if fast else F.linear(rows, weight, bias))
+        loss = (h * torch.arange(6.0)).sum()
+        loss.backward(retain_graph=True)
+        first = [t.grad.clone() for t in (x, weight, bias)]
+        for t in (x, weight, bias):
+            t.grad = None
+        loss.backward()
+        return first, [t.grad for t in (x, weight, bias)]
+
+    calls, gradient = [], kernels.DeferredWeightGradient.gradient
+    monkeypatch.setattr(kernels.DeferredWeightGradient, "gradient", lambda self: calls.append(1) or gradient(self))
+    (fast_first, fast_second), (exact, _) = run(True), run(False)
+    assert len(calls) == 2  # once per backward, not once per step
+    for fast in (fast_first, fast_second):
+        for a, b in zip(fast, exact):
+            torch.testing.assert_close(a, b, rtol=1e-5, atol=1e-5)
+    # nothing is deferred without a gradient to compute
+    assert kernels.deferring(True, leaves[1]) is None
+    with torch.no_grad():
+        assert kernels.deferring(True, leaves[1].clone().requires_grad_()) is None
+
+
+@needs_onednn
 def test_a_gradient_of_the_onednn_products_gradient_is_refused_not_wrong():
     x, weight = torch.randn(3, 4, requires_grad=True), torch.randn(2, 4, requires_grad=True)
     (grad,) = torch.autograd.grad(kernels.linear(x, weight, None, onednn=True).sum(), x, create_graph=True)

@@ -7,7 +7,7 @@ The measure is the model's own work: a teacher-forced batch (16 sentences of 20 
 the whole model, forward only for inference, forward and backward for training, each kernel three
 times in turn, the median kept. It takes well under a second for the models here and is done once:
 the choice is cached in ``kernels.json`` under ``$WEAN_CACHE_DIR`` (else ``$XDG_CACHE_HOME/wean``,
-else ``~/.cache/wean``), keyed by the CPU, PyTorch's version, the threads and the model's shapes.
+else ``~/.cache/wean``), keyed by the CPU, PyTorch's version, the kernels' own code, the threads and the model's shapes.
 Where oneDNN cannot apply (a PyTorch without it, a GPU, weights not float32) the choice is PyTorch's
 own without measuring. Measuring leaves the model's weights, gradients, mode and the random state
 as it found them.
@@ -54,7 +54,9 @@ def _cpu_model() -> str:
 def cache_key(model: nn.Module, workload: str) -> str:
     shapes = hashlib.sha256(json.dumps([[name, list(parameter.shape)] for name, parameter in model.named_parameters()])
                             .encode()).hexdigest()[:16]
-    return f"{_cpu_model()} | torch {torch.__version__} | {torch.get_num_threads()} threads | {workload} | {shapes}"
+    code = hashlib.sha256(Path(kernel_module.__file__).read_bytes()).hexdigest()[:12]
+    return (f"{_cpu_model()} | torch {torch.__version__} | kernels {code} | {torch.get_num_threads()} threads"
+            f" | {workload} | {shapes}")
 
 
 def onednn_can_apply(model: nn.Module) -> bool:

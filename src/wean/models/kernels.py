@@ -20,6 +20,8 @@ oneDNN) ``onednn`` falls back to PyTorch's product. Gradients of gradients are r
 
 from __future__ import annotations
 
+from contextlib import contextmanager
+
 import torch
 from torch import nn
 from torch.nn import functional as F
@@ -71,28 +73,113 @@ class _OneDNNLinearFunction(torch.autograd.Function):
         return grad_rows, grad_weight, grad_bias
 
 
-def linear(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | None, onednn: bool) -> torch.Tensor:
-    """``F.linear(x, weight, bias)``, through oneDNN where ``onednn`` asks for it and it applies."""
+class DeferredWeightGradient:
+    """One weight multiplied at every step of a loop (a decoder's LSTM and attentional layer over
+    a teacher-forced target): the gradient of each step's product is kept, and the weight's
+    gradient is one product over all steps once the last of them is through, rather than a small
+    product per step added into the sum (a weight of 768 x 1024 read and written 16 times)."""
+
+    def __init__(self, weight: torch.Tensor):
+        self.weight = weight
+        self.grads: list[torch.Tensor] = []
+        self.rows: list[torch.Tensor] = []
+        # every step's product reads it, so autograd runs its backward after all of theirs
+        self.anchor = _WeightGradientAnchor.apply(weight, self)
+
+    def keep(self, grad: torch.Tensor, rows: torch.Tensor) -> None:
+        self.grads.append(grad)
+        self.rows.append(rows)
+
+    def gradient(self) -> torch.Tensor:
+        grads, rows = torch.cat(self.grads), torch.cat(self.rows)
+        self.grads, self.rows = [], []  # a second backward (retain_graph) keeps anew
+        return grads.t().mm(rows)
+
+
+class _WeightGradientAnchor(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, weight, deferred):
+        ctx.deferred = deferred
+        return weight.new_zeros(())
+
+    @staticmethod
+    @torch.autograd.function.once_differentiable
+    def backward(ctx, _):
+        return ctx.deferred.gradient(), None
+
+
+class _DeferredLinearFunction(torch.autograd.Function):
+    """:class:`_OneDNNLinearFunction` whose weight's gradient a DeferredWeightGradient computes."""
+
+    @staticmethod
+    def forward(ctx, rows, weight, bias, anchor, deferred):
+        ctx.save_for_backward(rows, weight)
+        ctx.has_bias = bias is not None
+        ctx.deferred = deferred
+        return _product(rows, weight, bias)
+
+    @staticmethod
+    @torch.autograd.function.once_differentiable
+    def backward(ctx, grad):
+        rows, weight = ctx.saved_tensors
+        ctx.deferred.keep(grad, rows)
+        grad_rows = _product(grad, weight.t(), None) if ctx.needs_input_grad[0] else None
+        grad_bias = grad.sum(0) if ctx.has_bias and ctx.needs_input_grad[2] else None
+        return grad_rows, None, grad_bias, grad.new_zeros(()), None
+
+
+def linear(
+    x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | None, onednn: bool,
+    deferred: DeferredWeightGradient | None = None,
+) -> torch.Tensor:
+    """``F.linear(x, weight, bias)``, through oneDNN where ``onednn`` asks for it and it applies;
+    ``deferred`` (made for this ``weight``) then computes the weight's gradient."""
     if not applies(x, weight, onednn):
         return F.linear(x, weight, bias)
     # oneDNN reads a weight of any other layout (a slice of columns) about a thousand times slower
     # on two threads; the transposed weight of the input's gradient below is fast
     weight = weight.contiguous()
     rows = x.reshape(-1, x.size(-1))
-    if torch.is_grad_enabled() and (x.requires_grad or weight.requires_grad
-                                    or (bias is not None and bias.requires_grad)):
-        out = _OneDNNLinearFunction.apply(rows, weight, bias)
-    else:
+    if not (torch.is_grad_enabled() and (x.requires_grad or weight.requires_grad
+                                         or (bias is not None and bias.requires_grad))):
         out = _product(rows, weight, bias)
+    elif deferred is not None and weight.requires_grad:
+        out = _DeferredLinearFunction.apply(rows, weight.detach(), bias, deferred.anchor, deferred)
+    else:
+        out = _OneDNNLinearFunction.apply(rows, weight, bias)
     return out.view(*x.shape[:-1], weight.size(0))
+
+
+def deferring(onednn: bool, weight: torch.Tensor) -> DeferredWeightGradient | None:
+    """A DeferredWeightGradient for ``weight`` where a loop's products would use one."""
+    if onednn and ONEDNN and torch.is_grad_enabled() and weight.requires_grad:
+        return DeferredWeightGradient(weight)
+    return None
 
 
 class OneDNNLinear(nn.Linear):
     """An ``nn.Linear`` whose products go through oneDNN; its parameters and state-dict keys are
-    nn.Linear's. :func:`use_kernels` turns a model's linear layers into it."""
+    nn.Linear's. :func:`use_kernels` turns a model's linear layers into it. Within
+    :func:`deferred_weight_gradients` its weight's gradient is deferred."""
+
+    deferred: DeferredWeightGradient | None = None
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return linear(x, self.weight, self.bias, onednn=True)
+        return linear(x, self.weight, self.bias, onednn=True, deferred=self.deferred)
+
+
+@contextmanager
+def deferred_weight_gradients(module: nn.Module):
+    """Within it, the weights of ``module``'s oneDNN linear layers get their gradients through a
+    :class:`DeferredWeightGradient` each: for a loop that calls them once per step."""
+    layers = [m for m in module.modules() if isinstance(m, OneDNNLinear)]
+    for layer in layers:
+        layer.deferred = deferring(True, layer.weight)
+    try:
+        yield
+    finally:
+        for layer in layers:
+            layer.deferred = None
 
 
 def kernels_of(model: nn.Module) -> str:

@@ -56,6 +56,7 @@ class UnrolledLSTM:
         batch, steps, known_size = known.shape
         self.weights: list[torch.Tensor] = []  # per layer: the four gates from [input; h], as a linear layer's weight
         self.biases: list[torch.Tensor | None] = []
+        self.deferred: list[kernels.DeferredWeightGradient | None] = []
         self.onednn = kernels.applies(known, rnn.weight_hh_l0, onednn)
         for layer in range(rnn.num_layers):
             w_ih, w_hh = getattr(rnn, f"weight_ih_l{layer}"), getattr(rnn, f"weight_hh_l{layer}")
@@ -72,6 +73,7 @@ class UnrolledLSTM:
             else:
                 self.weights.append(torch.cat([w_ih, w_hh], 1))
                 self.biases.append(bias)
+            self.deferred.append(kernels.deferring(self.onednn, self.weights[-1]))
         self.between_layers = rnn.dropout if training else 0.0  # nn.LSTM's dropout, on all but the top
 
     def step(self, t: int, rest: torch.Tensor, hidden: tuple[torch.Tensor, torch.Tensor]):
@@ -86,7 +88,7 @@ class UnrolledLSTM:
                     below = F.dropout(below, self.between_layers, training=True)
                 inputs, added = torch.cat([below, h[layer]], 1), self.biases[layer]
             if self.onednn:
-                gates = kernels.linear(inputs, weights, None, True) + added
+                gates = kernels.linear(inputs, weights, None, True, self.deferred[layer]) + added
             else:
                 gates = torch.addmm(added, inputs, weights.t())
             i, f, g, o = gates.chunk(4, 1)  # PyTorch's gate order
@@ -142,15 +144,16 @@ class RecurrentDecoder(Decoder):
         unrolled = UnrolledLSTM(self.rnn, embedded, self.training, self.onednn_products) \
             if previous.size(1) > 1 else None
         queries, attention, kept = [], [], {}
-        # split, not [:, t]: the gradient of a slice is a zero tensor of the whole per step
-        for t, embedded_t in enumerate(embedded.split(1, dim=1)):
-            recur = partial(unrolled.step, t) if unrolled is not None else partial(self._lstm_step, embedded_t)
-            query, state, weights, step_extras = self.step(embedded_t, encoded, state, values, recur)
-            queries.append(query)
-            attention.append(weights)
-            if extras:
-                for name, tensor in step_extras.items():
-                    kept.setdefault(name, []).append(tensor)
+        with kernels.deferred_weight_gradients(self):
+            # split, not [:, t]: the gradient of a slice is a zero tensor of the whole per step
+            for t, embedded_t in enumerate(embedded.split(1, dim=1)):
+                recur = partial(unrolled.step, t) if unrolled is not None else partial(self._lstm_step, embedded_t)
+                query, state, weights, step_extras = self.step(embedded_t, encoded, state, values, recur)
+                queries.append(query)
+                attention.append(weights)
+                if extras:
+                    for name, tensor in step_extras.items():
+                        kept.setdefault(name, []).append(tensor)
         return DecoderOutput(
             torch.cat(queries, 1), state, torch.cat(attention, 1),
             {name: torch.cat(tensors, 1) for name, tensors in kept.items()},
