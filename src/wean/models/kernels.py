@@ -7,7 +7,8 @@ vocabulary and of the decoder's LSTM written out in training go through oneDNN's
 calls MKL's sgemm, which on the AMD CPUs measured here runs an output layer's product at about 55
 GFLOP/s on one core where oneDNN runs it at about 94 (results/bench-kernels). In training, the
 gradient of a product's input goes through oneDNN too; the gradient of its weight stays with MKL,
-which is faster there. Over a whole training update the gain is small (results/bench-peers-kernels:
+which is faster there. Where a decoder's loop multiplies by the same weight at every step, that
+weight's gradient is one product over all steps (:class:`DeferredWeightGradient`). Over a whole training update the gain is small (results/bench-peers-kernels:
 1.05x in the median, within the rounds' spread). The two libraries sum in different orders, so
 results differ in their last bits (a few 1e-6 on logits of about ±1): in search an output can
 change only where two hypotheses tie that closely, which none of the shipped model's test outputs
