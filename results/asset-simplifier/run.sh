@@ -261,3 +261,47 @@ print(json.dumps([tuned, json.load(open(sys.argv[2]))["lighter"]]))' "$OUT/contr
         --system "$candidate-bolder-lighter-words" --system shipped-guarded --human 0
     score_ratings $OUT rating-candidate
 fi
+
+# 7. The default readers chose (the README's rule, on rating-candidate's ratings): default.json;
+#    then the ship decision on the 100 rating lines, the default against today's pipeline (and
+#    ASSET's reference 0 as an anchor): rating-ship/ for two fresh raters, who decide whether it ships
+if test -e $OUT/ratings-candidate.json; then
+    candidate=$(read_json $OUT/candidates.json 'd["chosen"]')
+    test -e $OUT/default.json || "$PYTHON" - "$OUT" "$candidate" > $OUT/default.json <<'RULE'
+import json, sys
+from pathlib import Path
+out, candidate = Path(sys.argv[1]), sys.argv[2]
+rated = json.loads((out / "ratings-candidate.json").read_text())["systems"]
+records = [json.loads(line) for line in (out / "scores.jsonl").read_text().splitlines()]
+settings = [f"{candidate}-{name}" for name in ("words", "bolder-words", "bolder-lighter-words")]
+tuning = {label: [r for r in records if r["label"] == label and r["role"] == "tuning"][-1] for label in settings}
+eligible = [label for label in settings if tuning[label]["identical_to_source"] <= 20]
+least = min((rated[label]["meaning_changed"]["value"] for label in eligible), default=None)
+within = [label for label in eligible if rated[label]["meaning_changed"]["value"] <= least + 4]
+chosen = max(within, key=lambda label: (rated[label]["good"]["value"], -rated[label]["meaning_changed"]["value"]),
+             default=None)
+print(json.dumps({
+    "rule": "the most good outputs among the settings with at most 20 % of the tuning lines unchanged and "
+            "meaning changes within 4 points of the least of them (ties: fewer meaning changes)",
+    "settings": {label: {"unchanged_tuning": tuning[label]["identical_to_source"],
+                         **{key: rated[label][key]["value"] for key in ("good", "meaning_changed", "broken", "simplicity")}}
+                 for label in settings},
+    "chosen": chosen, "control": tuning[chosen]["control"] if chosen else None,
+    "options": tuning[chosen]["options"] if chosen else None}, indent=1))
+RULE
+    default=$(read_json $OUT/default.json 'd["chosen"]')
+    if [ "$default" != None ]; then
+        model=$RUNS/asset-$candidate-guarded
+        args=$(read_json $OUT/default.json '"\n".join(["--control", ",".join(f"{k}={v}" for k, v in d["control"].items())]
+            * bool(d["control"]) + [x for k, v in d["options"].items() for x in ("--option", f"{k}={json.dumps(v)}")])')
+        chosen_args=()
+        [ -z "$args" ] || mapfile -t chosen_args <<< "$args"
+        scored "$default" rating || "$PYTHON" $OUT/score_lines.py --label "$default" --model "$model" --role rating \
+            "${chosen_args[@]}"
+        scored shipped-guarded rating || "$PYTHON" $OUT/score_lines.py --label shipped-guarded \
+            --model src/wean/pretrained/simplifier --role rating
+        test -e $OUT/rating-ship/key.json || "$PYTHON" $OUT/sheet.py --role rating --seed 92 --out $OUT/rating-ship \
+            --system "$default" --system shipped-guarded --human 0
+        score_ratings $OUT rating-ship
+    fi
+fi
