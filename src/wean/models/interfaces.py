@@ -169,10 +169,14 @@ class OutputContext:
 
 @dataclass
 class ModelOutput:
-    log_probs: torch.Tensor  # (batch, steps, vocabulary [+ extended ids]), float32
+    # (batch, steps, vocabulary [+ extended ids]), float32; None where the model gave ``logits`` instead
+    log_probs: torch.Tensor | None
     queries: torch.Tensor  # (batch, steps, hidden): the decoder's output, the output layer's input
     attention: torch.Tensor  # (batch, steps, source)
     extras: dict[str, torch.Tensor] = field(default_factory=dict)
+    # (batch, steps, vocabulary), float32: what log_probs is the log-softmax of, where the forward
+    # was asked for them (``logits=True``) and the output layer is such a softmax
+    logits: torch.Tensor | None = None
 
 
 class TrainingCorpus:
@@ -271,6 +275,12 @@ class OutputLayer(Component):
         ``hidden_size``: the size of the decoder's queries. A layer with ``reads_source`` is also
         given ``memory_size``, the size of the encoder states the attention averages."""
         raise NotImplementedError
+
+    @property
+    def softmax_of_logits(self) -> bool:
+        """Whether :meth:`log_probs` is the log-softmax of ``forward``'s logits (it is not
+        overridden): the training loss is then taken from the logits in one step."""
+        return type(self).log_probs is OutputLayer.log_probs
 
     def log_probs(self, queries: torch.Tensor, context: OutputContext | None) -> torch.Tensor:
         shortlist = None if context is None else context.encoded.shortlist

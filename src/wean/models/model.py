@@ -114,15 +114,22 @@ class EncoderDecoder(nn.Module):
         return self.output_layer.map_targets(targets)
 
     def forward(
-        self, source: torch.Tensor, lengths: torch.Tensor, target_input: torch.Tensor, extras: bool = False
+        self, source: torch.Tensor, lengths: torch.Tensor, target_input: torch.Tensor, extras: bool = False,
+        logits: bool = False,
     ) -> ModelOutput:
         """Teacher-forced: the true previous words ``target_input`` (batch, steps), <bos> first.
-        With ``extras``, what the variant computes besides (see :mod:`wean.models.interfaces`)."""
+        With ``extras``, what the variant computes besides (see :mod:`wean.models.interfaces`).
+        With ``logits``, an output layer that is a softmax over logits gives those instead of the
+        log-probabilities (the training loss takes them in one step)."""
         encoded = self.encode(source, lengths)
         target_input = self.in_vocabulary(target_input)
         decoded = self.decoder(target_input, encoded, self.init_state(encoded), extras=extras)
-        log_probs = self.log_probs(decoded.queries, decoded.attention, encoded, target_input)
-        output = ModelOutput(log_probs, decoded.queries, decoded.attention, dict(decoded.extras))
+        if logits and self.output_layer.softmax_of_logits and encoded.shortlist is None:
+            output = ModelOutput(None, decoded.queries, decoded.attention, dict(decoded.extras),
+                                 logits=self.output_layer(decoded.queries).float())
+        else:
+            log_probs = self.log_probs(decoded.queries, decoded.attention, encoded, target_input)
+            output = ModelOutput(log_probs, decoded.queries, decoded.attention, dict(decoded.extras))
         if extras:
             for loss in self.losses():
                 output.extras.update(loss.extras(output, self.in_vocabulary(source)))

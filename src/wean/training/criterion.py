@@ -35,6 +35,45 @@ def cross_entropy(log_probs: torch.Tensor, targets: torch.Tensor, label_smoothin
     return (1 - label_smoothing) * nll + smooth * (label_smoothing / log_probs.size(-1))
 
 
+class _SoftmaxCrossEntropy(torch.autograd.Function):
+    """:func:`cross_entropy` of ``log_softmax(logits)``, its gradient in one pass over the
+    (tokens, classes) matrix: softmax - (1 - s) onehot - s / classes per trained row, 0 on the
+    others, rather than the loss's dense one-hot gradient and then the log-softmax's."""
+
+    @staticmethod
+    def forward(ctx, logits, targets, label_smoothing):
+        log_probs = torch.log_softmax(logits, dim=-1)
+        trained = targets != IGNORE
+        picked = targets.masked_fill(~trained, 0)
+        loss = -log_probs.gather(1, picked.unsqueeze(1)).squeeze(1).masked_fill(~trained, 0.0).sum()
+        if label_smoothing:
+            smooth = -log_probs.sum(-1).masked_fill(~trained, 0.0).sum()
+            loss = (1 - label_smoothing) * loss + smooth * (label_smoothing / log_probs.size(-1))
+        ctx.save_for_backward(log_probs, picked, trained)
+        ctx.label_smoothing = label_smoothing
+        return loss
+
+    @staticmethod
+    @torch.autograd.function.once_differentiable
+    def backward(ctx, grad):
+        log_probs, picked, trained = ctx.saved_tensors
+        smoothing = ctx.label_smoothing
+        # the softmax in the saved buffer (a second backward of the same graph is refused by
+        # autograd's check of saved tensors, not given wrong values)
+        grads = log_probs.exp_()
+        if smoothing:
+            grads.sub_(smoothing / grads.size(-1))
+        row_scale = (trained.to(grads.dtype) * grad).unsqueeze(1)
+        grads.mul_(row_scale)
+        return grads.scatter_add_(1, picked.unsqueeze(1), -(1 - smoothing) * row_scale), None, None
+
+
+def softmax_cross_entropy(logits: torch.Tensor, targets: torch.Tensor, label_smoothing: float = 0.0) -> torch.Tensor:
+    """``cross_entropy(log_softmax(logits), targets, label_smoothing)``, up to rounding, with a
+    cheaper gradient; (tokens, classes) float ``logits``."""
+    return _SoftmaxCrossEntropy.apply(logits, targets, label_smoothing)
+
+
 class Criterion:
     def __init__(self, model: nn.Module, label_smoothing: float = 0.0, autocast: torch.dtype | None = None,
                  training_forward: nn.Module | None = None):
@@ -67,11 +106,15 @@ class Criterion:
     def _loss(self, batch: Batch, auxiliary: list, autocast: torch.dtype | None, forward: nn.Module) -> torch.Tensor:
         model = self.model
         with torch.autocast(batch.source.device.type, dtype=autocast or torch.bfloat16, enabled=autocast is not None):
-            output = forward(batch.source, batch.source_lengths, batch.target_input)
+            output = forward(batch.source, batch.source_lengths, batch.target_input, logits=True)
             extra = 0.0
             if auxiliary:
                 source, mask = model.in_vocabulary(batch.source), batch.target_output != IGNORE
                 for loss in auxiliary:
                     extra = extra + loss.loss(output, source, batch.source_lengths, mask)
-        log_probs, targets = output.log_probs, model.loss_targets(batch.target_output)
-        return cross_entropy(log_probs.reshape(-1, log_probs.size(-1)), targets.reshape(-1), self.label_smoothing) + extra
+        targets = model.loss_targets(batch.target_output).reshape(-1)
+        if output.logits is not None:
+            logits = output.logits.reshape(-1, output.logits.size(-1))
+            return softmax_cross_entropy(logits, targets, self.label_smoothing) + extra
+        log_probs = output.log_probs
+        return cross_entropy(log_probs.reshape(-1, log_probs.size(-1)), targets, self.label_smoothing) + extra

@@ -1,0 +1,60 @@
+"""The training loss (wean/training/criterion.py): the cross-entropy taken from the logits in one
+step equals PyTorch's, loss and gradient, and the criterion takes it wherever the output layer is
+a softmax over logits."""
+
+import pytest
+import torch
+from torch.nn import functional as F
+
+from synthetic import conv_model
+from test_pointer_generator import batch_with_copies, pointer_model
+from wean.data.corpus import IGNORE
+from wean.training.criterion import Criterion, cross_entropy, softmax_cross_entropy
+
+
+@pytest.mark.parametrize("label_smoothing", [0.0, 0.1])
+def test_the_softmax_cross_entropy_is_pytorchs_loss_and_gradient(label_smoothing):
+    torch.manual_seed(0)
+    logits = torch.randn(9, 13, dtype=torch.float64) * 3
+    targets = torch.randint(0, 13, (9,))
+    targets[[2, 7]] = IGNORE
+    fused, exact = logits.clone().requires_grad_(), logits.clone().requires_grad_()
+    loss = softmax_cross_entropy(fused, targets, label_smoothing)
+    reference = F.cross_entropy(exact, targets, ignore_index=IGNORE, label_smoothing=label_smoothing, reduction="sum")
+    torch.testing.assert_close(loss, reference)
+    torch.testing.assert_close(loss, cross_entropy(torch.log_softmax(logits, -1), targets, label_smoothing))
+    (loss * 0.37).backward()  # the upstream gradient scales every row
+    (reference * 0.37).backward()
+    torch.testing.assert_close(fused.grad, exact.grad)
+    assert fused.grad[[2, 7]].abs().max() == 0  # ignored tokens have no gradient
+
+
+@pytest.mark.parametrize("model", [pytest.param(lambda: conv_model(), id="linear output layer"),
+                                   pytest.param(lambda: pointer_model("wean"), id="pointer-generator")])
+def test_the_criterion_takes_the_loss_from_the_logits_where_the_layer_is_their_softmax(model):
+    model = model()
+    batch = batch_with_copies()
+    source, lengths, previous = batch.source, batch.source_lengths, batch.target_input
+    if model.output_layer.copies_source:
+        assert model(source, lengths, previous, logits=True).logits is None
+    else:
+        source, previous = model.in_vocabulary(source), model.in_vocabulary(previous)
+        batch.source, batch.target_input = source, previous
+        batch.target_output = model.in_vocabulary(batch.target_output)
+        output = model(source, lengths, previous, logits=True)
+        assert output.log_probs is None
+        torch.testing.assert_close(output.logits.log_softmax(-1), model(source, lengths, previous).log_probs)
+    criterion = Criterion(model)
+    loss = criterion.training_loss(batch)
+    loss.backward()
+    grads = {name: p.grad.clone() for name, p in model.named_parameters() if p.grad is not None}
+    model.zero_grad()
+    log_probs = model(batch.source, lengths, batch.target_input).log_probs
+    targets = model.loss_targets(batch.target_output).reshape(-1)
+    expected = cross_entropy(log_probs.reshape(-1, log_probs.size(-1)), targets)
+    torch.testing.assert_close(loss, expected)
+    expected.backward()
+    assert grads.keys() == {name for name, p in model.named_parameters() if p.grad is not None}
+    for name, p in model.named_parameters():
+        if name in grads:
+            torch.testing.assert_close(grads[name], p.grad, rtol=1e-4, atol=1e-6)
