@@ -213,7 +213,7 @@ def test_auto_measures_once_keeps_the_choice_and_leaves_the_model_as_it_was(mode
         for old in (tmp_path / "cache").iterdir():
             old.unlink()
         times = {"onednn": 2.0, "blas": 1.0} if faster == "blas" else {"onednn": 1.0, "blas": 2.0}
-        monkeypatch.setattr(kernel_choice, "measure", lambda model, workload, times=times: dict(times))
+        monkeypatch.setattr(kernel_choice, "measure", lambda model, workload, sentences, times=times: dict(times))
         assert load(model_dir, device="cpu").kernels == faster
         monkeypatch.setattr(kernel_choice, "measure", lambda *args: pytest.fail("measured again"))
         assert load(model_dir, device="cpu").kernels == faster
@@ -237,12 +237,17 @@ def test_a_training_run_keeps_the_kernels_auto_chose_for_its_resumes(tmp_path, m
     from wean.training import Trainer
 
     data = write_corpus(tmp_path / "data", train=40, valid=8)
-    monkeypatch.setattr(kernel_choice, "measure", lambda model, workload: {"onednn": 2.0, "blas": 1.0})
-    config = tiny_config(data, tmp_path / "run", max_updates=2)
+    measured = []
+    monkeypatch.setattr(kernel_choice, "measure",
+                        lambda model, workload, sentences: measured.append(sentences) or {"onednn": 2.0, "blas": 1.0})
+    config = tiny_config(data, tmp_path / "run", max_updates=2, batch_size=24)
     assert config.training.kernels == "auto"
     Trainer(config).train()
     assert json.loads((tmp_path / "run" / "kernels.json").read_text()) == {"kernels": "blas"}
+    # measured on batches as large as the run's: 24 sentences, or what 100 tokens hold in sentences of 20
+    Trainer(tiny_config(data, tmp_path / "tokens", max_updates=1, batch_size=24, batch_tokens=100))
+    assert measured == [24, 5]
     # a resume takes the run's own choice, whatever measuring would say now
-    monkeypatch.setattr(kernel_choice, "measure", lambda model, workload: {"onednn": 1.0, "blas": 2.0})
+    monkeypatch.setattr(kernel_choice, "measure", lambda model, workload, sentences: {"onednn": 1.0, "blas": 2.0})
     resumed = Trainer(tiny_config(data, tmp_path / "run", max_updates=3), resume=True)
     assert kernels.kernels_of(resumed.model) == "blas"

@@ -3,9 +3,10 @@ model on this machine, measured rather than guessed from the CPU's vendor. On a 
 oneDNN won beam search by 1.25x; on a 2-core Xeon with AMX PyTorch's own products won by 1.08x
 (results/bench-peers-kernels, issue 94).
 
-The measure is the model's own work: a teacher-forced batch (16 sentences of 20 tokens) through
-the whole model, forward only for inference, forward and backward for training, each kernel three
-times in turn, the median kept. It takes well under a second for the models here and is done once:
+The measure is the model's own work: a teacher-forced batch of sentences of 20 tokens (16 for
+inference; for training, as many as a training batch holds, since the decoder's per-step products
+grow with it) through the whole model, forward only for inference, forward and backward for
+training, each kernel three times in turn, the median kept. It takes well under a second for the models here and is done once:
 the choice is cached in ``kernels.json`` under ``$WEAN_CACHE_DIR`` (else ``$XDG_CACHE_HOME/wean``,
 else ``~/.cache/wean``), keyed by the CPU, PyTorch's version, the kernels' own code, the threads and the model's shapes.
 Where oneDNN cannot apply (a PyTorch without it, a GPU, weights not float32) the choice is PyTorch's
@@ -51,12 +52,12 @@ def _cpu_model() -> str:
     return next((line.split(":", 1)[1].strip() for line in lines if line.startswith("model name")), "unknown CPU")
 
 
-def cache_key(model: nn.Module, workload: str) -> str:
+def cache_key(model: nn.Module, workload: str, sentences: int = BATCH) -> str:
     shapes = hashlib.sha256(json.dumps([[name, list(parameter.shape)] for name, parameter in model.named_parameters()])
                             .encode()).hexdigest()[:16]
     code = hashlib.sha256(Path(kernel_module.__file__).read_bytes()).hexdigest()[:12]
     return (f"{_cpu_model()} | torch {torch.__version__} | kernels {code} | {torch.get_num_threads()} threads"
-            f" | {workload} | {shapes}")
+            f" | {workload} {sentences}x{LENGTH} | {shapes}")
 
 
 def onednn_can_apply(model: nn.Module) -> bool:
@@ -65,14 +66,14 @@ def onednn_can_apply(model: nn.Module) -> bool:
             and all(p.device.type == "cpu" and p.dtype == torch.float32 for p in parameters))
 
 
-def _batch(model: nn.Module) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+def _batch(model: nn.Module, sentences: int) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     """Random word ids every embedding of the model holds (past the four special ones)."""
     sizes = [module.num_embeddings for module in model.modules() if isinstance(module, nn.Embedding)]
     high = max(5, min(sizes, default=5))
     generator = torch.Generator().manual_seed(0)
-    source = torch.randint(4, high, (BATCH, LENGTH), generator=generator)
-    target = torch.randint(4, high, (BATCH, LENGTH), generator=generator)
-    return source, torch.full((BATCH,), LENGTH, dtype=torch.long), target
+    source = torch.randint(4, high, (sentences, LENGTH), generator=generator)
+    target = torch.randint(4, high, (sentences, LENGTH), generator=generator)
+    return source, torch.full((sentences,), LENGTH, dtype=torch.long), target
 
 
 def _seconds(model: nn.Module, workload: str, batch) -> float:
@@ -86,12 +87,12 @@ def _seconds(model: nn.Module, workload: str, batch) -> float:
     return time.perf_counter() - started
 
 
-def measure(model: nn.Module, workload: str) -> dict[str, float]:
+def measure(model: nn.Module, workload: str, sentences: int = BATCH) -> dict[str, float]:
     """Median seconds of the workload under each kernel; the model is left as it was found."""
     was_training, rng, kernels_before = model.training, torch.get_rng_state(), kernel_module.kernels_of(model)
     grads = {name: p.grad for name, p in model.named_parameters()}
     model.train(workload == "training")
-    batch = _batch(model)
+    batch = _batch(model, sentences)
     times: dict[str, list[float]] = {"onednn": [], "blas": []}
     try:
         for kernels in times:  # one warm-up each: first calls allocate and pick their code paths
@@ -115,13 +116,14 @@ def resolved(model: nn.Module, kernels: str, workload: str = "inference") -> str
     return choose_kernels(model, workload) if kernels == "auto" else kernels
 
 
-def choose_kernels(model: nn.Module, workload: str = "inference") -> str:
-    """onednn or blas, whichever runs ``model``'s ``workload`` faster here (cached, see above)."""
+def choose_kernels(model: nn.Module, workload: str = "inference", sentences: int = BATCH) -> str:
+    """onednn or blas, whichever runs ``model``'s ``workload`` on batches of ``sentences`` faster
+    here (cached, see above)."""
     if workload not in WORKLOADS:
         raise ValueError(f"workload {workload!r}: one of {', '.join(WORKLOADS)}")
     if not onednn_can_apply(model):
         return "blas"
-    path, key = cache_path(), cache_key(model, workload)
+    path, key = cache_path(), cache_key(model, workload, sentences)
     try:
         cache = read_json(path) if path.is_file() else {}
     except WeanError:  # a damaged cache is measured again and rewritten
@@ -130,7 +132,7 @@ def choose_kernels(model: nn.Module, workload: str = "inference") -> str:
         cache = {}
     if isinstance(cache.get(key), dict) and cache[key].get("kernels") in ("onednn", "blas"):
         return cache[key]["kernels"]
-    seconds = measure(model, workload)
+    seconds = measure(model, workload, sentences)
     chosen = min(seconds, key=seconds.get)
     cache[key] = {"kernels": chosen, "seconds": seconds}
     try:

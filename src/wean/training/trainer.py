@@ -41,7 +41,7 @@ from wean.model_dir import (
 )
 from wean.models.device import resolve_device
 from wean.models.interfaces import TrainingCorpus
-from wean.models.kernel_choice import choose_kernels
+from wean.models import kernel_choice
 from wean.models.kernels import use_kernels
 from wean.models.model import build_model
 from wean.models.pretrained_embeddings import load_pretrained
@@ -171,7 +171,7 @@ class Trainer:
         (wean.models.kernel_choice), whose choice every process takes."""
         path = self.directory / KERNELS_CHOSEN
         if main and not (resume and path.is_file()):
-            chosen = choose_kernels(self.model, "training")
+            chosen = kernel_choice.choose_kernels(self.model, "training", self._sentences_per_batch())
             atomic_write_json(path, {"kernels": chosen})
             self.notes.append(f"training.kernels auto: {chosen}, the faster for this model here ({KERNELS_CHOSEN})")
         self.distributed.barrier()  # the others read it once it is written
@@ -179,6 +179,13 @@ class Trainer:
         if not (isinstance(recorded, dict) and recorded.get("kernels") in ("onednn", "blas")):
             raise WeanError(f"{path}: not a record of the kernels this run chose; delete it to measure again")
         return recorded["kernels"]
+
+    def _sentences_per_batch(self) -> int:
+        """About the sentences of a training batch, for the kernels' measure (sentences of 20 tokens)."""
+        training = self.config.training
+        if training.batch_tokens:
+            return max(1, min(training.batch_size, training.batch_tokens // kernel_choice.LENGTH))
+        return training.batch_size
 
     # --- checkpoints ----------------------------------------------------------------------------
 
