@@ -4,6 +4,9 @@ and with byte fallback every character can be read and <unk> is never written.""
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import pytest
 import torch
 
@@ -67,6 +70,16 @@ def test_a_paragraph_is_simplified_sentence_by_sentence(copier):
     # benchmarks read each line as one sentence
     unsplit = generator.generate([" ".join(sentences)], beam=2, split_sentences=False)[0]
     assert len(unsplit.source_tokens) == 19 and unsplit.warning is None
+
+
+def test_a_paragraph_prints_no_warning_of_pytorchs(copier):
+    """PyTorch warns once per process about a sparse tensor built without saying whether to check
+    it: in a fresh process, a paragraph's attention must not print that to the user's screen."""
+    code = ("import sys; from wean.inference.generator import load; "
+            "load(sys.argv[1]).generate(['a b c d e . f g h i .'], beam=2)")
+    result = subprocess.run([sys.executable, "-W", "default", "-c", code, str(copier)], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    assert "Warning" not in result.stderr, result.stderr
 
 
 def test_progress_is_told_batch_by_batch_in_sentences(copier):

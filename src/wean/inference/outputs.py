@@ -72,8 +72,10 @@ def joined_best(text: str, parts: list[Generation]) -> Generation:
         columns.append(found[1] + column)
         values.append(block[found])
         row, column = row + block.size(0), column + block.size(1)
+    # the indices are built above, in bounds: PyTorch's invariant check is declined, which also
+    # keeps its warning about an unstated choice off the user's screen
     attention = torch.sparse_coo_tensor(torch.stack([torch.cat(rows), torch.cat(columns)]), torch.cat(values),
-                                        (row, column)).coalesce()
+                                        (row, column), check_invariants=False).coalesce()
     warnings = [f"sentence {number}: {part.warning}" for number, part in enumerate(parts, start=1) if part.warning]
     return Generation(
         text, " ".join(part.text for part in parts if part.text), [t for part in parts for t in part.tokens],
