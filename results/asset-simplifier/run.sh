@@ -305,3 +305,21 @@ RULE
         score_ratings $OUT rating-ship
     fi
 fi
+
+# 8. The default as one model directory ($RUNS/asset-default: the candidate's pipeline with the
+#    readers' settings written in, fp16), its test sets against today's pipeline and the everyday
+#    sentences; where the ship rating says it ships (the README), this folder's files without
+#    reranker/ replace src/wean/pretrained/simplifier's (whose reranker/channel it already uses)
+if test -e $OUT/default.json && [ "$(read_json $OUT/default.json 'd["chosen"]')" != None ]; then
+    candidate=$(read_json $OUT/candidates.json 'd["chosen"]')
+    default=$RUNS/asset-default
+    if ! test -e "$default/done"; then
+        sets=$(read_json $OUT/default.json '"\n".join([x for k, v in d["control"].items()
+            for x in ("--set", f"generation.control.{k}={v}")] + [x for k, v in d["options"].items()
+            for x in ("--set", f"generation.{k}={json.dumps(v)}")])')
+        mapfile -t default_sets <<< "$sets"
+        "$WEAN" export "$RUNS/asset-$candidate-guarded" "$default" --fp16 --overwrite "${default_sets[@]}"
+        touch "$default/done"
+    fi
+    score_and_test "$candidate-default" "$default"
+fi
