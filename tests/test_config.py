@@ -113,13 +113,15 @@ def test_each_builtin_component_reads_only_its_own_keys():
 
 
 def test_another_components_keys_are_set_aside_so_old_model_directories_and_presets_load():
-    """Model directories saved when each section held every component's keys (the shipped
-    simplifier's among them) load; a preset's LSTM keys do not stop --set model.encoder.type=conv."""
+    """Model directories saved when each section held every component's keys (the simplifier
+    shipped until issue 91, its config kept in tests/fixtures) load; a preset's LSTM keys do not
+    stop --set model.encoder.type=conv."""
     from wean.models.encoder import LSTMEncoderConfig
     from wean.models.output_layer import WeanOutputLayerConfig
 
-    shipped = load_config("src/wean/pretrained/simplifier/config.yaml")
-    assert "kernel_width" in Path("src/wean/pretrained/simplifier/config.yaml").read_text()  # saved before
+    saved = Path(__file__).parent / "fixtures" / "simplifier-config-saved-2026-12.yaml"
+    shipped = load_config(saved)
+    assert "kernel_width" in saved.read_text()
     assert shipped.model.encoder == LSTMEncoderConfig(type="lstm", hidden_size=128, layers=2, bidirectional=True,
                                                       dropout=0.2)
     assert isinstance(shipped.model.output_layer, WeanOutputLayerConfig)

@@ -6,9 +6,10 @@ import pytest
 import torch
 from torch.nn import functional as F
 
-from synthetic import conv_model
+from synthetic import conv_model, tiny_config, write_corpus
 from test_pointer_generator import batch_with_copies, pointer_model
 from wean.data.corpus import IGNORE
+from wean.training import Trainer
 from wean.training.criterion import Criterion, cross_entropy, softmax_cross_entropy
 
 
@@ -44,7 +45,7 @@ def test_the_criterion_takes_the_loss_from_the_logits_where_the_layer_is_their_s
         output = model(source, lengths, previous, logits=True)
         assert output.log_probs is None
         torch.testing.assert_close(output.logits.log_softmax(-1), model(source, lengths, previous).log_probs)
-    criterion = Criterion(model)
+    criterion = Criterion(model, loss_from_logits=True)
     loss = criterion.training_loss(batch)
     loss.backward()
     grads = {name: p.grad.clone() for name, p in model.named_parameters() if p.grad is not None}
@@ -58,3 +59,11 @@ def test_the_criterion_takes_the_loss_from_the_logits_where_the_layer_is_their_s
     for name, p in model.named_parameters():
         if name in grads:
             torch.testing.assert_close(grads[name], p.grad, rtol=1e-4, atol=1e-6)
+
+
+@pytest.mark.parametrize("kernels", ["onednn", "blas"])
+def test_training_takes_the_loss_from_the_logits_on_the_fast_path_only(tmp_path, kernels):
+    """blas keeps PyTorch's own operations throughout: the floats the tables' runs were trained with."""
+    data = write_corpus(tmp_path / "data", train=40, valid=8)
+    trainer = Trainer(tiny_config(data, tmp_path / "run", kernels=kernels))
+    assert trainer.criterion.loss_from_logits == (kernels == "onednn")

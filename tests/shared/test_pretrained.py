@@ -26,17 +26,18 @@ def test_it_simplifies_turkcorpus_better_than_copying(simplifier, data_dir):
 
 def test_it_still_writes_its_committed_turkcorpus_outputs(simplifier, data_dir):
     """Generation is pinned: the first 40 outputs of its default pipeline
-    (results/clean-simplifier/shipped-guarded.turkcorpus-test.txt) and, with the fallback, the
-    constraint and the control value they changed set back, those it wrote before
-    (results/controllable/shipped.turkcorpus-test.txt) come back byte for byte."""
+    (results/asset-simplifier/pg-seed1-default.turkcorpus-test.txt) and, with the checks and
+    fallbacks off and the training's default control, the model's own beam
+    (results/asset-simplifier/pg-seed1.turkcorpus-test.txt) come back byte for byte."""
     from pathlib import Path
 
     from wean.textio import read_lines
 
     sources = read_lines(data_dir / "turkcorpus/case_detok/test.src")[:40]
-    results = Path(__file__).parents[2] / "results"
+    results = Path(__file__).parents[2] / "results" / "asset-simplifier"
     outputs = [g.text for g in simplifier.generate(sources, plain_text=True, split_sentences=False)]
-    assert outputs == read_lines(results / "clean-simplifier/shipped-guarded.turkcorpus-test.txt")[:40]
-    before = simplifier.generate(sources, plain_text=True, split_sentences=False, fallback="none",
-                                 names_and_numbers="any", control={"chars_ratio": 1.0})
-    assert [g.text for g in before] == read_lines(results / "controllable/shipped.turkcorpus-test.txt")[:40]
+    assert outputs == read_lines(results / "pg-seed1-default.turkcorpus-test.txt")[:40]
+    unguarded = simplifier.generate(sources, plain_text=True, split_sentences=False, fallback="none",
+                                    names_and_numbers="any", fallback_words="any", fallback_control=[],
+                                    control={"chars_ratio": 0.95, "levenshtein": 0.75, "word_rank": 0.75})
+    assert [g.text for g in unguarded] == read_lines(results / "pg-seed1.turkcorpus-test.txt")[:40]

@@ -76,10 +76,13 @@ def softmax_cross_entropy(logits: torch.Tensor, targets: torch.Tensor, label_smo
 
 class Criterion:
     def __init__(self, model: nn.Module, label_smoothing: float = 0.0, autocast: torch.dtype | None = None,
-                 training_forward: nn.Module | None = None):
+                 training_forward: nn.Module | None = None, loss_from_logits: bool = False):
         """``autocast``: the dtype the training forward pass runs in (bf16, fp16; None: fp32); the
         losses are still taken in fp32. ``training_forward``: what the training loss calls
-        instead of ``model`` (its DistributedDataParallel wrapper, which all-reduces gradients)."""
+        instead of ``model`` (its DistributedDataParallel wrapper, which all-reduces gradients).
+        ``loss_from_logits``: the training loss of an output layer that is a softmax over logits
+        is :func:`softmax_cross_entropy` of them (the same up to rounding, its gradient cheaper)."""
+        self.loss_from_logits = loss_from_logits
         self.model = model
         self.training_forward = training_forward or model
         self.auxiliary = model.losses()
@@ -97,16 +100,17 @@ class Criterion:
 
     def training_loss(self, batch: Batch) -> torch.Tensor:
         """The summed loss the optimizer minimises (divide by the batch's target tokens)."""
-        return self._loss(batch, self.auxiliary, self.autocast, self.training_forward)
+        return self._loss(batch, self.auxiliary, self.autocast, self.training_forward, self.loss_from_logits)
 
     def validation_loss(self, batch: Batch) -> torch.Tensor:
         """The summed cross-entropy on Y (a batch from :func:`wean.data.corpus.collate`)."""
-        return self._loss(batch, [], None, self.model)
+        return self._loss(batch, [], None, self.model, False)
 
-    def _loss(self, batch: Batch, auxiliary: list, autocast: torch.dtype | None, forward: nn.Module) -> torch.Tensor:
+    def _loss(self, batch: Batch, auxiliary: list, autocast: torch.dtype | None, forward: nn.Module,
+              from_logits: bool) -> torch.Tensor:
         model = self.model
         with torch.autocast(batch.source.device.type, dtype=autocast or torch.bfloat16, enabled=autocast is not None):
-            output = forward(batch.source, batch.source_lengths, batch.target_input, logits=True)
+            output = forward(batch.source, batch.source_lengths, batch.target_input, logits=from_logits)
             extra = 0.0
             if auxiliary:
                 source, mask = model.in_vocabulary(batch.source), batch.target_output != IGNORE
