@@ -1,0 +1,7 @@
+#!/usr/bin/env bash
+# The guard of the simplifier shipped by issue 91 (results/asset-simplifier) against plain beam 5 of
+# the same model on TurkCorpus test (issue 94, item 4). From the repository root after
+# `make install`, on a quiet machine, with the data root set (WEAN_DATA_ROOT).
+set -euo pipefail
+cd bench
+OMP_NUM_THREADS=1 ../.venv/bin/python guard_cost.py --rounds 3 --out ../results/bench-guard-cost-asset
