@@ -8,11 +8,12 @@ calls MKL's sgemm, which on the AMD CPUs measured here runs an output layer's pr
 GFLOP/s on one core where oneDNN runs it at about 94 (results/bench-kernels). In training, the
 gradient of a product's input goes through oneDNN too; the gradient of its weight stays with MKL,
 which is faster there. Where a decoder's loop multiplies by the same weight at every step, that
-weight's gradient is one product over all steps (:class:`DeferredWeightGradient`). Over a whole training update the gain is small (results/bench-peers-kernels:
-1.05x in the median, within the rounds' spread). The two libraries sum in different orders, so
+weight's gradient is one product over all steps (:class:`DeferredWeightGradient`); with the loss
+taken from the logits in one step (wean.training.criterion), an update of the peers' model runs
+1.15x faster (results/bench-peers-levers). The two libraries sum in different orders, so
 results differ in their last bits (a few 1e-6 on logits of about ±1): in search an output can
-change only where two hypotheses tie that closely, which none of the shipped model's test outputs
-does (results/bench-kernels counts them).
+change only where two hypotheses tie that closely, which none of the test outputs of the
+simplifier shipped before does (results/bench-kernels counts them).
 ``blas``: PyTorch's own products, the floats of the tables' runs (results/lib/converge.yaml).
 
 Elsewhere (a GPU, float64, under autocast, with ``torch.backends.mkldnn`` off, a PyTorch without

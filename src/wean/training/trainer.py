@@ -39,9 +39,9 @@ from wean.errors import WeanError
 from wean.model_dir import (
     KERNELS_CHOSEN, Assets, clear_model_files, load_assets, remove_leftovers_of_a_kill, save_assets, write_control_counts,
 )
+from wean.models import kernel_choice
 from wean.models.device import resolve_device
 from wean.models.interfaces import TrainingCorpus
-from wean.models import kernel_choice
 from wean.models.kernels import use_kernels
 from wean.models.model import build_model
 from wean.models.pretrained_embeddings import load_pretrained
