@@ -15,7 +15,7 @@ sed "s#@DATA@#$WORK/data#; s#@RUN@#$WORK/unused#" bench/peers/configs/wean.yaml 
 for seed in 1 2 3; do
     for precision in fp32 bf16; do
         run=$WORK/$precision-seed$seed
-        test -e "$run/finished" && continue
+        test -e "$OUT/validations-$precision-seed$seed.json" && continue  # done before
         OMP_NUM_THREADS=2 "$WEAN" train "$WORK/wean.yaml" --overwrite --set model_dir="$run" \
             --set training.seed=$seed --set training.precision=$precision --set training.max_updates=600 \
             --set training.max_epochs=2 --set training.validate_every=100 --set training.kernels=onednn
