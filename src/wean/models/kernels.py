@@ -173,8 +173,9 @@ class OneDNNLinear(nn.Linear):
 @contextmanager
 def deferred_weight_gradients(module: nn.Module):
     """Within it, the weights of ``module``'s oneDNN linear layers get their gradients through a
-    :class:`DeferredWeightGradient` each: for a loop that calls them once per step."""
-    layers = [m for m in module.modules() if isinstance(m, OneDNNLinear)]
+    :class:`DeferredWeightGradient` each: for a loop that calls them once per step. Without
+    gradients (search) it does nothing."""
+    layers = [m for m in module.modules() if isinstance(m, OneDNNLinear)] if torch.is_grad_enabled() else []
     for layer in layers:
         layer.deferred = deferring(True, layer.weight)
     try:
