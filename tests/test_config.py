@@ -113,9 +113,9 @@ def test_each_builtin_component_reads_only_its_own_keys():
 
 
 def test_another_components_keys_are_set_aside_so_old_model_directories_and_presets_load():
-    """Model directories saved when each section held every component's keys (the simplifier
-    shipped until issue 91, its config kept in tests/fixtures) load; a preset's LSTM keys do not
-    stop --set model.encoder.type=conv."""
+    """Model directories saved when each section held every component's keys (a simplifier's
+    config saved so, in tests/fixtures) load; a preset's LSTM keys do not stop --set
+    model.encoder.type=conv."""
     from wean.models.encoder import LSTMEncoderConfig
     from wean.models.output_layer import WeanOutputLayerConfig
 

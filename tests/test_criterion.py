@@ -32,7 +32,11 @@ def test_the_softmax_cross_entropy_is_pytorchs_loss_and_gradient(label_smoothing
 
 @pytest.mark.parametrize("model", [pytest.param(lambda: conv_model(), id="linear output layer"),
                                    pytest.param(lambda: pointer_model("wean"), id="pointer-generator")])
-def test_the_criterion_takes_the_loss_from_the_logits_where_the_layer_is_their_softmax(model):
+def test_the_criterion_takes_the_loss_from_the_logits_where_the_layer_is_their_softmax(model, monkeypatch):
+    from wean.training import criterion as criterion_module
+
+    calls, fused = [], criterion_module.softmax_cross_entropy
+    monkeypatch.setattr(criterion_module, "softmax_cross_entropy", lambda *args: calls.append(1) or fused(*args))
     model = model()
     batch = batch_with_copies()
     source, lengths, previous = batch.source, batch.source_lengths, batch.target_input
@@ -47,6 +51,7 @@ def test_the_criterion_takes_the_loss_from_the_logits_where_the_layer_is_their_s
         torch.testing.assert_close(output.logits.log_softmax(-1), model(source, lengths, previous).log_probs)
     criterion = Criterion(model, loss_from_logits=True)
     loss = criterion.training_loss(batch)
+    assert len(calls) == (0 if model.output_layer.copies_source else 1)
     loss.backward()
     grads = {name: p.grad.clone() for name, p in model.named_parameters() if p.grad is not None}
     model.zero_grad()
@@ -67,3 +72,22 @@ def test_training_takes_the_loss_from_the_logits_on_the_fast_path_only(tmp_path,
     data = write_corpus(tmp_path / "data", train=40, valid=8)
     trainer = Trainer(tiny_config(data, tmp_path / "run", kernels=kernels))
     assert trainer.criterion.loss_from_logits == (kernels == "onednn")
+
+
+def test_auxiliary_losses_get_the_log_probabilities_not_logits(monkeypatch):
+    """A plug-in auxiliary loss may read the model's log-probabilities: with one, the criterion
+    does not ask for logits, whatever the kernels."""
+    model = conv_model()
+    seen = []
+
+    class ReadsLogProbs:
+        def loss(self, output, source, lengths, mask):
+            seen.append(output.log_probs)
+            return output.log_probs.new_zeros(())
+
+    batch = batch_with_copies()
+    for name in ("source", "target_input", "target_output"):
+        setattr(batch, name, model.in_vocabulary(getattr(batch, name)))
+    monkeypatch.setattr(model, "losses", lambda: [ReadsLogProbs()])
+    Criterion(model, loss_from_logits=True).training_loss(batch)
+    assert seen and seen[0] is not None

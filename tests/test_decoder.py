@@ -135,3 +135,21 @@ def test_the_coverage_vector_enters_the_attention_on_both_paths(attention, input
         model.decoder.attention.coverage_projection.weight.zero_()
     assert torch.allclose(plain(source, lengths, previous).attention, model(source, lengths, previous).attention,
                           atol=1e-6)
+
+
+@pytest.mark.parametrize("decoder", ["luong", "bahdanau", "conditional"])
+def test_the_onednn_training_path_gives_the_gradients_of_pytorchs_own(decoder):
+    """oneDNN's products with the loop's weight gradients deferred against PyTorch's own products
+    on the same model and batch: an independent reference for the deferral (the step path above
+    defers too)."""
+    grads = {}
+    for kernels in ("blas", "onednn"):
+        model, source, lengths, previous = model_and_batch(2, "copy" if decoder == "luong" else "zero", "concat",
+                                                           decoder=decoder)
+        use_kernels(model, kernels)
+        model.train()
+        model(source, lengths, previous).log_probs.square().mean().backward()
+        grads[kernels] = {name: p.grad for name, p in model.named_parameters() if p.grad is not None}
+    assert grads["blas"].keys() == grads["onednn"].keys() and "decoder.rnn.weight_hh_l0" in grads["blas"]
+    for name, grad in grads["blas"].items():
+        torch.testing.assert_close(grads["onednn"][name], grad, rtol=1e-4, atol=1e-6, msg=name)

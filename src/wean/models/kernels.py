@@ -12,8 +12,8 @@ weight's gradient is one product over all steps (:class:`DeferredWeightGradient`
 taken from the logits in one step (wean.training.criterion), an update of the peers' model runs
 1.15x faster (results/bench-peers-levers). The two libraries sum in different orders, so
 results differ in their last bits (a few 1e-6 on logits of about ±1): in search an output can
-change only where two hypotheses tie that closely, which none of the test outputs of the
-simplifier shipped before does (results/bench-kernels counts them).
+change only where two hypotheses tie that closely: none of the TurkCorpus and WikiSmall test
+outputs of the simplifier measured in results/bench-kernels does.
 ``blas``: PyTorch's own products, the floats of the tables' runs (results/lib/converge.yaml).
 
 Elsewhere (a GPU, float64, under autocast, with ``torch.backends.mkldnn`` off, a PyTorch without
@@ -79,26 +79,36 @@ class DeferredWeightGradient:
     """One weight multiplied at every step of a loop (a decoder's LSTM and attentional layer over
     a teacher-forced target): the gradient of each step's product is kept, and the weight's
     gradient is one product over all steps once the last of them is through, rather than a small
-    product per step added into the sum (a weight of 768 x 1024 read and written 16 times)."""
+    product per step added into the sum (a 1024 x 768 weight read and written 16 times)."""
 
     def __init__(self, weight: torch.Tensor):
-        self.weight = weight
         self.grads: list[torch.Tensor] = []
         self.rows: list[torch.Tensor] = []
+        self.backward_pass: int | None = None
         # every step's product reads it, so autograd runs its backward after all of theirs
-        self.anchor = _WeightGradientAnchor.apply(weight, self)
+        self.anchor: torch.Tensor | None = _WeightGradientAnchor.apply(weight, self)
 
     def keep(self, grad: torch.Tensor, rows: torch.Tensor) -> None:
+        # a backward pass that reached the steps but not the weight (autograd.grad of the inputs
+        # only) leaves what it kept behind: the weight's gradient counts only this pass's steps
+        backward_pass = torch._C._current_graph_task_id()
+        if backward_pass != self.backward_pass:
+            self.grads, self.rows, self.backward_pass = [], [], backward_pass
         self.grads.append(grad)
         self.rows.append(rows)
 
-    def gradient(self) -> torch.Tensor:
+    def take_gradient(self) -> torch.Tensor:
+        """The weight's gradient from the steps kept in this backward pass, which are let go."""
         grads, rows = torch.cat(self.grads), torch.cat(self.rows)
-        self.grads, self.rows = [], []  # a second backward (retain_graph) keeps anew
+        self.grads, self.rows, self.backward_pass = [], [], None
+        self.anchor = None  # the anchor's node refers back to this object: no cycle is left
         return grads.t().mm(rows)
 
 
 class _WeightGradientAnchor(torch.autograd.Function):
+    """A zero that every step's product takes as an input: its backward runs once all of theirs
+    have, and gives the weight the gradient they kept."""
+
     @staticmethod
     def forward(ctx, weight, deferred):
         ctx.deferred = deferred
@@ -107,7 +117,7 @@ class _WeightGradientAnchor(torch.autograd.Function):
     @staticmethod
     @torch.autograd.function.once_differentiable
     def backward(ctx, _):
-        return ctx.deferred.gradient(), None
+        return ctx.deferred.take_gradient(), None
 
 
 class _DeferredLinearFunction(torch.autograd.Function):
@@ -135,7 +145,7 @@ def linear(
     deferred: DeferredWeightGradient | None = None,
 ) -> torch.Tensor:
     """``F.linear(x, weight, bias)``, through oneDNN where ``onednn`` asks for it and it applies;
-    ``deferred`` (made for this ``weight``) then computes the weight's gradient."""
+    ``deferred`` (made by :func:`deferring` for this ``weight``) then computes the weight's gradient."""
     if not applies(x, weight, onednn):
         return F.linear(x, weight, bias)
     # oneDNN reads a weight of any other layout (a slice of columns) about a thousand times slower

@@ -2,7 +2,10 @@
 
 Cross-entropy summed over the target tokens (with ``training.label_smoothing``), on the
 log-probabilities the model's output layer gives (``model.log_probs``), compared with the targets
-it can generate (WEAN's ``candidates`` map the others to <unk>), plus the model's auxiliary losses
+it can generate (WEAN's ``candidates`` map the others to <unk>); with ``loss_from_logits``, an
+output layer that is a softmax over logits gives those, and the loss is taken from them in one
+step (:func:`softmax_cross_entropy`, while no auxiliary loss asks for the model's output); plus
+the model's auxiliary losses
 (SPM's bag-of-words term, the coverage loss: :class:`wean.models.interfaces.AuxiliaryLoss`). An
 auxiliary loss may continue the targets (SPM's Y'), so the criterion also decides how training
 batches are padded.
@@ -100,7 +103,9 @@ class Criterion:
 
     def training_loss(self, batch: Batch) -> torch.Tensor:
         """The summed loss the optimizer minimises (divide by the batch's target tokens)."""
-        return self._loss(batch, self.auxiliary, self.autocast, self.training_forward, self.loss_from_logits)
+        # auxiliary losses (a plug-in's among them) may read the log-probabilities: logits only without them
+        from_logits = self.loss_from_logits and not self.auxiliary
+        return self._loss(batch, self.auxiliary, self.autocast, self.training_forward, from_logits)
 
     def validation_loss(self, batch: Batch) -> torch.Tensor:
         """The summed cross-entropy on Y (a batch from :func:`wean.data.corpus.collate`)."""

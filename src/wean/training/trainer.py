@@ -145,8 +145,8 @@ class Trainer:
         self.optimizer = build_optimizer(self.model, config.training.optimizer, config.training.learning_rate)
         # fp16 gradients can underflow: the scaler multiplies the loss and skips steps with inf/NaN
         self.scaler = torch.amp.GradScaler(self.device.type, enabled=config.training.precision == "fp16")
-        # the loss from the logits in one step is the fast path's, as oneDNN's products are: blas
-        # keeps PyTorch's own operations, the floats of the tables' runs
+        # training.kernels: onednn also takes the loss from the logits in one step; blas keeps
+        # PyTorch's own operations throughout, the floats of the tables' runs
         self.criterion = Criterion(self.model, config.training.label_smoothing,
                                    autocast_dtype(config.training.precision), training_forward=replica,
                                    loss_from_logits=kernels == "onednn")
