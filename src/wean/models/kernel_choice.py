@@ -6,13 +6,14 @@ oneDNN won beam search by 1.25x; on a 2-core Xeon with AMX PyTorch's own product
 The measure is the model's own work: a teacher-forced batch of sentences of 20 tokens (16 for
 inference; for training, as many as a training batch holds, since the decoder's per-step products
 grow with it) through the whole model, forward only for inference, forward and backward for
-training, each kernel three times in turn, the median kept. It takes a second or two for the
-models here and is done once: the choice is cached in ``kernels.json`` under ``$WEAN_CACHE_DIR``
-(else ``$XDG_CACHE_HOME/wean``, else ``~/.cache/wean``), keyed by the CPU, PyTorch's version, the
-kernels' own code, the threads, the batch and the model's shapes.
-Where oneDNN cannot apply (a PyTorch without it, a GPU, weights not float32) the choice is PyTorch's
-own without measuring. Measuring leaves the model's weights, gradients, mode and the random state
-as it found them.
+training (the mean log-probability's gradient under both: the loss from the logits, which only
+the oneDNN path takes in training, is not credited to it), each kernel three times in turn, the
+median kept. It takes a second or two for the models here and is done once: the choice is cached
+in ``kernels.json`` under ``$WEAN_CACHE_DIR`` (else ``$XDG_CACHE_HOME/wean``, else
+``~/.cache/wean``), keyed by the CPU, PyTorch's version, the kernels' own code, the threads, the
+batch and the model's shapes. Where oneDNN cannot apply (a PyTorch without it, a GPU, weights
+not float32) the choice is PyTorch's own without measuring. Measuring leaves the model's weights,
+gradients, mode and the random state as it found them.
 """
 
 from __future__ import annotations
