@@ -2,6 +2,7 @@
 choice between them (wean/models/kernel_choice.py)."""
 
 import json
+from types import SimpleNamespace
 
 import pytest
 import torch
@@ -249,6 +250,10 @@ def test_a_training_run_keeps_the_kernels_auto_chose_for_its_resumes(tmp_path, m
     # measured on batches as large as the run's: 24 sentences, or what 100 tokens hold in sentences of 20
     Trainer(tiny_config(data, tmp_path / "tokens", max_updates=1, batch_size=24, batch_tokens=100))
     assert measured == [24, 5]
+    # the batch is global: each of 4 processes measures its share
+    four = SimpleNamespace(config=tiny_config(data, tmp_path / "four", batch_size=24),
+                           distributed=SimpleNamespace(world_size=4))
+    assert Trainer._sentences_per_batch(four) == 6
     # a resume takes the run's own choice, whatever measuring would say now
     monkeypatch.setattr(kernel_choice, "measure", lambda model, workload, sentences: {"onednn": 1.0, "blas": 2.0})
     resumed = Trainer(tiny_config(data, tmp_path / "run", max_updates=3), resume=True)

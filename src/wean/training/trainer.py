@@ -184,11 +184,13 @@ class Trainer:
         return recorded["kernels"]
 
     def _sentences_per_batch(self) -> int:
-        """About the sentences of a training batch, for the kernels' measure (sentences of 20 tokens)."""
+        """About the sentences of one process's share of a training batch (the batch is global),
+        for the kernels' measure on sentences of 20 tokens."""
         training = self.config.training
+        sentences = training.batch_size
         if training.batch_tokens:
-            return max(1, min(training.batch_size, training.batch_tokens // kernel_choice.LENGTH))
-        return training.batch_size
+            sentences = min(sentences, training.batch_tokens // kernel_choice.LENGTH)
+        return max(1, sentences // self.distributed.world_size)
 
     # --- checkpoints ----------------------------------------------------------------------------
 
