@@ -243,12 +243,11 @@ def test_a_training_run_keeps_the_kernels_auto_chose_for_its_resumes(tmp_path, m
     measured = []
     monkeypatch.setattr(kernel_choice, "measure",
                         lambda model, workload, sentences: measured.append(sentences) or {"onednn": 2.0, "blas": 1.0})
-    config = tiny_config(data, tmp_path / "run", max_updates=2, batch_size=24)
-    assert config.training.kernels == "auto"
+    config = tiny_config(data, tmp_path / "run", max_updates=2, batch_size=24, kernels="auto")
     Trainer(config).train()
     assert json.loads((tmp_path / "run" / "kernels.json").read_text()) == {"kernels": "blas"}
     # measured on batches as large as the run's: 24 sentences, or what 100 tokens hold in sentences of 20
-    Trainer(tiny_config(data, tmp_path / "tokens", max_updates=1, batch_size=24, batch_tokens=100))
+    Trainer(tiny_config(data, tmp_path / "tokens", max_updates=1, batch_size=24, batch_tokens=100, kernels="auto"))
     assert measured == [24, 5]
     # the batch is global: each of 4 processes measures its share
     four = SimpleNamespace(config=tiny_config(data, tmp_path / "four", batch_size=24),
@@ -256,5 +255,5 @@ def test_a_training_run_keeps_the_kernels_auto_chose_for_its_resumes(tmp_path, m
     assert Trainer._sentences_per_batch(four) == 6
     # a resume takes the run's own choice, whatever measuring would say now
     monkeypatch.setattr(kernel_choice, "measure", lambda model, workload, sentences: {"onednn": 1.0, "blas": 2.0})
-    resumed = Trainer(tiny_config(data, tmp_path / "run", max_updates=3), resume=True)
+    resumed = Trainer(tiny_config(data, tmp_path / "run", max_updates=3, kernels="auto"), resume=True)
     assert kernels.kernels_of(resumed.model) == "blas"
