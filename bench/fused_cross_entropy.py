@@ -1,14 +1,14 @@
-"""What a fused cross-entropy gradient would buy a CPU training step, and what it would cost.
-
-wean's loss is PyTorch's composition: ``log_softmax`` of the logits, then ``nll_loss`` summed;
-its backward fills a tokens x vocabulary zero gradient, puts -1 at each target, and
+"""The training loss's two forms, timed against each other: PyTorch's composition (``log_softmax``
+of the logits, then ``nll_loss`` summed; :func:`wean.training.criterion.cross_entropy`), which
+``training.kernels: blas`` keeps, and :func:`wean.training.criterion.softmax_cross_entropy`, the
+loss taken from the logits with its gradient in one pass, which the oneDNN path takes. The
+composition's backward fills a tokens x vocabulary zero gradient, puts -1 at each target, and
 ``log_softmax``'s backward reads that gradient and the saved log-probabilities to write
-``grad - exp(out) * sum(grad)``. A fused backward writes ``exp(out) * s`` and subtracts ``s`` at the
-targets: one read and one write instead of three and two. The benchmark times both (forward and
-backward, on a batch the size of the peers' model's: ``--tokens`` x ``--vocabulary``), interleaved,
-and counts the gradient elements the fused form gets other than PyTorch's: PyTorch's log-softmax
-kernel takes its exponential with another routine than ``torch.exp``, so the two differ in the
-last bit here and there, and training would no longer repeat an earlier run bit for bit.
+``grad - exp(out) * sum(grad)``; the one-pass form writes ``exp(out) * s`` and subtracts ``s`` at
+the targets. Both are timed forward and backward on a batch the size of the peers' model's
+(``--tokens`` x ``--vocabulary``), interleaved, and the gradient elements that differ are counted:
+PyTorch's log-softmax kernel takes its exponential with another routine than ``torch.exp``, so
+the two differ in the last bit here and there.
 
     python bench/fused_cross_entropy.py [--rounds 5] [--out DIR]
 """
@@ -20,36 +20,15 @@ import platform
 from pathlib import Path
 
 import torch
-from torch.nn import functional as F
 
-from timing import MIN_ROUNDS, interleaved, load_average, rates, report
+from timing import interleaved, load_average, rates, report
 
-IGNORE = -100
-
-
-class FusedCrossEntropy(torch.autograd.Function):
-    """The summed cross-entropy of ``logits`` with ``targets``; the same loss value as PyTorch's
-    composition (its forward is that composition), the gradient in one pass."""
-
-    @staticmethod
-    def forward(ctx, logits: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
-        log_probs = torch.log_softmax(logits, -1)
-        ctx.save_for_backward(log_probs, targets)
-        return F.nll_loss(log_probs, targets, ignore_index=IGNORE, reduction="sum")
-
-    @staticmethod
-    def backward(ctx, scale: torch.Tensor):
-        log_probs, targets = ctx.saved_tensors
-        grad = log_probs.exp_().mul_(scale)  # the saved tensor is not needed after this
-        trained = targets != IGNORE
-        rows = trained.nonzero().squeeze(1)
-        grad[rows, targets[rows]] -= scale
-        grad[~trained] = 0.0
-        return grad, None
+from wean.data.corpus import IGNORE
+from wean.training.criterion import cross_entropy, softmax_cross_entropy
 
 
 def composed(logits: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
-    return F.nll_loss(torch.log_softmax(logits, -1), targets, ignore_index=IGNORE, reduction="sum")
+    return cross_entropy(torch.log_softmax(logits, -1), targets)
 
 
 def main() -> None:
@@ -68,13 +47,13 @@ def main() -> None:
     def step(loss):
         return lambda: torch.autograd.grad(loss(logits, targets) * scale, logits)
 
-    expected_loss, fused_loss = composed(logits, targets), FusedCrossEntropy.apply(logits, targets)
+    expected_loss, fused_loss = composed(logits, targets), softmax_cross_entropy(logits, targets)
     expected, = step(composed)()
-    found, = step(FusedCrossEntropy.apply)()
+    found, = step(softmax_cross_entropy)()
     differing = int((expected != found).sum())
-    for function in (step(composed), step(FusedCrossEntropy.apply)):  # warm-up
+    for function in (step(composed), step(softmax_cross_entropy)):  # warm-up
         function()
-    times = interleaved({"composed": step(composed), "fused": step(FusedCrossEntropy.apply)}, args.rounds)
+    times = interleaved({"composed": step(composed), "fused": step(softmax_cross_entropy)}, args.rounds)
     record = {
         "tokens": args.tokens, "vocabulary": args.vocabulary, "threads": torch.get_num_threads(),
         "machine": platform.processor() or platform.machine(), "loadavg_at_start": load_average(),
