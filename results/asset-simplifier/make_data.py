@@ -1,12 +1,14 @@
 """This experiment's training and validation files, made from the data root by split.json (never
 committed: they are the data root's lines, rearranged).
 
-    python results/asset-simplifier/make_data.py OUT [--human-copies N]
+    python results/asset-simplifier/make_data.py OUT [--human-copies N] [--pair-scores FILE --drop-noisiest F]
 
 OUT/train.{src,dst}: kauchak_v2/train without its pairs of lost-byte mojibake (the regex of
 configs/overlays/kauchak-clean.yaml, applied here to kauchak_v2 alone, since the human references
 spell real non-ASCII characters), then each training line's distinct TurkCorpus and ASSET
-references as targets of its source, N times (a weight), PTB-tokenized as kauchak_v2 is.
+references as targets of its source, N times (a weight), PTB-tokenized as kauchak_v2 is. With
+--drop-noisiest F, the fraction F of those kauchak_v2 pairs a complex -> simple model finds least
+likely (the forward cross-entropy of dcce.py's FILE) is left out.
 OUT/valid.src and OUT/valid.ref.0-17: the selection lines in plain text, 8 TurkCorpus then 10 ASSET
 references (training's validation, data.valid_plain_text). OUT/counts.json says how many pairs
 each part gave. References are distinct as written (two that differ only in spacing both count).
@@ -32,13 +34,29 @@ def write(path: Path, lines: list[str]) -> None:
     path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
 
 
+def without_noisiest(kauchak: list[tuple[str, str]], scores: dict, fraction: float) -> tuple[list, int]:
+    """The scored pairs (dcce.py's: those without mojibake) less the fraction with the highest
+    forward cross-entropy: targets that say what the source does not. Not the dual score, which
+    ranks deletions, the commonest simplification, as noise (the README reads pairs of both)."""
+    column = scores["columns"].index("forward")
+    ranked = sorted(scores["pairs"].items(), key=lambda item: (item[1][column], int(item[0])))
+    dropped = int(round(fraction * len(ranked)))
+    kept = sorted(int(line) for line, _ in ranked[: len(ranked) - dropped])
+    return [kauchak[line - 1] for line in kept], dropped
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("out", type=Path)
     parser.add_argument("--human-copies", type=int, default=1, help="times each human pair is written (a weight)")
+    parser.add_argument("--pair-scores", type=Path, help="dcce.py's scores of kauchak_v2's pairs")
+    parser.add_argument("--drop-noisiest", type=float, default=0.0,
+                        help="the fraction of kauchak_v2's pairs with the highest forward cross-entropy to leave out")
     args = parser.parse_args()
     if args.human_copies < 1:
         parser.error("--human-copies: 1 or more")
+    if not 0 <= args.drop_noisiest < 1 or (args.drop_noisiest > 0) != (args.pair_scores is not None):
+        parser.error("--drop-noisiest: a fraction from 0 to below 1, given with --pair-scores")
     root = data_root(None)
     split = json.loads(SPLIT.read_text())
     if split != make_split(root):
@@ -47,6 +65,13 @@ def main() -> None:
 
     kauchak = list(zip(read_lines(root / "kauchak_v2/train.src"), read_lines(root / "kauchak_v2/train.dst")))
     clean = [(s, d) for s, d in kauchak if not (LOST_BYTE_MOJIBAKE.search(s) or LOST_BYTE_MOJIBAKE.search(d))]
+    dropped_noisy = 0
+    if args.pair_scores:
+        scores = json.loads(args.pair_scores.read_text())
+        if len(scores["pairs"]) != len(clean):
+            raise SystemExit(f"make_data.py: {args.pair_scores} scores {len(scores['pairs'])} pairs, not the "
+                             f"{len(clean)} of kauchak_v2 without mojibake (dcce.py again)")
+        clean, dropped_noisy = without_noisiest(kauchak, scores, args.drop_noisiest)
     sources = read_lines(root / SOURCE)
     references = [read_lines(root / name) for name in REFERENCES]
     human = []
@@ -62,7 +87,8 @@ def main() -> None:
     write(args.out / "valid.src", [sources[i - 1] for i in selection])
     for n, reference in enumerate(references):
         write(args.out / f"valid.ref.{n}", [reference[i - 1] for i in selection])
-    counts = {"kauchak_v2": len(kauchak), "kauchak_v2_clean": len(clean), "human_pairs": len(human),
+    counts = {"kauchak_v2": len(kauchak), "kauchak_v2_clean": len(clean), "dropped_noisiest": dropped_noisy,
+              "human_pairs": len(human),
               "human_copies": args.human_copies, "train_pairs": len(pairs),
               "human_identical_to_source": sum(s == d for s, d in human)}
     (args.out / "counts.json").write_text(json.dumps(counts, indent=1) + "\n")

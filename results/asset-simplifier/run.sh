@@ -15,20 +15,38 @@ OUT=results/asset-simplifier
 PYTHON=${PYTHON:-python}
 DATA=$RUNS/asset-data
 
+CHANNEL=src/wean/pretrained/simplifier/reranker/channel
+
 "$PYTHON" $OUT/split.py --check
 test -e $DATA/counts.json || "$PYTHON" $OUT/make_data.py $DATA
 
+POINTER_GENERATOR="--set model.output_layer.type=pointer_generator --set model.output_layer.vocabulary_layer=wean"
 declare -A RECIPE=(
-    [pg]="--set model.output_layer.type=pointer_generator --set model.output_layer.vocabulary_layer=wean"
+    [pg]=$POINTER_GENERATOR
     [plain]=""
+    # kauchak_v2 less the tenth of its pairs that pg-seed1 finds least likely (dcce.py, make_data.py)
+    [pg-filtered]=$POINTER_GENERATOR
 )
+declare -A DATA_OF=([pg]=$DATA [plain]=$DATA [pg-filtered]=$RUNS/asset-data-filtered)
+data_of() {  # row: its training data, made once
+    local data=${DATA_OF[$1]}
+    test -e "$data/counts.json" && { echo "$data"; return; }
+    case $1 in
+        pg-filtered)
+            test -e "$RUNS/pair-scores.json" || "$PYTHON" $OUT/dcce.py --forward $OUT/exports/pg-seed1 \
+                --backward $CHANNEL --out "$RUNS/pair-scores.json" >&2
+            "$PYTHON" $OUT/make_data.py "$data" --pair-scores "$RUNS/pair-scores.json" --drop-noisiest 0.1 >&2 ;;
+    esac
+    echo "$data"
+}
 for seed in $SEEDS; do
     for row in ${ROWS:-pg}; do
         dir=$RUNS/asset-simplifier-$row-seed$seed
         test -e "$OUT/exports/$row-seed$seed/model.safetensors" && continue
+        data=$(data_of "$row")
         # shellcheck disable=SC2086
         train_row configs/simplifier-control.yaml "$dir" ${RECIPE[$row]} --set training.seed="$seed" \
-            --set training.kernels=onednn --set data.train="$DATA/train" --set data.valid="$DATA/valid"
+            --set training.kernels=onednn --set data.train="$data/train" --set data.valid="$data/valid"
         "$WEAN" export "$dir" "$OUT/exports/$row-seed$seed" --fp16 --overwrite --set generation.plain_text=true
         keep_run "$dir" "$OUT"
     done
@@ -60,7 +78,6 @@ done
 #      reranker/channel; guard_sweep.py: the strictest threshold that leaves at most 20 %
 #      unchanged) and, before the source, a lighter control setting (chars_ratio and levenshtein
 #      0.15 nearer 1 than the tuned values).
-CHANNEL=src/wean/pretrained/simplifier/reranker/channel
 FAITHFUL=(--set generation.names_and_numbers=from_source --set generation.fallback=source)
 read_json() {  # file python-expression-of-d (json imported)
     "$PYTHON" -c "import json, sys; d = json.load(open(sys.argv[1])); print($2)" "$1"
