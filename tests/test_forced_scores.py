@@ -51,6 +51,24 @@ def test_log_probs_sum_to_the_validation_loss_and_prefer_the_true_target(control
     assert sum(t for t, _ in masked) == pytest.approx(sum(t for t, _ in scores), rel=0.05)
 
 
+def test_oracle_control_scores_each_pair_as_training_read_it(control_model):
+    # prefixes of their sources, of different lengths: each pair's own chars_ratio token, not the default 1
+    generator = load(control_model)
+    sources, _ = reverse_pairs(24, seed=3, reverse=False)
+    targets = [" ".join(s.split()[: max(1, len(s.split()) * (1 + i % 3) // 4)]) for i, s in enumerate(sources)]
+    text = ParallelText(sources=sources, targets=targets, references=[targets], source_path="pairs")
+    assets = generator.assets
+    examples = encode_pairs(text, assets.tokenizer, assets.source_vocabulary, assets.target_vocabulary,
+                            control=assets.control)
+    with torch.no_grad():
+        loss = float(Criterion(generator.model).validation_loss(collate(examples)))
+    oracle = forced_log_probs(generator, sources, targets, batch_size=5, oracle_control=True)
+    default = forced_log_probs(generator, sources, targets, batch_size=5)
+    assert -sum(total for total, _ in oracle) == pytest.approx(loss, rel=1e-5)
+    # the model learned its control token: told the true ratio, it finds the prefixes far likelier
+    assert sum(total for total, _ in oracle) > sum(total for total, _ in default) + len(sources)
+
+
 def test_the_reverse_metric_scores_outputs_by_how_well_they_give_back_the_source(control_model, tmp_path, capsys):
     # the model copies by default, so it is its own reverse model: a faithful output gives the source back
     model_dir = control_model

@@ -20,12 +20,14 @@ from wean.models.device import model_device
 @torch.no_grad()
 def forced_log_probs(
     loaded: LoadedModel, sources: Sequence[str], targets: Sequence[str], plain_text: bool | None = None,
-    batch_size: int = 32,
+    batch_size: int = 32, oracle_control: bool = False,
 ) -> list[tuple[float, int]]:
     """(sum of the log-probabilities of target i's tokens, <eos> included; that many tokens) for
     each pair, given source i as the model reads it: tokenized as its corpus was when
     ``plain_text`` (default: the model's ``generation.plain_text``), with its default control
-    tokens in front. An empty source is read as a lone </s>; an empty target scores its </s>."""
+    tokens in front, or with ``oracle_control`` the tokens describing the pair itself, as training
+    gave them (a training pair's score, not an output's). An empty source is read as a lone </s>;
+    an empty target scores its </s>."""
     assets, model = loaded.assets, loaded.model
     plain_text = loaded.config.generation.plain_text if plain_text is None else plain_text
 
@@ -37,10 +39,12 @@ def forced_log_probs(
     prefix = loaded.control_prefix(None)
     examples = []
     for i, (source, target) in enumerate(zip(sources, targets)):
-        source_ids, copied = encode_source(prefix + loaded.tokenizer.encode(to_model_source(source)),
+        source, target = to_model_source(source), to_model_text(target)
+        if oracle_control and loaded.control:
+            prefix = loaded.control.oracle_tokens(source, target)
+        source_ids, copied = encode_source(prefix + loaded.tokenizer.encode(source),
                                            assets.source_vocabulary, model.copies_source)
-        target_ids = encode_target(loaded.tokenizer.encode(to_model_text(target)), assets.target_vocabulary, copied,
-                                   add_eos=True)
+        target_ids = encode_target(loaded.tokenizer.encode(target), assets.target_vocabulary, copied, add_eos=True)
         examples.append(Example(i, source_ids or [EOS_ID], target_ids))
     limit = model.max_source_length
     for number, example in enumerate(examples, start=1):
