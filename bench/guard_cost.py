@@ -2,9 +2,11 @@
 output checked for fidelity and by the channel model, lighter settings and the source as
 fallbacks) against plain beam 5 of the same model, on TurkCorpus test's sources (plain text), in
 one process, interleaved, median of the rounds; sentences/s and the ratio. The outputs of each are
-checked against the previous round's (the same every round).
+checked against the previous round's (the same every round). ``--control``: a third system, the
+pipeline with those control values asked for (its fallbacks as the model's config says, a
+setting the values already ask for searched once), timed in the same rounds.
 
-    python bench/guard_cost.py [--rounds 3] [--sentences 359] [--out DIR]
+    python bench/guard_cost.py [--rounds 3] [--sentences 359] [--control chars_ratio=0.8] [--out DIR]
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from pathlib import Path
 from timing import MIN_ROUNDS, cpu, report  # bench/ is the script's folder, so on sys.path
 
 import wean
+from wean.control import parse_control
 from wean.evaluation import data_root, get_benchmark
 from wean.textio import read_lines
 
@@ -32,22 +35,27 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--sentences", type=int, default=359)
     parser.add_argument("--model", default=None, help="a model directory (default: the shipped simplifier)")
+    parser.add_argument("--control", type=parse_control, help="NAME=VALUE,...: a third system asking for these values")
     parser.add_argument("--out", type=Path)
     args = parser.parse_args()
     if args.rounds < MIN_ROUNDS:
         parser.error(f"--rounds must be at least {MIN_ROUNDS}")
     sources = read_lines(get_benchmark("turkcorpus-test").source_path(data_root()))[: args.sentences]
     model = wean.load(args.model)
+    systems = dict(SYSTEMS)
+    if args.control:
+        asked = ",".join(f"{name}={value:g}" for name, value in args.control.items())
+        systems[f"guarded, control {asked}"] = {"control": args.control}
     load_before = os.getloadavg()[0]
-    seconds: dict[str, list[float]] = {name: [] for name in SYSTEMS}
+    seconds: dict[str, list[float]] = {name: [] for name in systems}
     outputs: dict[str, list[str]] = {}
     for _ in range(args.rounds):
-        for name, options in SYSTEMS.items():
+        for name, options in systems.items():
             started = time.perf_counter()
             texts = [g.text for g in model.generate(sources, beam=5, **options)]
             seconds[name].append(time.perf_counter() - started)
             assert outputs.setdefault(name, texts) == texts, f"{name}: outputs changed between rounds"
-    guarded, plain = SYSTEMS
+    guarded, plain, *asked_control = systems
     result = {
         "cpu": cpu(), "threads": int(os.environ.get("OMP_NUM_THREADS", "0")) or None, "load_before": load_before,
         "sentences": len(sources), "rounds": args.rounds, "kernels": model.kernels,
@@ -55,6 +63,12 @@ def main() -> None:
         "guard cost (guarded time / plain time)": statistics.median(
             g / p for g, p in zip(seconds[guarded], seconds[plain])),
         "outputs changed by the guard": sum(a != b for a, b in zip(outputs[guarded], outputs[plain])),
+        **{f"{name}: guard cost (its time / plain time)": statistics.median(
+            c / p for c, p in zip(seconds[name], seconds[plain])) for name in asked_control},
+        **{f"{name}: its time / the default pipeline's": statistics.median(
+            c / g for c, g in zip(seconds[name], seconds[guarded])) for name in asked_control},
+        **{f"{name}: outputs the default pipeline's": sum(a == b for a, b in zip(outputs[name], outputs[guarded]))
+           for name in asked_control},
     }
     report(result, args.out)
 

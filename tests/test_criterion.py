@@ -30,6 +30,35 @@ def test_the_softmax_cross_entropy_is_pytorchs_loss_and_gradient(label_smoothing
     assert fused.grad[[2, 7]].abs().max() == 0  # ignored tokens have no gradient
 
 
+def test_label_smoothing_spreads_its_mass_only_over_the_classes_a_row_can_be_given():
+    # -inf logits: classes 0-2 for every row (words WEAN's candidates leave out), class 5 in row 4
+    torch.manual_seed(1)
+    logits = torch.randn(6, 9, dtype=torch.float64) * 2
+    logits[:, :3] = float("-inf")
+    logits[4, 5] = float("-inf")
+    targets = torch.tensor([3, 4, 8, IGNORE, 6, 7])
+    smoothing = 0.1
+    log_probs = torch.log_softmax(logits, -1)
+    nll = -sum(log_probs[i, t] for i, t in enumerate(targets.tolist()) if t != IGNORE)
+    mean_possible = [-log_probs[i][torch.isfinite(log_probs[i])].mean() for i in range(6) if targets[i] != IGNORE]
+    expected = (1 - smoothing) * nll + smoothing * sum(mean_possible)
+    fused, exact = logits.clone().requires_grad_(), logits.clone().requires_grad_()
+    loss = softmax_cross_entropy(fused, targets, smoothing)
+    reference = cross_entropy(torch.log_softmax(exact, -1), targets, smoothing)
+    assert torch.isfinite(loss) and torch.isfinite(reference)
+    torch.testing.assert_close(loss, expected)
+    torch.testing.assert_close(reference, expected)
+    (loss * 0.37).backward()
+    (reference * 0.37).backward()
+    torch.testing.assert_close(fused.grad, exact.grad)
+    assert fused.grad[:, :3].abs().max() == 0 and fused.grad[3].abs().max() == 0
+    # the smoothed target: softmax - ((1 - s) onehot + s / possible classes), zero where -inf
+    row = torch.softmax(logits[4], -1)
+    row[3:] -= torch.tensor([1, 1, 0, 1, 1, 1], dtype=row.dtype) * smoothing / 5
+    row[6] -= 1 - smoothing
+    torch.testing.assert_close(fused.grad[4], 0.37 * row)
+
+
 @pytest.mark.parametrize("model", [pytest.param(lambda: conv_model(), id="linear output layer"),
                                    pytest.param(lambda: pointer_model("wean"), id="pointer-generator")])
 def test_the_criterion_takes_the_loss_from_the_logits_where_the_layer_is_their_softmax(model, monkeypatch):

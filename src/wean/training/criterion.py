@@ -29,13 +29,27 @@ def cross_entropy(log_probs: torch.Tensor, targets: torch.Tensor, label_smoothin
     """Summed cross-entropy of (tokens, classes) normalized ``log_probs`` with ``targets``
     (IGNORE: no loss), label smoothing spreading ``label_smoothing`` of each target's mass
     uniformly over the classes: the terms, in the order, of PyTorch's cross_entropy after its
-    log_softmax, so a vocabulary layer's loss is what cross_entropy of its logits was."""
+    log_softmax, so a vocabulary layer's loss is what cross_entropy of its logits was. Classes a
+    row gives probability 0 (log -inf: words WEAN's ``candidates`` leave out, a pointer-generator's
+    copies of another sentence's words) get none of that mass: spread over them it made the loss
+    infinite."""
     nll = F.nll_loss(log_probs, targets, ignore_index=IGNORE, reduction="sum")
     if not label_smoothing:
         return nll
     trained = (targets != IGNORE).unsqueeze(1)
+    return (1 - label_smoothing) * nll + _smoothing(log_probs, trained, label_smoothing)
+
+
+def _smoothing(log_probs: torch.Tensor, trained: torch.Tensor, label_smoothing: float) -> torch.Tensor:
+    """The label-smoothing term over the ``trained`` (tokens, 1) rows: ``label_smoothing`` times
+    minus the mean of each row's log-probabilities over the classes it can be given, summed."""
+    impossible = torch.isneginf(log_probs)
+    if bool(impossible.any()):
+        possible = (~impossible).sum(-1, keepdim=True)
+        per_row = -log_probs.masked_fill(impossible, 0.0).sum(-1, keepdim=True) / possible
+        return per_row.masked_fill(~trained, 0.0).sum() * label_smoothing
     smooth = -log_probs.sum(-1, keepdim=True).masked_fill(~trained, 0.0).sum()
-    return (1 - label_smoothing) * nll + smooth * (label_smoothing / log_probs.size(-1))
+    return smooth * (label_smoothing / log_probs.size(-1))
 
 
 class _SoftmaxCrossEntropy(torch.autograd.Function):
@@ -50,8 +64,7 @@ class _SoftmaxCrossEntropy(torch.autograd.Function):
         picked = targets.masked_fill(~trained, 0)
         loss = -log_probs.gather(1, picked.unsqueeze(1)).squeeze(1).masked_fill(~trained, 0.0).sum()
         if label_smoothing:
-            smooth = -log_probs.sum(-1).masked_fill(~trained, 0.0).sum()
-            loss = (1 - label_smoothing) * loss + smooth * (label_smoothing / log_probs.size(-1))
+            loss = (1 - label_smoothing) * loss + _smoothing(log_probs, trained.unsqueeze(1), label_smoothing)
         ctx.save_for_backward(log_probs, picked, trained)
         ctx.label_smoothing = label_smoothing
         return loss
@@ -63,8 +76,12 @@ class _SoftmaxCrossEntropy(torch.autograd.Function):
         smoothing = ctx.label_smoothing
         # the softmax in the saved buffer (a second backward of the same graph is refused by
         # autograd's check of saved tensors, not given wrong values)
+        impossible = torch.isneginf(log_probs) if smoothing else None
         grads = log_probs.exp_()
-        if smoothing:
+        if smoothing and bool(impossible.any()):  # the smoothing's share on the classes a row can be given
+            possible = ~impossible
+            grads.sub_(possible * (smoothing / possible.sum(-1, keepdim=True)))
+        elif smoothing:
             grads.sub_(smoothing / grads.size(-1))
         row_scale = (trained.to(grads.dtype) * grad).unsqueeze(1)
         grads.mul_(row_scale)
