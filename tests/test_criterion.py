@@ -57,6 +57,25 @@ def test_label_smoothing_spreads_its_mass_only_over_the_classes_a_row_can_be_giv
     row[3:] -= torch.tensor([1, 1, 0, 1, 1, 1], dtype=row.dtype) * smoothing / 5
     row[6] -= 1 - smoothing
     torch.testing.assert_close(fused.grad[4], 0.37 * row)
+    # a row that can be given only its target: no loss, no gradient
+    only = torch.full((1, 9), float("-inf"), dtype=torch.float64)
+    only[0, 4] = 0.5
+    only.requires_grad_()
+    alone = softmax_cross_entropy(only, torch.tensor([4]), smoothing)
+    alone.backward()
+    assert alone.item() == 0 and only.grad.abs().max() == 0
+
+
+def test_label_smoothing_without_impossible_classes_keeps_its_floats():
+    # the expression every committed run was trained with, bit for bit
+    torch.manual_seed(2)
+    log_probs = torch.log_softmax(torch.randn(40, 300), -1)
+    targets = torch.randint(0, 300, (40,))
+    targets[::7] = IGNORE
+    trained = (targets != IGNORE).unsqueeze(1)
+    nll = F.nll_loss(log_probs, targets, ignore_index=IGNORE, reduction="sum")
+    smooth = -log_probs.sum(-1, keepdim=True).masked_fill(~trained, 0.0).sum()
+    assert torch.equal(cross_entropy(log_probs, targets, 0.1), 0.9 * nll + smooth * (0.1 / 300))
 
 
 @pytest.mark.parametrize("model", [pytest.param(lambda: conv_model(), id="linear output layer"),

@@ -8,8 +8,10 @@ tokens, as training gave them), H_b = -log P(x | y) / |x| under the backward one
 |H_f - H_b| + (H_f + H_b) / 2: low when both models find the pair likely and agree on it, high for
 a misaligned pair (a target that says something else) whichever direction notices it. FILE
 (JSON) maps each kept pair's line in kauchak_v2/train (1-based; the pairs make_data.py keeps) to
-its score and the two cross-entropies. Both models here saw these pairs in training, unlike the
-paper's, which trained on clean data; a pair they could not learn still stands out.
+its score and the two cross-entropies. The models this experiment uses trained on most of these
+pairs (not on those over 80 pieces, nor on the channel model's 500 held out), unlike the paper's,
+which trained on clean data; a pair they could not learn still stands out. A model without
+control tokens (the channel model) reads every pair as it is.
 """
 
 from __future__ import annotations

@@ -34,15 +34,15 @@ def write(path: Path, lines: list[str]) -> None:
     path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
 
 
-def without_noisiest(kauchak: list[tuple[str, str]], scores: dict, fraction: float) -> tuple[list, int]:
-    """The scored pairs (dcce.py's: those without mojibake) less the fraction with the highest
+def without_noisiest(scores: dict, lines: list[int], fraction: float) -> list[int]:
+    """``lines`` (kauchak_v2's, 1-based: those dcce.py scored) less the fraction with the highest
     forward cross-entropy: targets that say what the source does not. Not the dual score, which
     ranks deletions, the commonest simplification, as noise (the README reads pairs of both)."""
+    if set(scores["pairs"]) != {str(line) for line in lines}:
+        raise SystemExit("make_data.py: the pair scores are not of kauchak_v2's pairs without mojibake (dcce.py again)")
     column = scores["columns"].index("forward")
-    ranked = sorted(scores["pairs"].items(), key=lambda item: (item[1][column], int(item[0])))
-    dropped = int(round(fraction * len(ranked)))
-    kept = sorted(int(line) for line, _ in ranked[: len(ranked) - dropped])
-    return [kauchak[line - 1] for line in kept], dropped
+    ranked = sorted(lines, key=lambda line: (scores["pairs"][str(line)][column], line))
+    return sorted(ranked[: len(ranked) - int(round(fraction * len(ranked)))])
 
 
 def main() -> None:
@@ -64,14 +64,10 @@ def main() -> None:
     args.out.mkdir(parents=True, exist_ok=True)
 
     kauchak = list(zip(read_lines(root / "kauchak_v2/train.src"), read_lines(root / "kauchak_v2/train.dst")))
-    clean = [(s, d) for s, d in kauchak if not (LOST_BYTE_MOJIBAKE.search(s) or LOST_BYTE_MOJIBAKE.search(d))]
-    dropped_noisy = 0
-    if args.pair_scores:
-        scores = json.loads(args.pair_scores.read_text())
-        if len(scores["pairs"]) != len(clean):
-            raise SystemExit(f"make_data.py: {args.pair_scores} scores {len(scores['pairs'])} pairs, not the "
-                             f"{len(clean)} of kauchak_v2 without mojibake (dcce.py again)")
-        clean, dropped_noisy = without_noisiest(kauchak, scores, args.drop_noisiest)
+    clean = [n for n, (s, d) in enumerate(kauchak, start=1)
+             if not (LOST_BYTE_MOJIBAKE.search(s) or LOST_BYTE_MOJIBAKE.search(d))]
+    kept = without_noisiest(json.loads(args.pair_scores.read_text()), clean, args.drop_noisiest) if args.pair_scores \
+        else clean
     sources = read_lines(root / SOURCE)
     references = [read_lines(root / name) for name in REFERENCES]
     human = []
@@ -79,7 +75,7 @@ def main() -> None:
         source = sources[line - 1].strip()
         targets = dict.fromkeys(r[line - 1].strip() for r in references)  # distinct, in order
         human += [(ptb_tokenize(source), ptb_tokenize(" ".join(t.split()))) for t in targets if t]
-    pairs = clean + human * args.human_copies
+    pairs = [kauchak[line - 1] for line in kept] + human * args.human_copies
     write(args.out / "train.src", [s for s, _ in pairs])
     write(args.out / "train.dst", [d for _, d in pairs])
 
@@ -87,7 +83,8 @@ def main() -> None:
     write(args.out / "valid.src", [sources[i - 1] for i in selection])
     for n, reference in enumerate(references):
         write(args.out / f"valid.ref.{n}", [reference[i - 1] for i in selection])
-    counts = {"kauchak_v2": len(kauchak), "kauchak_v2_clean": len(clean), "dropped_noisiest": dropped_noisy,
+    counts = {"kauchak_v2": len(kauchak), "kauchak_v2_clean": len(clean), "kauchak_v2_kept": len(kept),
+              "drop_noisiest": args.drop_noisiest,
               "human_pairs": len(human),
               "human_copies": args.human_copies, "train_pairs": len(pairs),
               "human_identical_to_source": sum(s == d for s, d in human)}

@@ -37,6 +37,9 @@ def main() -> None:
     parser.add_argument("--exclude", type=Path, action="append", default=[], help="a key.json whose lines to leave out")
     parser.add_argument("--out", type=Path, required=True)
     args = parser.parse_args()
+    args.role = list(dict.fromkeys(args.role))
+    if args.differing and len(set(args.system)) < 2:
+        parser.error("--differing: give two systems or more (one system differs from nothing)")
     if "rating" in args.role and len(args.role) > 1:
         parser.error("--role rating: alone (its lines decide what ships, on a sheet of their own)")
     root = data_root(None)

@@ -36,12 +36,11 @@ def forced_log_probs(
 
     to_model_source = loaded.plain_text.to_model_source if plain_text else unchanged
     to_model_text = loaded.plain_text.to_model_text if plain_text else unchanged
-    prefix = loaded.control_prefix(None)
+    default_prefix = loaded.control_prefix(None)
     examples = []
     for i, (source, target) in enumerate(zip(sources, targets)):
         source, target = to_model_source(source), to_model_text(target)
-        if oracle_control and loaded.control:
-            prefix = loaded.control.oracle_tokens(source, target)
+        prefix = loaded.control.oracle_tokens(source, target) if oracle_control and loaded.control else default_prefix
         source_ids, copied = encode_source(prefix + loaded.tokenizer.encode(source),
                                            assets.source_vocabulary, model.copies_source)
         target_ids = encode_target(loaded.tokenizer.encode(target), assets.target_vocabulary, copied, add_eos=True)

@@ -30,32 +30,35 @@ def cross_entropy(log_probs: torch.Tensor, targets: torch.Tensor, label_smoothin
     (IGNORE: no loss), label smoothing spreading ``label_smoothing`` of each target's mass
     uniformly over the classes: the terms, in the order, of PyTorch's cross_entropy after its
     log_softmax, so a vocabulary layer's loss is what cross_entropy of its logits was. Classes a
-    row gives probability 0 (log -inf: words WEAN's ``candidates`` leave out, a pointer-generator's
-    copies of another sentence's words) get none of that mass: spread over them it made the loss
-    infinite."""
+    row gives probability 0 (log -inf: the words WEAN's ``candidates`` leave out) get none of that
+    mass, as Joey NMT's smoothing leaves out <pad>: spread over them it made the loss infinite. So
+    with candidates, a target keeps 1 - s and each of the K words a row can be given s / K."""
     nll = F.nll_loss(log_probs, targets, ignore_index=IGNORE, reduction="sum")
     if not label_smoothing:
         return nll
     trained = (targets != IGNORE).unsqueeze(1)
-    return (1 - label_smoothing) * nll + _smoothing(log_probs, trained, label_smoothing)
+    return (1 - label_smoothing) * nll + _smoothing(log_probs, trained, label_smoothing)[0]
 
 
-def _smoothing(log_probs: torch.Tensor, trained: torch.Tensor, label_smoothing: float) -> torch.Tensor:
+def _smoothing(log_probs: torch.Tensor, trained: torch.Tensor, label_smoothing: float) -> tuple[torch.Tensor, bool]:
     """The label-smoothing term over the ``trained`` (tokens, 1) rows: ``label_smoothing`` times
-    minus the mean of each row's log-probabilities over the classes it can be given, summed."""
+    minus the mean of each row's log-probabilities over the classes it can be given, summed; and
+    whether some row has a class it cannot be given (a -inf, seen in its row's sum)."""
+    row_sums = log_probs.sum(-1, keepdim=True)
+    if not bool(torch.isneginf(row_sums).any()):
+        smooth = -row_sums.masked_fill(~trained, 0.0).sum()
+        return smooth * (label_smoothing / log_probs.size(-1)), False
     impossible = torch.isneginf(log_probs)
-    if bool(impossible.any()):
-        possible = (~impossible).sum(-1, keepdim=True)
-        per_row = -log_probs.masked_fill(impossible, 0.0).sum(-1, keepdim=True) / possible
-        return per_row.masked_fill(~trained, 0.0).sum() * label_smoothing
-    smooth = -log_probs.sum(-1, keepdim=True).masked_fill(~trained, 0.0).sum()
-    return smooth * (label_smoothing / log_probs.size(-1))
+    possible = (~impossible).sum(-1, keepdim=True).clamp_min(1).to(log_probs.dtype)
+    per_row = -log_probs.masked_fill(impossible, 0.0).sum(-1, keepdim=True) / possible
+    return per_row.masked_fill(~trained, 0.0).sum() * label_smoothing, True
 
 
 class _SoftmaxCrossEntropy(torch.autograd.Function):
     """:func:`cross_entropy` of ``log_softmax(logits)``, its gradient in one pass over the
-    (tokens, classes) matrix: softmax - (1 - s) onehot - s / classes per trained row, 0 on the
-    others, rather than the loss's dense one-hot gradient and then the log-softmax's."""
+    (tokens, classes) matrix: softmax - (1 - s) onehot - s / K per trained row (K: the classes the
+    row can be given, every class unless some logits are -inf), 0 on the others, rather than the
+    loss's dense one-hot gradient and then the log-softmax's."""
 
     @staticmethod
     def forward(ctx, logits, targets, label_smoothing):
@@ -63,8 +66,10 @@ class _SoftmaxCrossEntropy(torch.autograd.Function):
         trained = targets != IGNORE
         picked = targets.masked_fill(~trained, 0)
         loss = -log_probs.gather(1, picked.unsqueeze(1)).squeeze(1).masked_fill(~trained, 0.0).sum()
+        ctx.masked = False
         if label_smoothing:
-            loss = (1 - label_smoothing) * loss + _smoothing(log_probs, trained.unsqueeze(1), label_smoothing)
+            smooth, ctx.masked = _smoothing(log_probs, trained.unsqueeze(1), label_smoothing)
+            loss = (1 - label_smoothing) * loss + smooth
         ctx.save_for_backward(log_probs, picked, trained)
         ctx.label_smoothing = label_smoothing
         return loss
@@ -74,13 +79,13 @@ class _SoftmaxCrossEntropy(torch.autograd.Function):
     def backward(ctx, grad):
         log_probs, picked, trained = ctx.saved_tensors
         smoothing = ctx.label_smoothing
+        impossible = torch.isneginf(log_probs) if ctx.masked else None
         # the softmax in the saved buffer (a second backward of the same graph is refused by
         # autograd's check of saved tensors, not given wrong values)
-        impossible = torch.isneginf(log_probs) if smoothing else None
         grads = log_probs.exp_()
-        if smoothing and bool(impossible.any()):  # the smoothing's share on the classes a row can be given
-            possible = ~impossible
-            grads.sub_(possible * (smoothing / possible.sum(-1, keepdim=True)))
+        if impossible is not None:  # s / K on the K classes a row can be given, nothing on the rest
+            possible = (~impossible).sum(-1, keepdim=True).clamp_min(1).to(grads.dtype)
+            grads.sub_(smoothing / possible).masked_fill_(impossible, 0.0)
         elif smoothing:
             grads.sub_(smoothing / grads.size(-1))
         row_scale = (trained.to(grads.dtype) * grad).unsqueeze(1)
