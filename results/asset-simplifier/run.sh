@@ -7,6 +7,7 @@
 # Run from the repository root after `make install`; running it again resumes where it stopped.
 # SEEDS (default "1 2 3"), ROWS (default pg), RUNS (run folders), STAGE: all | train.
 set -euo pipefail
+shopt -s inherit_errexit  # a failure inside $(data_of ...) stops the run, not only the function
 # the schedule's budget in epochs (converge.sh's safety net, set before it is read): 13 fit a run
 # into two hours on two AVX-512 cores
 MAX_EPOCHS=${MAX_EPOCHS:-13}
@@ -26,8 +27,15 @@ declare -A RECIPE=(
     [plain]=""
     # kauchak_v2 less the tenth of its pairs that pg-seed1 finds least likely (dcce.py, make_data.py)
     [pg-filtered]=$POINTER_GENERATOR
+    # the human pairs written twice (a weight of 2)
+    [pg-human2]=$POINTER_GENERATOR
 )
-declare -A DATA_OF=([pg]=$DATA [plain]=$DATA [pg-filtered]=$RUNS/asset-data-filtered)
+declare -A DATA_OF=(
+    [pg]=$DATA
+    [plain]=$DATA
+    [pg-filtered]=$RUNS/asset-data-filtered
+    [pg-human2]=$RUNS/asset-data-human2
+)
 data_of() {  # row: its training data, made once
     local data=${DATA_OF[$1]}
     test -e "$data/counts.json" && { echo "$data"; return; }
@@ -36,6 +44,7 @@ data_of() {  # row: its training data, made once
             test -e "$RUNS/pair-scores.json" || "$PYTHON" $OUT/dcce.py --forward $OUT/exports/pg-seed1 \
                 --backward $CHANNEL --out "$RUNS/pair-scores.json" >&2
             "$PYTHON" $OUT/make_data.py "$data" --pair-scores "$RUNS/pair-scores.json" --drop-noisiest 0.1 >&2 ;;
+        pg-human2) "$PYTHON" $OUT/make_data.py "$data" --human-copies 2 >&2 ;;
     esac
     echo "$data"
 }

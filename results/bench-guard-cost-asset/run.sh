@@ -4,4 +4,4 @@
 # `make install`, on a quiet machine, with the data root set (WEAN_DATA_ROOT).
 set -euo pipefail
 cd bench
-OMP_NUM_THREADS=1 ../.venv/bin/python guard_cost.py --rounds 3 --out ../results/bench-guard-cost-asset
+OMP_NUM_THREADS=1 ../.venv/bin/python guard_cost.py --rounds 3 --control chars_ratio=0.8 --out ../results/bench-guard-cost-asset
