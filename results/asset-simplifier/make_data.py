@@ -3,6 +3,8 @@ committed: they are the data root's lines, rearranged).
 
     python results/asset-simplifier/make_data.py OUT [--human-copies N] [--pair-scores FILE --drop-noisiest F]
 
+A folder made before with the same arguments is kept as it is; one made with others is refused.
+
 OUT/train.{src,dst}: kauchak_v2/train without its pairs of lost-byte mojibake (the regex of
 configs/overlays/kauchak-clean.yaml, applied here to kauchak_v2 alone, since the human references
 spell real non-ASCII characters), then each training line's distinct TurkCorpus and ASSET
@@ -17,6 +19,7 @@ each part gave. References are distinct as written (two that differ only in spac
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import re
 from pathlib import Path
@@ -57,6 +60,17 @@ def main() -> None:
         parser.error("--human-copies: 1 or more")
     if not 0 <= args.drop_noisiest < 1 or (args.drop_noisiest > 0) != (args.pair_scores is not None):
         parser.error("--drop-noisiest: a fraction from 0 to below 1, given with --pair-scores")
+    made_with = {"human_copies": args.human_copies, "drop_noisiest": args.drop_noisiest,
+                 "pair_scores_sha256": hashlib.sha256(args.pair_scores.read_bytes()).hexdigest()
+                 if args.pair_scores else None}
+    if (args.out / "counts.json").exists():
+        recorded = json.loads((args.out / "counts.json").read_text())
+        differing = [key for key, value in made_with.items() if recorded.get(key, "unrecorded") != value]
+        if differing:
+            raise SystemExit(f"make_data.py: {args.out} was made with other arguments ({', '.join(differing)} "
+                             "differ or were not recorded); delete it or name another folder")
+        print(f"{args.out}: made before with these arguments")
+        return
     root = data_root(None)
     split = json.loads(SPLIT.read_text())
     if split != make_split(root):
@@ -83,10 +97,8 @@ def main() -> None:
     write(args.out / "valid.src", [sources[i - 1] for i in selection])
     for n, reference in enumerate(references):
         write(args.out / f"valid.ref.{n}", [reference[i - 1] for i in selection])
-    counts = {"kauchak_v2": len(kauchak), "kauchak_v2_clean": len(clean), "kauchak_v2_kept": len(kept),
-              "drop_noisiest": args.drop_noisiest,
-              "human_pairs": len(human),
-              "human_copies": args.human_copies, "train_pairs": len(pairs),
+    counts = {**made_with, "kauchak_v2": len(kauchak), "kauchak_v2_clean": len(clean), "kauchak_v2_kept": len(kept),
+              "human_pairs": len(human), "train_pairs": len(pairs),
               "human_identical_to_source": sum(s == d for s, d in human)}
     (args.out / "counts.json").write_text(json.dumps(counts, indent=1) + "\n")
     print(json.dumps(counts))

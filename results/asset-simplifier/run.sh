@@ -19,7 +19,7 @@ DATA=$RUNS/asset-data
 CHANNEL=src/wean/pretrained/simplifier/reranker/channel
 
 "$PYTHON" $OUT/split.py --check
-test -e $DATA/counts.json || "$PYTHON" $OUT/make_data.py $DATA
+"$PYTHON" $OUT/make_data.py $DATA  # kept where made before with the same arguments, refused where not
 
 POINTER_GENERATOR="--set model.output_layer.type=pointer_generator --set model.output_layer.vocabulary_layer=wean"
 declare -A RECIPE=(
@@ -38,13 +38,13 @@ declare -A DATA_OF=(
 )
 data_of() {  # row: its training data, made once
     local data=${DATA_OF[$1]}
-    test -e "$data/counts.json" && { echo "$data"; return; }
     case $1 in
         pg-filtered)
             test -e "$RUNS/pair-scores.json" || "$PYTHON" $OUT/dcce.py --forward $OUT/exports/pg-seed1 \
                 --backward $CHANNEL --out "$RUNS/pair-scores.json" >&2
             "$PYTHON" $OUT/make_data.py "$data" --pair-scores "$RUNS/pair-scores.json" --drop-noisiest 0.1 >&2 ;;
         pg-human2) "$PYTHON" $OUT/make_data.py "$data" --human-copies 2 >&2 ;;
+        *) "$PYTHON" $OUT/make_data.py "$data" >&2 ;;
     esac
     echo "$data"
 }
