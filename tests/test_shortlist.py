@@ -3,6 +3,7 @@ scoring only them exactly, and search through it."""
 
 import pytest
 import torch
+import yaml
 from torch.ao.nn.quantized.dynamic import Linear as DynamicQuantizedLinear
 
 from synthetic import reverse_pairs, tiny_config, write_corpus
@@ -161,6 +162,18 @@ def test_an_exported_model_keeps_its_shortlist_and_an_ensemble_is_refused_one(mo
     table.save(tmp_path / "exported" / "shortlist.safetensors")
     with pytest.raises(WeanError, match="made for another model's vocabularies"):
         load(tmp_path / "exported").generate(["a b c"], shortlist=5)
+
+
+def test_the_table_needs_the_training_pairs_only_not_the_validation_split_the_config_names(model_dir, tmp_path,
+                                                                                         capsys):
+    train = load(model_dir).assets.config.data.train
+    moved = tmp_path / "moved"  # on another machine: the run's validation file is not there
+    assert main(["export", str(model_dir), str(moved)]) == 0
+    config = yaml.safe_load((moved / "config.yaml").read_text())
+    config["data"]["valid"] = str(tmp_path / "gone" / "valid")
+    (moved / "config.yaml").write_text(yaml.safe_dump(config))
+    assert main(["shortlist", str(moved), "--train", str(train)]) == 0
+    assert "shortlist.safetensors: 400 training pairs" in capsys.readouterr().out
 
 
 def test_a_shortlist_below_the_tables_cut_is_warned_and_validation_never_uses_one(model_dir, tmp_path):

@@ -12,13 +12,17 @@ from wean.data.root import data_path
 from wean.errors import WeanError
 
 
-def training_text(config: Config) -> tuple[ParallelText, ParallelText, list[str]]:
-    """(training pairs, validation pairs, what was done to them: lines for the log)."""
+def training_text(config: Config, validation: bool = True) -> tuple[ParallelText, ParallelText | None, list[str]]:
+    """(training pairs, validation pairs, what was done to them: lines for the log). Without
+    ``validation`` a split that ``data.valid`` names is not read (None): for those who need only
+    the training pairs, on a machine where that file may be gone."""
     data = config.data
     train = read_parallel(data_path(data.train))
     notes = []
+    valid = None
     if data.valid:
-        valid = read_parallel(data_path(data.valid))
+        if validation:
+            valid = read_parallel(data_path(data.valid))
     else:
         train, valid = hold_out(train, data.valid_holdout, config.training.seed)
         notes.append(
@@ -35,6 +39,7 @@ def training_text(config: Config) -> tuple[ParallelText, ParallelText, list[str]
         notes.append(f"data.fix_text: {repaired.pairs:,} of {len(train.sources):,} training pairs "
                      f"repaired ({repaired.sources:,} sources, {repaired.targets:,} targets)")
     if data.direction != "forward":
-        train, valid = oriented(train, data.direction), oriented(valid, data.direction)
+        train = oriented(train, data.direction)
+        valid = oriented(valid, data.direction) if valid is not None else None
         notes.append(f"data.direction: {data.direction}")
     return train, valid, notes
