@@ -3,14 +3,20 @@ the levers that keep the arithmetic: a decoder loop's weight gradients as one pr
 steps (wean.models.kernels.DeferredWeightGradient) and the cross-entropy taken from the logits in
 one step (wean.training.criterion.softmax_cross_entropy). Interleaved rounds, wall time, the median
 of each; the update is forward, backward and Adam on one synthetic batch of the peers' shapes.
+With --corpus, the updates are the Trainer's own on the peers' corpus (its batches of varying
+length, gradient clipping): one run whose levers are switched on and off every 10 updates, each
+update timed (--clock cpu: the process's CPU time, for a machine that is not quiet).
 
     python bench/training_levers.py [--threads 2] [--rounds 5] [--updates 8] [--out DIR]
+    python bench/training_levers.py --corpus [--threads 2] [--updates 300] [--clock wall|cpu] [--out DIR]
 """
 
 from __future__ import annotations
 
 import argparse
 import statistics
+import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -23,6 +29,7 @@ from wean.config import load_config
 from wean.models import kernels
 from wean.models.kernels import use_kernels
 from wean.models.model import build_model
+from wean.training import Trainer
 from wean.training.criterion import cross_entropy, softmax_cross_entropy
 
 HERE = Path(__file__).resolve().parent
@@ -33,10 +40,16 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--rounds", type=int, default=5)
-    parser.add_argument("--updates", type=int, default=8, help="updates timed per round and setting")
+    parser.add_argument("--updates", type=int, default=8,
+                        help="updates timed per round and setting (with --corpus: the run's updates)")
+    parser.add_argument("--corpus", action="store_true", help="the Trainer's updates on the peers' corpus")
+    parser.add_argument("--clock", choices=("wall", "cpu"), default="wall", help="with --corpus")
     parser.add_argument("--out", type=Path, help="write metrics.json here")
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
+    if args.corpus:
+        corpus_updates(args)
+        return
     config_file = Path(tempfile.mkdtemp(prefix="wean-levers-")) / "wean.yaml"
     config_file.write_text((HERE / "peers" / "configs" / "wean.yaml").read_text()
                            .replace("@DATA@", str(config_file.parent)).replace("@RUN@", str(config_file.parent)))
@@ -78,6 +91,44 @@ def main() -> None:
     medians = {levers: statistics.median(values) for levers, values in seconds.items()}
     report({"cpu": cpu(), "threads": args.threads, "rounds": args.rounds, "updates_per_round": args.updates,
             "seconds_per_update": {"levers": seconds[True], "without": seconds[False]},
+            "median_seconds": {"levers": medians[True], "without": medians[False]},
+            "speedup": round(medians[False] / medians[True], 3)}, args.out)
+
+
+def corpus_updates(args) -> None:
+    """The Trainer's updates on the peers' corpus, the levers on for 10 updates, off for the next
+    10, and so on (the first 20 are warm-up); each setting's median update."""
+    work = Path(tempfile.mkdtemp(prefix="wean-levers-"))
+    subprocess.run([sys.executable, str(HERE / "peers" / "corpus.py"), "--out", str(work / "data")], check=True,
+                   capture_output=True)
+    config_file = work / "wean.yaml"
+    config_file.write_text((HERE / "peers" / "configs" / "wean.yaml").read_text()
+                           .replace("@DATA@", str(work / "data")).replace("@RUN@", str(work / "run")))
+    trainer = Trainer(load_config(config_file, [f"training.max_updates={args.updates}", "training.kernels=onednn"]),
+                      overwrite=True, log=lambda *_, **__: None)
+    clock = time.process_time if args.clock == "cpu" else time.perf_counter
+    deferring, update, seconds = kernels.deferring, trainer._update, {True: [], False: []}
+    done = [0]
+
+    def switched(examples):
+        levers = done[0] // 10 % 2 == 0
+        kernels.deferring = deferring if levers else (lambda *args: None)
+        trainer.criterion.loss_from_logits = levers
+        started = clock()
+        result = update(examples)
+        if done[0] >= 20:
+            seconds[levers].append(clock() - started)
+        done[0] += 1
+        return result
+
+    trainer._update = switched
+    try:
+        trainer.train()
+    finally:
+        kernels.deferring = deferring
+    medians = {levers: statistics.median(values) for levers, values in seconds.items()}
+    report({"cpu": cpu(), "threads": args.threads, "batches": "the peers' corpus (Trainer)", "clock": args.clock,
+            "updates_timed": {"levers": len(seconds[True]), "without": len(seconds[False])},
             "median_seconds": {"levers": medians[True], "without": medians[False]},
             "speedup": round(medians[False] / medians[True], 3)}, args.out)
 
