@@ -40,16 +40,24 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--rounds", type=int, default=5)
-    parser.add_argument("--updates", type=int, default=8,
-                        help="updates timed per round and setting (with --corpus: the run's updates)")
+    parser.add_argument("--updates", type=int,
+                        help="updates timed per round and setting (default 8); with --corpus, the run's updates "
+                        "(default 300, at least 60: 20 of warm-up, then blocks of 10 in turn)")
     parser.add_argument("--corpus", action="store_true", help="the Trainer's updates on the peers' corpus")
-    parser.add_argument("--clock", choices=("wall", "cpu"), default="wall", help="with --corpus")
+    parser.add_argument("--clock", choices=("wall", "cpu"), help="with --corpus: wall time (default) or CPU time")
     parser.add_argument("--out", type=Path, help="write metrics.json here")
     args = parser.parse_args()
+    if args.corpus:
+        args.updates = 300 if args.updates is None else args.updates
+        if args.updates < 60:
+            parser.error("--updates: at least 60 with --corpus")
+    elif args.clock:
+        parser.error("--clock: with --corpus only (the synthetic rounds take wall time)")
     torch.set_num_threads(args.threads)
     if args.corpus:
         corpus_updates(args)
         return
+    args.updates = args.updates or 8
     config_file = Path(tempfile.mkdtemp(prefix="wean-levers-")) / "wean.yaml"
     config_file.write_text((HERE / "peers" / "configs" / "wean.yaml").read_text()
                            .replace("@DATA@", str(config_file.parent)).replace("@RUN@", str(config_file.parent)))
@@ -97,40 +105,52 @@ def main() -> None:
 
 def corpus_updates(args) -> None:
     """The Trainer's updates on the peers' corpus, the levers on for 10 updates, off for the next
-    10, and so on (the first 20 are warm-up); each setting's median update."""
-    work = Path(tempfile.mkdtemp(prefix="wean-levers-"))
-    subprocess.run([sys.executable, str(HERE / "peers" / "corpus.py"), "--out", str(work / "data")], check=True,
-                   capture_output=True)
-    config_file = work / "wean.yaml"
-    config_file.write_text((HERE / "peers" / "configs" / "wean.yaml").read_text()
-                           .replace("@DATA@", str(work / "data")).replace("@RUN@", str(work / "run")))
-    trainer = Trainer(load_config(config_file, [f"training.max_updates={args.updates}", "training.kernels=onednn"]),
-                      overwrite=True, log=lambda *_, **__: None)
+    10, and so on (the first 20 are warm-up); per setting, the median update and the median time
+    per target token (the two settings' blocks hold different batches of the one epoch)."""
     clock = time.process_time if args.clock == "cpu" else time.perf_counter
-    deferring, update, seconds = kernels.deferring, trainer._update, {True: [], False: []}
-    done = [0]
+    seconds, tokens = {True: [], False: []}, {True: [], False: []}
+    with tempfile.TemporaryDirectory(prefix="wean-levers-") as folder:
+        work = Path(folder)
+        subprocess.run([sys.executable, str(HERE / "peers" / "corpus.py"), "--out", str(work / "data")], check=True,
+                       stdout=subprocess.DEVNULL)
+        config_file = work / "wean.yaml"
+        config_file.write_text((HERE / "peers" / "configs" / "wean.yaml").read_text()
+                               .replace("@DATA@", str(work / "data")).replace("@RUN@", str(work / "run")))
+        trainer = Trainer(load_config(config_file, [f"training.max_updates={args.updates}", "training.kernels=onednn"]),
+                          overwrite=True, log=lambda *_, **__: None)
+        deferring, update, done = kernels.deferring, trainer._update, [0]
 
-    def switched(examples):
-        levers = done[0] // 10 % 2 == 0
-        kernels.deferring = deferring if levers else (lambda *args: None)
-        trainer.criterion.loss_from_logits = levers
-        started = clock()
-        result = update(examples)
-        if done[0] >= 20:
-            seconds[levers].append(clock() - started)
-        done[0] += 1
-        return result
+        def switched(examples):
+            levers = done[0] // 10 % 2 == 0
+            kernels.deferring = deferring if levers else (lambda *args: None)
+            trainer.criterion.loss_from_logits = levers
+            started = clock()
+            result = update(examples)
+            if done[0] >= 20:
+                seconds[levers].append(clock() - started)
+                tokens[levers].append(result[1])
+            done[0] += 1
+            return result
 
-    trainer._update = switched
-    try:
-        trainer.train()
-    finally:
-        kernels.deferring = deferring
-    medians = {levers: statistics.median(values) for levers, values in seconds.items()}
-    report({"cpu": cpu(), "threads": args.threads, "batches": "the peers' corpus (Trainer)", "clock": args.clock,
-            "updates_timed": {"levers": len(seconds[True]), "without": len(seconds[False])},
-            "median_seconds": {"levers": medians[True], "without": medians[False]},
-            "speedup": round(medians[False] / medians[True], 3)}, args.out)
+        trainer._update = switched
+        try:
+            trainer.train()
+        finally:
+            kernels.deferring = deferring
+
+    def summary(levers: bool) -> dict:
+        per_token = [s / t for s, t in zip(seconds[levers], tokens[levers])]
+        quartiles = statistics.quantiles(seconds[levers], n=4)
+        return {"updates": len(seconds[levers]), "median_seconds": statistics.median(seconds[levers]),
+                "quartile_seconds": [quartiles[0], quartiles[2]],
+                "median_ms_per_target_token": 1000 * statistics.median(per_token)}
+
+    levers, without = summary(True), summary(False)
+    per_token = without["median_ms_per_target_token"] / levers["median_ms_per_target_token"]
+    report({"cpu": cpu(), "threads": args.threads, "batches": "the peers' corpus (Trainer)",
+            "clock": args.clock or "wall", "levers": levers, "without": without,
+            "speedup": round(without["median_seconds"] / levers["median_seconds"], 3),
+            "speedup_per_token": round(per_token, 3)}, args.out)
 
 
 if __name__ == "__main__":

@@ -15,6 +15,7 @@ from wean.inference.generator import load
 from wean.inference.shortlist import ShortlistTable
 from wean.models.interfaces import EncoderOutput, OutputContext
 from wean.models.model import build_model
+from wean.tensor_files import read_tensors
 from wean.training import Trainer
 
 
@@ -172,8 +173,15 @@ def test_the_table_needs_the_training_pairs_only_not_the_validation_split_the_co
     config = yaml.safe_load((moved / "config.yaml").read_text())
     config["data"]["valid"] = str(tmp_path / "gone" / "valid")
     (moved / "config.yaml").write_text(yaml.safe_dump(config))
-    assert main(["shortlist", str(moved), "--train", str(train)]) == 0
-    assert "shortlist.safetensors: 400 training pairs" in capsys.readouterr().out
+    small = ["--train", str(train), "--frequent", "2", "--per-word", "2"]  # table words for most source words
+    assert main(["shortlist", str(moved), *small]) == 0
+    assert main(["shortlist", str(model_dir), *small]) == 0
+    made = [line.split(": ", 1)[1] for line in capsys.readouterr().out.splitlines() if "safetensors: " in line]
+    assert len(made) == 2 and made[0] == made[1]  # the same pairs read
+    (tables, metadata), (expected, expected_metadata) = (read_tensors(folder / "shortlist.safetensors")
+                                                         for folder in (moved, model_dir))
+    assert metadata == expected_metadata and tables.keys() == expected.keys()
+    assert all(torch.equal(tables[name], expected[name]) for name in tables)
 
 
 def test_a_shortlist_below_the_tables_cut_is_warned_and_validation_never_uses_one(model_dir, tmp_path):

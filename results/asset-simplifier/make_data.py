@@ -48,6 +48,24 @@ def without_noisiest(scores: dict, lines: list[int], fraction: float) -> list[in
     return sorted(ranked[: len(ranked) - int(round(fraction * len(ranked)))])
 
 
+def made_before(path: Path) -> dict | None:
+    """The arguments and counts of a folder made before (None: not made, or cut short before its
+    counts were written). Folders of older versions recorded only what they changed from the
+    defaults: a folder without ``drop_noisiest`` dropped nothing, so used no pair scores."""
+    if not path.exists():
+        return None
+    try:
+        recorded = json.loads(path.read_text())
+    except (OSError, ValueError) as error:
+        raise SystemExit(f"make_data.py: {path}: unreadable ({error}); delete its folder to make it again") from None
+    recorded.setdefault("human_copies", 1)
+    if "drop_noisiest" not in recorded and "dropped_noisiest" not in recorded:
+        recorded["drop_noisiest"] = 0.0
+    if recorded.get("drop_noisiest") == 0.0:
+        recorded.setdefault("pair_scores_sha256", None)
+    return recorded
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("out", type=Path)
@@ -60,15 +78,18 @@ def main() -> None:
         parser.error("--human-copies: 1 or more")
     if not 0 <= args.drop_noisiest < 1 or (args.drop_noisiest > 0) != (args.pair_scores is not None):
         parser.error("--drop-noisiest: a fraction from 0 to below 1, given with --pair-scores")
+    if args.pair_scores and not args.pair_scores.is_file():
+        parser.error(f"--pair-scores: {args.pair_scores}: file not found")
     made_with = {"human_copies": args.human_copies, "drop_noisiest": args.drop_noisiest,
                  "pair_scores_sha256": hashlib.sha256(args.pair_scores.read_bytes()).hexdigest()
                  if args.pair_scores else None}
-    if (args.out / "counts.json").exists():
-        recorded = json.loads((args.out / "counts.json").read_text())
-        differing = [key for key, value in made_with.items() if recorded.get(key, "unrecorded") != value]
+    recorded = made_before(args.out / "counts.json")
+    if recorded is not None:
+        differing = [f"{key} {recorded.get(key)} (asked: {value})" for key, value in made_with.items()
+                     if recorded.get(key, "unrecorded") != value]
         if differing:
-            raise SystemExit(f"make_data.py: {args.out} was made with other arguments ({', '.join(differing)} "
-                             "differ or were not recorded); delete it or name another folder")
+            raise SystemExit(f"make_data.py: {args.out} was made with other arguments ({'; '.join(differing)}); "
+                             "delete it or name another folder")
         print(f"{args.out}: made before with these arguments")
         return
     root = data_root(None)

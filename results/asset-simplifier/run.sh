@@ -19,7 +19,6 @@ DATA=$RUNS/asset-data
 CHANNEL=src/wean/pretrained/simplifier/reranker/channel
 
 "$PYTHON" $OUT/split.py --check
-"$PYTHON" $OUT/make_data.py $DATA  # kept where made before with the same arguments, refused where not
 
 POINTER_GENERATOR="--set model.output_layer.type=pointer_generator --set model.output_layer.vocabulary_layer=wean"
 declare -A RECIPE=(
@@ -36,7 +35,7 @@ declare -A DATA_OF=(
     [pg-filtered]=$RUNS/asset-data-filtered
     [pg-human2]=$RUNS/asset-data-human2
 )
-data_of() {  # row: its training data, made once
+data_of() {  # row: its training data, made once (make_data.py keeps a folder made with the same arguments)
     local data=${DATA_OF[$1]}
     case $1 in
         pg-filtered)

@@ -12,16 +12,26 @@ from wean.data.root import data_path
 from wean.errors import WeanError
 
 
-def training_text(config: Config, validation: bool = True) -> tuple[ParallelText, ParallelText | None, list[str]]:
-    """(training pairs, validation pairs, what was done to them: lines for the log). Without
-    ``validation`` a split that ``data.valid`` names is not read (None): for those who need only
-    the training pairs, on a machine where that file may be gone."""
+def training_text(config: Config) -> tuple[ParallelText, ParallelText, list[str]]:
+    """(training pairs, validation pairs, what was done to them: lines for the log)."""
+    train, valid, notes = _prepared(config, read_valid=True)
+    assert valid is not None  # read, or held out of the training pairs
+    return train, valid, notes
+
+
+def training_pairs(config: Config) -> ParallelText:
+    """The training pairs as :func:`training_text` gives them, without reading a validation file
+    that ``data.valid`` names: for those who need only the pairs, on a machine where it may be gone."""
+    return _prepared(config, read_valid=False)[0]
+
+
+def _prepared(config: Config, read_valid: bool) -> tuple[ParallelText, ParallelText | None, list[str]]:
     data = config.data
     train = read_parallel(data_path(data.train))
     notes = []
     valid = None
     if data.valid:
-        if validation:
+        if read_valid:
             valid = read_parallel(data_path(data.valid))
     else:
         train, valid = hold_out(train, data.valid_holdout, config.training.seed)

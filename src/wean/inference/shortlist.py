@@ -29,7 +29,7 @@ import torch
 from torch import nn
 
 from wean.data.corpus import encode_pairs
-from wean.data.training_text import training_text
+from wean.data.training_text import training_pairs
 from wean.data.vocabulary import BOS_ID, EOS_ID, PAD_ID, SPECIALS, UNK_ID, Vocabulary
 from wean.errors import WeanError
 from wean.model_dir import SHORTLIST, load_assets
@@ -212,7 +212,7 @@ def make_shortlist_table(directory: Path, train: str | None = None, per_word: in
         config = dataclasses.replace(config, data=dataclasses.replace(config.data, train=train))
     if not config.data.train:
         raise WeanError(f"{directory}: its config names no data.train; give the training pairs with --train PREFIX")
-    text, _, _ = training_text(config, validation=False)  # as training read them (direction, cleaning, hold-out)
+    text = training_pairs(config)  # as training read them (direction, cleaning, hold-out)
     source, target = assets.source_vocabulary, assets.target_vocabulary
     examples = encode_pairs(text, assets.tokenizer, source, target, assets.config.data.max_tokens, quiet=True)
     pairs = [(example.source, example.target) for example in examples]
