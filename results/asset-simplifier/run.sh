@@ -205,8 +205,9 @@ fi
 
 # 5. The candidates of the next ship decision (the README's rule, written before their outputs):
 #    seed 1, the three seeds' ensemble (seed 1 carrying seeds 2 and 3: generation.ensemble) and
-#    seed 1's last two checkpoints averaged (exported, since its run folder dies with its machine),
-#    each by the SARI of its faithful pipeline on the selection lines; candidates.json says which wins
+#    seed 1's last two checkpoints averaged (made while its run folder holds them; its export is not
+#    kept: once scored, its record in scores.jsonl stands for it), each by the SARI of its faithful
+#    pipeline on the selection lines; candidates.json says which wins
 if test -e $OUT/exports/pg-seed2/model.safetensors && test -e $OUT/exports/pg-seed3/model.safetensors; then
     ensemble=$RUNS/asset-pg-ensemble
     if ! test -e "$ensemble/done"; then
@@ -214,20 +215,23 @@ if test -e $OUT/exports/pg-seed2/model.safetensors && test -e $OUT/exports/pg-se
             --set "generation.ensemble=[\"$PWD/$OUT/exports/pg-seed2\", \"$PWD/$OUT/exports/pg-seed3\"]"
         touch "$ensemble/done"
     fi
-    if ! test -e $OUT/exports/pg-seed1-averaged/model.safetensors && test -e "$RUNS/asset-simplifier-pg-seed1/checkpoints"; then
+    if ! scored pg-seed1-averaged-faithful selection && ! test -e $OUT/exports/pg-seed1-averaged/model.safetensors \
+        && test -e "$RUNS/asset-simplifier-pg-seed1/checkpoints"; then
         "$WEAN" average "$RUNS/asset-simplifier-pg-seed1" --last 2 --out "$RUNS/asset-pg-seed1-averaged"
         "$WEAN" export "$RUNS/asset-pg-seed1-averaged" $OUT/exports/pg-seed1-averaged --fp16 --overwrite \
             --set generation.plain_text=true
         relative_paths $OUT/exports/pg-seed1-averaged
     fi
     candidates=(pg-seed1 pg-ensemble)
-    test -e $OUT/exports/pg-seed1-averaged/model.safetensors && candidates+=(pg-seed1-averaged)
+    { scored pg-seed1-averaged-faithful selection || test -e $OUT/exports/pg-seed1-averaged/model.safetensors; } \
+        && candidates+=(pg-seed1-averaged)
     for candidate in "${candidates[@]}"; do
+        scored "$candidate-faithful" selection && continue
         model=$OUT/exports/$candidate
         [ "$candidate" = pg-ensemble ] && model=$ensemble
         faithful_pipeline "$candidate" "$model"
-        scored "$candidate-faithful" selection || "$PYTHON" $OUT/score_lines.py --label "$candidate-faithful" \
-            --model "$RUNS/asset-$candidate-faithful" --role selection
+        "$PYTHON" $OUT/score_lines.py --label "$candidate-faithful" --model "$RUNS/asset-$candidate-faithful" \
+            --role selection
     done
     # the recipe's three seeds, each with its own faithful pipeline: their mean and spread
     for seed in 2 3; do
