@@ -15,24 +15,21 @@ from __future__ import annotations
 
 import argparse
 import statistics
-import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
 
 import torch
 
-from timing import cpu, report  # bench/ is the script's folder, so on sys.path
+from peers_setup import peers_config, peers_corpus  # bench/ is the script's folder, so on sys.path
+from timing import cpu, report
 
-from wean.config import load_config
 from wean.models import kernels
 from wean.models.kernels import use_kernels
 from wean.models.model import build_model
 from wean.training import Trainer
 from wean.training.criterion import cross_entropy, softmax_cross_entropy
 
-HERE = Path(__file__).resolve().parent
 VOCABULARY, SENTENCES, SOURCE, TARGET = 10_000, 64, 22, 16
 
 
@@ -57,12 +54,11 @@ def main() -> None:
     if args.corpus:
         corpus_updates(args)
         return
-    args.updates = args.updates or 8
-    config_file = Path(tempfile.mkdtemp(prefix="wean-levers-")) / "wean.yaml"
-    config_file.write_text((HERE / "peers" / "configs" / "wean.yaml").read_text()
-                           .replace("@DATA@", str(config_file.parent)).replace("@RUN@", str(config_file.parent)))
+    args.updates = 8 if args.updates is None else args.updates
+    with tempfile.TemporaryDirectory(prefix="wean-levers-") as folder:
+        config = peers_config(Path(folder))
     torch.manual_seed(0)
-    model = build_model(load_config(config_file).model, VOCABULARY, VOCABULARY)
+    model = build_model(config.model, VOCABULARY, VOCABULARY)
     use_kernels(model, "onednn")
     model.train()
     optimizer = torch.optim.Adam(model.parameters(), 1e-3, fused=True)
@@ -111,12 +107,8 @@ def corpus_updates(args) -> None:
     seconds, tokens = {True: [], False: []}, {True: [], False: []}
     with tempfile.TemporaryDirectory(prefix="wean-levers-") as folder:
         work = Path(folder)
-        subprocess.run([sys.executable, str(HERE / "peers" / "corpus.py"), "--out", str(work / "data")], check=True,
-                       stdout=subprocess.DEVNULL)
-        config_file = work / "wean.yaml"
-        config_file.write_text((HERE / "peers" / "configs" / "wean.yaml").read_text()
-                               .replace("@DATA@", str(work / "data")).replace("@RUN@", str(work / "run")))
-        trainer = Trainer(load_config(config_file, [f"training.max_updates={args.updates}", "training.kernels=onednn"]),
+        peers_corpus(work)
+        trainer = Trainer(peers_config(work, [f"training.max_updates={args.updates}", "training.kernels=onednn"]),
                           overwrite=True, log=lambda *_, **__: None)
         deferring, update, done = kernels.deferring, trainer._update, [0]
 

@@ -13,8 +13,6 @@ from __future__ import annotations
 import argparse
 import functools
 import statistics
-import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
@@ -22,12 +20,10 @@ from pathlib import Path
 import torch
 from torch.profiler import ProfilerActivity, profile
 
-from timing import cpu, report  # bench/ is the script's folder, so on sys.path
+from peers_setup import peers_config, peers_corpus  # bench/ is the script's folder, so on sys.path
+from timing import cpu, report
 
-from wean.config import load_config
 from wean.training import Trainer
-
-HERE = Path(__file__).resolve().parent
 
 
 def timed(function, name: str, spent: dict):
@@ -50,12 +46,8 @@ def main() -> None:
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
     work = Path(tempfile.mkdtemp(prefix="wean-profile-"))
-    subprocess.run([sys.executable, str(HERE / "peers" / "corpus.py"), "--out", str(work / "data")], check=True,
-                   capture_output=True)
-    config_file = work / "wean.yaml"
-    config_file.write_text((HERE / "peers" / "configs" / "wean.yaml").read_text()
-                           .replace("@DATA@", str(work / "data")).replace("@RUN@", str(work / "run")))
-    config = load_config(config_file, [f"training.kernels={args.kernels}", f"training.max_updates={args.updates + 10}"])
+    peers_corpus(work)
+    config = peers_config(work, [f"training.kernels={args.kernels}", f"training.max_updates={args.updates + 10}"])
     trainer = Trainer(config, overwrite=True)
     model, spent, per_update, tokens = trainer.model, {}, [], [0]
     trainer.criterion.training_batch = timed(trainer.criterion.training_batch, "batch", spent)
