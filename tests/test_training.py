@@ -93,6 +93,18 @@ def test_an_existing_run_is_never_overwritten(tmp_path):
         Trainer(config)
     with pytest.raises(WeanError, match="nothing to resume"):
         Trainer(tiny_config(data, tmp_path / "other", max_updates=2), resume=True)
+    assert not (tmp_path / "other").exists()  # a run that could not start leaves no folder
+
+
+def test_a_second_training_of_a_directory_is_refused_while_the_first_holds_it(tmp_path):
+    data = write_corpus(tmp_path / "data", train=50, valid=10)
+    first = Trainer(tiny_config(data, tmp_path / "model", max_updates=2))
+    for resume in (False, True):  # neither a new run nor a resume may write beside it
+        with pytest.raises(WeanError, match="another process is training into this directory"):
+            Trainer(tiny_config(data, tmp_path / "model", max_updates=4), resume=resume, overwrite=True)
+    first.train()
+    resumed = Trainer(tiny_config(data, tmp_path / "model", max_updates=4), resume=True).train()
+    assert resumed.updates == 4
 
 
 def test_resume_refuses_a_changed_model(tmp_path):

@@ -2,10 +2,11 @@
 a new run does not write over another unless told to (``--overwrite``); a resumed run keeps its
 data and model sections (the weights depend on them), its selection metric (the kept best values
 and both patiences count in it) and its optimizer (the saved state is that optimizer's), and the
-plug-in files it was trained with."""
+plug-in files it was trained with; and one run at a time writes into a directory."""
 
 from __future__ import annotations
 
+import os
 from dataclasses import fields, replace
 from pathlib import Path
 
@@ -13,6 +14,51 @@ from wean.config import Config
 from wean.data.root import data_path
 from wean.errors import WeanError
 from wean.model_dir import Assets, check_directory, check_resumed_plugins, load_assets, unfinished_start
+
+try:
+    import fcntl
+except ImportError:  # Windows: no advisory locks; runs there are not guarded against each other
+    fcntl = None
+
+
+class RunLock:
+    """An exclusive lock on a run directory (made if missing) while a process trains into it: a
+    second `wean train` of the same directory, which would interleave its checkpoints with the
+    first's, is refused in one line. The lock is on the directory itself, so it leaves no file
+    behind, and the system drops it when its process ends, a kill -9 included."""
+
+    def __init__(self, directory: Path):
+        if directory.exists() and not directory.is_dir():
+            raise WeanError(f"{directory}: not a directory")
+        self.directory = directory
+        self._descriptor: int | None = None
+        self._made = not directory.exists()
+        if fcntl is None:
+            return
+        directory.mkdir(parents=True, exist_ok=True)
+        descriptor = os.open(directory, os.O_RDONLY)
+        try:
+            fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(descriptor)
+            raise WeanError(f"{directory}: another process is training into this directory; wait for it to "
+                            "end, or choose another model_dir") from None
+        self._descriptor = descriptor
+
+    def release(self) -> None:
+        if self._descriptor is not None:
+            os.close(self._descriptor)  # closing the descriptor drops its lock
+            self._descriptor = None
+
+    def abandon(self) -> None:
+        """Released by a run that could not start: the directory goes too if it made it and it is
+        still empty."""
+        self.release()
+        if self._made and self.directory.is_dir() and not any(self.directory.iterdir()):
+            self.directory.rmdir()
+
+    def __del__(self) -> None:
+        self.release()
 
 
 def check_new_run(directory: Path, has_checkpoints: bool, resume: bool, overwrite: bool) -> tuple[bool, bool]:

@@ -55,7 +55,7 @@ from wean.training.distributed import join, leave
 from wean.training.optimizers import build_optimizer
 from wean.training.patience import halved, higher_is_better, judge
 from wean.training.precision import autocast_dtype, check_precision
-from wean.training.run_directory import check_new_run, resumed_assets
+from wean.training.run_directory import RunLock, check_new_run, resumed_assets
 from wean.training.run_log import RunLog
 from wean.training.validation import Validation
 
@@ -92,6 +92,20 @@ class Trainer:
         if self.device.type == "cpu":
             # process-wide, and kept after training: up to 1 GiB of freed heap stays with the process
             keep_freed_memory()
+        main = self.distributed.main
+        self.run_lock = RunLock(self.directory) if main else None  # held until train() returns
+        try:
+            self._set_up(config, resume, log, overwrite)
+        except BaseException:
+            if self.run_lock is not None:
+                self.run_lock.abandon()
+            raise
+
+    def _release(self) -> None:
+        if self.run_lock is not None:
+            self.run_lock.release()
+
+    def _set_up(self, config: Config, resume: bool, log, overwrite: bool) -> None:
         main = self.distributed.main
         self.run_log = RunLog(self.directory, main, log)
         self.checkpoints = RunCheckpoints(self.directory)
@@ -366,6 +380,7 @@ class Trainer:
             self._finish()
         finally:
             self.run_log.close()
+            self._release()
             if self.distributed.enabled:
                 leave()
         return self.state
