@@ -352,3 +352,25 @@ if test -e $OUT/default.json && [ "$(read_json $OUT/default.json 'd["chosen"]')"
     fi
     score_and_test "$candidate-default" "$default"
 fi
+
+# 9. The weighted row (pg-human2; the README's rule, written before these outputs): seed 1's
+#    pipeline (step 2), its faithful pipeline scored on the selection lines, and the shipped
+#    default's form on the tuning lines (its tuned values with chars_ratio 0.15 lower, then the
+#    tuned values, the lighter setting, the source; unknown words as faults); a blind sheet of
+#    step 4's 50 tuning lines with the shipped default (rating-weighted/; two fresh raters)
+WEIGHTED=pg-human2-seed1
+if test -e "$OUT/exports/$WEIGHTED/model.safetensors"; then
+    pipeline $WEIGHTED
+    scored $WEIGHTED-faithful selection || "$PYTHON" $OUT/score_lines.py --label $WEIGHTED-faithful \
+        --model "$RUNS/asset-$WEIGHTED-faithful" --role selection
+    bolder=$(bolder_control $WEIGHTED)
+    then_lighter=$("$PYTHON" -c 'import json, sys
+tuned = json.load(open(sys.argv[1]))["chosen"]["control"]
+print(json.dumps([tuned, json.load(open(sys.argv[2]))["lighter"]]))' "$OUT/control-tuning-$WEIGHTED.json" "$OUT/guard-$WEIGHTED.json")
+    scored $WEIGHTED-default-form tuning || "$PYTHON" $OUT/score_lines.py --label $WEIGHTED-default-form \
+        --model "$RUNS/asset-$WEIGHTED-guarded" --role tuning --control "$bolder" --option fallback_words=known \
+        --option "fallback_control=$then_lighter"
+    test -e $OUT/rating-weighted/key.json || "$PYTHON" $OUT/sheet.py --role tuning --sentences 50 --seed 91 \
+        --out $OUT/rating-weighted --system $WEIGHTED-default-form --system pg-seed1-default --human 0
+    score_ratings $OUT rating-weighted
+fi
