@@ -107,6 +107,56 @@ def test_a_second_training_of_a_directory_is_refused_while_the_first_holds_it(tm
     assert resumed.updates == 4
 
 
+def test_a_run_from_a_trained_model_starts_from_its_weights_and_tokens(trained, tmp_path):
+    from wean.export import export_model
+
+    folder, state = trained
+    exported = tmp_path / "exported"
+    export_model(folder / "model", exported, fp16=True)  # an fp16 export: cast back to float32
+    data = write_corpus(tmp_path / "data", train=200, valid=10)
+    settings = dict(max_updates=2, learning_rate=0.0005)
+    fresh = Trainer(tiny_config(data, tmp_path / "fresh", **settings)).train()
+    tuned = Trainer(tiny_config(data, tmp_path / "tuned", init_from=str(exported), **settings)).train()
+    assert tuned.losses[0] < 0.2 * fresh.losses[0]  # it already reverses
+    assert tuned.losses[0] < 2 * min(state.losses[-10:]) + 0.05
+    assert (tmp_path / "tuned" / "vocab.json").read_text() == (exported / "vocab.json").read_text()
+    assert (tmp_path / "tuned" / "tokenizer.json").read_text() == (exported / "tokenizer.json").read_text()
+
+
+def test_a_run_from_a_model_carries_the_models_its_generation_settings_name_inside_it(trained, tmp_path):
+    from wean.export import export_model
+
+    folder, _ = trained
+    start = tmp_path / "start"
+    export_model(folder / "model", start)
+    export_model(folder / "model", start / "reranker" / "channel")  # any model directory stands for one
+    data = write_corpus(tmp_path / "data", train=50, valid=10)
+    config = tiny_config(data, tmp_path / "tuned", init_from=str(start), max_updates=1)
+    config.generation.fallback = "source"
+    config.generation.fallback_channel = "reranker/channel=-3"
+    Trainer(config).train()
+    carried = tmp_path / "tuned" / "reranker" / "channel"
+    original = start / "reranker" / "channel" / "model.safetensors"
+    assert (carried / "model.safetensors").read_bytes() == original.read_bytes()
+    load(tmp_path / "tuned").generate(["a b c"])  # its fallback finds its channel model
+
+
+def test_a_run_from_a_model_of_another_architecture_is_refused(trained, tmp_path):
+    folder, _ = trained
+    data = write_corpus(tmp_path / "data", train=50, valid=10)
+    other = tiny_config(data, tmp_path / "tuned", init_from=str(folder / "model"))
+    other.model.embedding_size = 16
+    with pytest.raises(WeanError, match="model.embedding_size is 32 there and 16 here"):
+        Trainer(other)
+    assert not (tmp_path / "tuned").exists()
+    with pytest.raises(WeanError, match="init_from: .*not a model directory"):
+        Trainer(tiny_config(data, tmp_path / "tuned", init_from=str(tmp_path / "data")))
+    ensemble = tiny_config(data, tmp_path / "tuned", init_from=str(folder / "model"))
+    ensemble.generation.ensemble = ["ensemble/1"]
+    with pytest.raises(WeanError, match="a run trains one model"):
+        Trainer(ensemble)
+
+
 def test_resume_refuses_a_changed_model(tmp_path):
     data = write_corpus(tmp_path / "data", train=50, valid=10)
     Trainer(tiny_config(data, tmp_path / "model", max_updates=2)).train()

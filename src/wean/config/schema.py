@@ -202,6 +202,11 @@ class TrainingConfig:
     # several processes (torchrun): seconds one waits for the others, to join and while rank 0
     # validates, before it stops with an error rather than hang (wean/training/distributed.py)
     distributed_timeout: float = 1800.0
+    # a model directory (a finished run or an export) whose tokenizer, vocabularies and weights a
+    # new run starts from: fine-tuning, e.g. the pretrained simplifier on one's own pairs. Its
+    # model and tokens must be this config's (wean/training/fine_tuning.py); the optimizer, the
+    # learning-rate schedule and the counts start afresh. "": a run starts from random weights
+    init_from: str = ""
 
     def check(self) -> None:
         owner, _ = selectable_key(self.selection_metric, "config: training.selection_metric")

@@ -45,13 +45,14 @@ from wean.models.interfaces import TrainingCorpus
 from wean.models.kernels import use_kernels
 from wean.models.model import build_model
 from wean.models.pretrained_embeddings import load_pretrained
-from wean.tensor_files import WEIGHTS, save_weights
+from wean.tensor_files import WEIGHTS, load_weights, save_weights
 from wean.textio import atomic_write_json, read_json
 from wean.training.allocator import keep_freed_memory
 from wean.training.assets import build_assets
 from wean.training.checkpoints import RunCheckpoints
 from wean.training.criterion import Criterion
 from wean.training.distributed import join, leave
+from wean.training.fine_tuning import assets_to_fine_tune, carry_generation_models
 from wean.training.optimizers import build_optimizer
 from wean.training.patience import halved, higher_is_better, judge
 from wean.training.precision import autocast_dtype, check_precision
@@ -82,6 +83,9 @@ class Trainer:
         if not config.data.train:
             raise WeanError("config: data.train is empty; say where the training pairs are (--set data.train=PREFIX)")
         pretrained = config.model.embeddings.pretrained
+        if pretrained and config.training.init_from:
+            raise WeanError("config: model.embeddings.pretrained and training.init_from both give the starting "
+                            "weights; keep one")
         if pretrained and not resume and not Path(pretrained).is_file():  # before the tokenizer is trained
             raise WeanError(f"model.embeddings.pretrained: {pretrained}: file not found")
         self.config = config
@@ -129,17 +133,25 @@ class Trainer:
                 save_assets(self.directory, self.assets)  # the model is used with the settings it finished under
         else:
             if main:  # the others read what rank 0 learned: one tokenizer, one vocabulary
-                self.assets = build_assets(config, train)
+                self.assets = (assets_to_fine_tune(Path(config.training.init_from), config)
+                               if config.training.init_from else build_assets(config, train))
                 if overwrite:
                     clear_model_files(self.directory)
                 save_assets(self.directory, self.assets)
+                if config.training.init_from:
+                    carried = carry_generation_models(Path(config.training.init_from), config, self.directory)
+                    if carried:
+                        self.notes.append(f"from {config.training.init_from}, as its generation settings name them: "
+                                          f"{', '.join(carried)}")
             self.distributed.barrier()
             if not main:
                 saved = load_assets(self.directory)
                 self.assets = Assets(config, saved.tokenizer, saved.source_vocabulary, saved.target_vocabulary)
         self.model = build_model(config.model, len(self.assets.source_vocabulary), len(self.assets.target_vocabulary))
         self.model.to(self.device)
-        if not resume:  # what parts learn from the corpus (WEAN's candidate words) comes with the weights on resume
+        if not resume and config.training.init_from:  # what parts learnt from a corpus comes with the weights
+            load_weights(self.model, Path(config.training.init_from) / WEIGHTS)
+        elif not resume:  # what parts learn from the corpus (WEAN's candidate words) comes with the weights on resume
             self.model.prepare(TrainingCorpus(train.sources, self.assets.tokenizer, self.assets.target_vocabulary))
             if config.model.embeddings.pretrained:
                 self._load_pretrained_embeddings(Path(config.model.embeddings.pretrained))
