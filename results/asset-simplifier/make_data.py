@@ -2,6 +2,7 @@
 committed: they are the data root's lines, rearranged).
 
     python results/asset-simplifier/make_data.py OUT [--human-copies N] [--pair-scores FILE --drop-noisiest F]
+        [--human-only]
 
 A folder made before with the same arguments is kept as it is; one made with others is refused.
 
@@ -10,7 +11,8 @@ configs/overlays/kauchak-clean.yaml, applied here to kauchak_v2 alone, since the
 spell real non-ASCII characters), then each training line's distinct TurkCorpus and ASSET
 references as targets of its source, N times (a weight), PTB-tokenized as kauchak_v2 is. With
 --drop-noisiest F, the fraction F of those kauchak_v2 pairs a complex -> simple model finds least
-likely (the forward cross-entropy of dcce.py's FILE) is left out.
+likely (the forward cross-entropy of dcce.py's FILE) is left out. With --human-only, the human
+references alone (to fine-tune a model trained on both: training.init_from).
 OUT/valid.src and OUT/valid.ref.0-17: the selection lines in plain text, 8 TurkCorpus then 10 ASSET
 references (training's validation, data.valid_plain_text). OUT/counts.json says how many pairs
 each part gave. References are distinct as written (two that differ only in spacing both count).
@@ -59,6 +61,7 @@ def made_before(path: Path) -> dict | None:
     except (OSError, ValueError) as error:
         raise SystemExit(f"make_data.py: {path}: unreadable ({error}); delete its folder to make it again") from None
     recorded.setdefault("human_copies", 1)
+    recorded.setdefault("human_only", False)
     if "drop_noisiest" not in recorded and "dropped_noisiest" not in recorded:
         recorded["drop_noisiest"] = 0.0
     if recorded.get("drop_noisiest") == 0.0:
@@ -73,6 +76,7 @@ def main() -> None:
     parser.add_argument("--pair-scores", type=Path, help="dcce.py's scores of kauchak_v2's pairs")
     parser.add_argument("--drop-noisiest", type=float, default=0.0,
                         help="the fraction of kauchak_v2's pairs with the highest forward cross-entropy to leave out")
+    parser.add_argument("--human-only", action="store_true", help="no kauchak_v2 pairs: the human references alone")
     args = parser.parse_args()
     if args.human_copies < 1:
         parser.error("--human-copies: 1 or more")
@@ -80,7 +84,9 @@ def main() -> None:
         parser.error("--drop-noisiest: a fraction from 0 to below 1, given with --pair-scores")
     if args.pair_scores and not args.pair_scores.is_file():
         parser.error(f"--pair-scores: {args.pair_scores}: file not found")
-    made_with = {"human_copies": args.human_copies, "drop_noisiest": args.drop_noisiest,
+    if args.human_only and args.pair_scores:
+        parser.error("--human-only: no kauchak_v2 pairs to drop noisy ones from (no --pair-scores)")
+    made_with = {"human_copies": args.human_copies, "human_only": args.human_only, "drop_noisiest": args.drop_noisiest,
                  "pair_scores_sha256": hashlib.sha256(args.pair_scores.read_bytes()).hexdigest()
                  if args.pair_scores else None}
     recorded = made_before(args.out / "counts.json")
@@ -110,7 +116,7 @@ def main() -> None:
         source = sources[line - 1].strip()
         targets = dict.fromkeys(r[line - 1].strip() for r in references)  # distinct, in order
         human += [(ptb_tokenize(source), ptb_tokenize(" ".join(t.split()))) for t in targets if t]
-    pairs = [kauchak[line - 1] for line in kept] + human * args.human_copies
+    pairs = ([] if args.human_only else [kauchak[line - 1] for line in kept]) + human * args.human_copies
     write(args.out / "train.src", [s for s, _ in pairs])
     write(args.out / "train.dst", [d for _, d in pairs])
 
@@ -118,7 +124,8 @@ def main() -> None:
     write(args.out / "valid.src", [sources[i - 1] for i in selection])
     for n, reference in enumerate(references):
         write(args.out / f"valid.ref.{n}", [reference[i - 1] for i in selection])
-    counts = {**made_with, "kauchak_v2": len(kauchak), "kauchak_v2_clean": len(clean), "kauchak_v2_kept": len(kept),
+    counts = {**made_with, "kauchak_v2": len(kauchak), "kauchak_v2_clean": len(clean),
+              "kauchak_v2_kept": 0 if args.human_only else len(kept),
               "human_pairs": len(human), "train_pairs": len(pairs),
               "human_identical_to_source": sum(s == d for s, d in human)}
     (args.out / "counts.json").write_text(json.dumps(counts, indent=1) + "\n")

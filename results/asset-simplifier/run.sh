@@ -28,12 +28,15 @@ declare -A RECIPE=(
     [pg-filtered]=$POINTER_GENERATOR
     # the human pairs written twice (a weight of 2)
     [pg-human2]=$POINTER_GENERATOR
+    # pg-seedN's export fine-tuned on the human pairs alone (training.init_from, same seed)
+    [pg-tuned]="$POINTER_GENERATOR --set training.learning_rate=0.0005 --set training.max_epochs=6"
 )
 declare -A DATA_OF=(
     [pg]=$DATA
     [plain]=$DATA
     [pg-filtered]=$RUNS/asset-data-filtered
     [pg-human2]=$RUNS/asset-data-human2
+    [pg-tuned]=$RUNS/asset-data-human
 )
 data_of() {  # row: its training data, made once (make_data.py keeps a folder made with the same arguments)
     local data=${DATA_OF[$1]}
@@ -43,6 +46,7 @@ data_of() {  # row: its training data, made once (make_data.py keeps a folder ma
                 --backward $CHANNEL --out "$RUNS/pair-scores.json" >&2
             "$PYTHON" $OUT/make_data.py "$data" --pair-scores "$RUNS/pair-scores.json" --drop-noisiest 0.1 >&2 ;;
         pg-human2) "$PYTHON" $OUT/make_data.py "$data" --human-copies 2 >&2 ;;
+        pg-tuned) "$PYTHON" $OUT/make_data.py "$data" --human-only >&2 ;;
         *) "$PYTHON" $OUT/make_data.py "$data" >&2 ;;
     esac
     echo "$data"
@@ -52,9 +56,11 @@ for seed in $SEEDS; do
         dir=$RUNS/asset-simplifier-$row-seed$seed
         test -e "$OUT/exports/$row-seed$seed/model.safetensors" && continue
         data=$(data_of "$row")
+        start=()
+        [ "$row" = pg-tuned ] && start=(--set training.init_from="$OUT/exports/pg-seed$seed")
         # shellcheck disable=SC2086
         train_row configs/simplifier-control.yaml "$dir" ${RECIPE[$row]} --set training.seed="$seed" \
-            --set training.kernels=onednn --set data.train="$data/train" --set data.valid="$data/valid"
+            --set training.kernels=onednn --set data.train="$data/train" --set data.valid="$data/valid" "${start[@]}"
         "$WEAN" export "$dir" "$OUT/exports/$row-seed$seed" --fp16 --overwrite --set generation.plain_text=true
         keep_run "$dir" "$OUT"
     done
