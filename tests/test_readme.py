@@ -25,7 +25,7 @@ def code_blocks(language: str) -> list[str]:
 def wean_commands() -> list[list[str]]:
     commands = []
     for block in code_blocks("bash"):
-        for line in block.splitlines():
+        for line in block.replace("\\\n", " ").splitlines():  # a command continued over lines is one
             words = shlex.split(line, comments=True)
             if words and words[0].endswith("/wean"):
                 commands.append(words[1:])
