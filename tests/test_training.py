@@ -107,6 +107,28 @@ def test_a_second_training_of_a_directory_is_refused_while_the_first_holds_it(tm
     assert resumed.updates == 4
 
 
+def test_the_run_lock_holds_against_another_process_and_goes_with_it(tmp_path):
+    import signal
+    import subprocess
+    import sys
+
+    from wean.training.run_directory import RunLock
+
+    holder = subprocess.Popen(
+        [sys.executable, "-c", "import sys, time; from pathlib import Path; from wean.training.run_directory import "
+         "RunLock; lock = RunLock(Path(sys.argv[1])); print('held', flush=True); time.sleep(60)", str(tmp_path / "run")],
+        stdout=subprocess.PIPE, text=True,
+    )
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        with pytest.raises(WeanError, match="another process is training into this directory"):
+            RunLock(tmp_path / "run")
+    finally:
+        holder.send_signal(signal.SIGKILL)  # a kill -9: the system drops the lock
+        holder.wait()
+    assert RunLock(tmp_path / "run").held
+
+
 def test_a_run_from_a_trained_model_starts_from_its_weights_and_tokens(trained, tmp_path):
     from wean.export import export_model
 
@@ -134,11 +156,40 @@ def test_a_run_from_a_model_carries_the_models_its_generation_settings_name_insi
     config = tiny_config(data, tmp_path / "tuned", init_from=str(start), max_updates=1)
     config.generation.fallback = "source"
     config.generation.fallback_channel = "reranker/channel=-3"
-    Trainer(config).train()
+    killed = Trainer(config)  # stopped before its first checkpoint, its reranker/ copied
+    assert (tmp_path / "tuned" / "reranker" / "channel" / "config.yaml").exists()
+    killed.run_lock.release()
+    Trainer(config, resume=True).train()  # --resume starts it again, not "nothing to resume"
     carried = tmp_path / "tuned" / "reranker" / "channel"
     original = start / "reranker" / "channel" / "model.safetensors"
     assert (carried / "model.safetensors").read_bytes() == original.read_bytes()
     load(tmp_path / "tuned").generate(["a b c"])  # its fallback finds its channel model
+
+
+def test_a_run_from_a_model_validates_the_model_first_and_resumes_exactly(trained, tmp_path, monkeypatch):
+    from wean.training.trainer import Trainer as TrainerClass
+
+    folder, _ = trained
+    data = write_corpus(tmp_path / "data", train=200, valid=10)
+    settings = dict(init_from=str(folder / "model"), max_updates=10, save_every=4, batch_size=16,
+                    learning_rate=0.05)  # a rate that can only make the model worse
+    full = Trainer(tiny_config(data, tmp_path / "full", **settings)).train()
+    assert full.validations[0]["updates"] == 0 and full.best[0][1] == 0  # the starting model stays the best
+    real_update, calls = TrainerClass._update, []
+
+    def killed_at_six(self, examples):
+        calls.append(1)
+        if len(calls) == 6:
+            raise KeyboardInterrupt("kill -9")
+        return real_update(self, examples)
+
+    monkeypatch.setattr(TrainerClass, "_update", killed_at_six)
+    with pytest.raises(KeyboardInterrupt):
+        Trainer(tiny_config(data, tmp_path / "killed", **settings)).train()
+    monkeypatch.setattr(TrainerClass, "_update", real_update)
+    resumed = Trainer(tiny_config(data, tmp_path / "killed", **settings), resume=True).train()
+    assert resumed.losses == full.losses
+    assert [v["updates"] for v in resumed.validations] == [v["updates"] for v in full.validations]
 
 
 def test_a_run_from_a_model_of_another_architecture_is_refused(trained, tmp_path):
@@ -151,6 +202,12 @@ def test_a_run_from_a_model_of_another_architecture_is_refused(trained, tmp_path
     assert not (tmp_path / "tuned").exists()
     with pytest.raises(WeanError, match="init_from: .*not a model directory"):
         Trainer(tiny_config(data, tmp_path / "tuned", init_from=str(tmp_path / "data")))
+    with pytest.raises(WeanError, match="overlap; train into another directory"):
+        Trainer(tiny_config(data, folder / "model", init_from=str(folder / "model")), overwrite=True)
+    assert (folder / "model" / "model.safetensors").exists()  # --overwrite removed nothing of the start
+    other_dropout = tiny_config(data, tmp_path / "dropout", init_from=str(folder / "model"), max_updates=1)
+    other_dropout.model.dropout = 0.5  # changes how it trains, not what its weights mean
+    Trainer(other_dropout)
     ensemble = tiny_config(data, tmp_path / "tuned", init_from=str(folder / "model"))
     ensemble.generation.ensemble = ["ensemble/1"]
     with pytest.raises(WeanError, match="a run trains one model"):

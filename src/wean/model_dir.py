@@ -207,7 +207,10 @@ def unfinished_start(directory: Path) -> bool:
         return False
     entries = list(directory.iterdir())
     checkpoints = directory / "checkpoints"
-    return (bool(entries) and all(_written_by_wean(path) and path.name not in DESCRIBING for path in entries)
+    # reranker/ too: a run started from a trained model copies the models its settings name first
+    # (wean.training.fine_tuning)
+    started = DESCRIBING - {RERANKER_FOLDER}
+    return (bool(entries) and all(_written_by_wean(path) and path.name not in started for path in entries)
             and not (checkpoints.is_dir()
                      and any(CHECKPOINT_NAME.fullmatch(path.name) for path in checkpoints.iterdir())))
 

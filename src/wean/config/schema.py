@@ -204,8 +204,8 @@ class TrainingConfig:
     distributed_timeout: float = 1800.0
     # a model directory (a finished run or an export) whose tokenizer, vocabularies and weights a
     # new run starts from: fine-tuning, e.g. the pretrained simplifier on one's own pairs. Its
-    # model and tokens must be this config's (wean/training/fine_tuning.py); the optimizer, the
-    # learning-rate schedule and the counts start afresh. "": a run starts from random weights
+    # model and tokens must be this config's (wean/training/fine_tuning.py); it is validated at
+    # update 0; the optimizer, schedule, counts and best score start afresh. "": random weights
     init_from: str = ""
 
     def check(self) -> None:

@@ -1,59 +1,82 @@
 """What a run that starts from a trained model (``training.init_from``) takes from it: its
-tokenizer and vocabularies, and its weights (an fp16 export's cast back to float32), but only
-where this run's config builds the same network over the same tokens: the same model section,
-tokenizer (how the corpus was tokenized aside, which only turns plain text into model text),
-control tokens and direction. Fairseq's ``--restore-file`` with its ``--reset-*`` flags, or Joey
-NMT's ``load_model``: the optimizer, the schedule and the counts start afresh."""
+tokenizer and vocabularies, its weights (an fp16 export's cast back to float32) and the models
+its generation settings name inside it (a fallback's channel model, reranking models), once
+this run's config builds the same network over the same tokens: the same model section (but
+for what only shapes training: dropout, initialization, the source of pretrained embeddings),
+tokenizer (how the corpus was tokenized aside), control tokens and direction. As fairseq's
+``--finetune-from-model``, or Joey NMT's ``load_model`` with its three resets: the optimizer,
+the schedule, the counts and the best score start afresh, and a resumed run reads its own
+checkpoints instead."""
 
 from __future__ import annotations
 
 import dataclasses
 import shutil
+from dataclasses import dataclass
 from pathlib import Path
+
+import torch
 
 from wean.config import Config
 from wean.errors import WeanError
-from wean.model_dir import Assets, load_assets
-from wean.search_options import parse_rerank, parse_threshold
-from wean.tensor_files import WEIGHTS
+from wean.model_dir import Assets, carried_scorers, load_assets
+from wean.models.model import build_model
+from wean.tensor_files import WEIGHTS, load_weights
+
+# model settings that change how a network trains, not what its weights mean
+TRAINING_ONLY = frozenset({"dropout", "init_range", "pretrained", "freeze", "coverage_loss"})
 
 
-def assets_to_fine_tune(directory: Path, config: Config) -> Assets:
-    """The starting model's tokenizer and vocabularies, under this run's ``config``."""
+@dataclass
+class StartingModel:
+    directory: Path
+    assets: Assets  # its tokenizer and vocabularies, under the run's config
+    weights: dict[str, torch.Tensor]
+    carried: list[str]  # the folders of the models the run's generation settings name inside it
+
+
+def starting_model(config: Config, run_directory: Path) -> StartingModel:
+    """``training.init_from``'s model, checked against this run's ``config`` before anything of the
+    run is written."""
     key = "config: training.init_from"
+    directory = Path(config.training.init_from).expanduser()
     if not (directory / "config.yaml").is_file():
         raise WeanError(f"{key}: {directory}: not a model directory (no config.yaml)")
     if not (directory / WEIGHTS).is_file():
         raise WeanError(f"{key}: {directory}: no {WEIGHTS}; start from a finished run or an export")
+    here, there = run_directory.resolve(), directory.resolve()
+    if here == there or here in there.parents or there in here.parents:
+        raise WeanError(f"{key}: {directory} and model_dir {run_directory} overlap; train into another directory")
     if any(not Path(member).is_absolute() for member in config.generation.ensemble):
         raise WeanError(f"{key}: generation.ensemble names models inside the starting model; a run trains one "
                         "model (--set generation.ensemble=[])")
+    carried = []
+    for path in carried_scorers(directory, config):
+        folder = path.relative_to(directory)
+        if ".." in folder.parts:
+            raise WeanError(f"config: generation: {folder} is outside the model directory; name it by an absolute path")
+        if not (path / "config.yaml").is_file():
+            raise WeanError(f"{key}: {directory}: holds no model at {folder}, which generation.rerank or "
+                            "generation.fallback_channel names")
+        carried.append(str(folder))
     saved = load_assets(directory)
     for name, before, now in _weights_depend_on(saved.config, config):
         difference = _first_difference(before, now, name)
         if difference:
-            path, there, here = difference
-            raise WeanError(f"{key}: {directory}: {path} is {there!r} there and {here!r} here; a run starts from a "
+            path, was, asked = difference
+            raise WeanError(f"{key}: {directory}: {path} is {was!r} there and {asked!r} here; a run starts from a "
                             "model only with its architecture and tokens (take its config.yaml as yours)")
-    return Assets(config, saved.tokenizer, saved.source_vocabulary, saved.target_vocabulary)
+    assets = Assets(config, saved.tokenizer, saved.source_vocabulary, saved.target_vocabulary)
+    model = build_model(config.model, len(assets.source_vocabulary), len(assets.target_vocabulary))
+    load_weights(model, directory / WEIGHTS)
+    return StartingModel(directory, assets, model.state_dict(), carried)
 
 
-def carry_generation_models(start: Path, config: Config, directory: Path) -> list[str]:
-    """The models this run's generation settings name inside the model directory (the fallback's
-    channel model, reranking models) copied from the starting model into the run's ``directory``,
-    so that the tuned model is used as the starting one was; the folders copied."""
-    generation = config.generation
-    named = [parse_threshold(generation.fallback_channel)[0]] if generation.fallback_channel else []
-    for name, _ in parse_rerank(generation.rerank):
-        _, colon, argument = name.partition(":")
-        if colon:
-            named.append(argument)
-    copied = []
-    for folder in dict.fromkeys(named):
-        if not Path(folder).is_absolute() and (start / folder / "config.yaml").is_file():
-            shutil.copytree(start / folder, directory / folder, dirs_exist_ok=True)
-            copied.append(folder)
-    return copied
+def carry_generation_models(start: StartingModel, run_directory: Path) -> None:
+    """The starting model's generation models copied into the run, so that the tuned model is used
+    as the starting one was."""
+    for folder in start.carried:
+        shutil.copytree(start.directory / folder, run_directory / folder, dirs_exist_ok=True)
 
 
 def _weights_depend_on(saved: Config, config: Config):
@@ -67,9 +90,12 @@ def _weights_depend_on(saved: Config, config: Config):
 
 
 def _first_difference(before, now, path: str):
-    """(dotted key, value there, value here) of the first setting that differs; None if none."""
+    """(dotted key, value there, value here) of the first setting that differs, those of
+    TRAINING_ONLY aside; None if none."""
     if isinstance(before, dict) and isinstance(now, dict):
         for key in sorted(before.keys() | now.keys()):
+            if key in TRAINING_ONLY:
+                continue
             found = _first_difference(before.get(key), now.get(key), f"{path}.{key}")
             if found:
                 return found

@@ -25,25 +25,41 @@ class RunLock:
     """An exclusive lock on a run directory (made if missing) while a process trains into it: a
     second `wean train` of the same directory, which would interleave its checkpoints with the
     first's, is refused in one line. The lock is on the directory itself, so it leaves no file
-    behind, and the system drops it when its process ends, a kill -9 included."""
+    behind, and the system drops it when its process ends, a kill -9 included. Where the file
+    system cannot lock (some network ones), ``note`` says the run goes on unguarded."""
 
     def __init__(self, directory: Path):
         if directory.exists() and not directory.is_dir():
             raise WeanError(f"{directory}: not a directory")
         self.directory = directory
+        self.note = ""
         self._descriptor: int | None = None
-        self._made = not directory.exists()
+        self._made = next((folder for folder in (*reversed(directory.parents), directory) if not folder.exists()), None)
+        try:
+            directory.mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            raise WeanError(f"{directory}: cannot be made ({error.strerror})") from None
         if fcntl is None:
             return
-        directory.mkdir(parents=True, exist_ok=True)
-        descriptor = os.open(directory, os.O_RDONLY)
+        try:
+            descriptor = os.open(directory, os.O_RDONLY)
+        except OSError as error:
+            raise WeanError(f"{directory}: cannot be opened ({error.strerror})") from None
         try:
             fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             os.close(descriptor)
             raise WeanError(f"{directory}: another process is training into this directory; wait for it to "
                             "end, or choose another model_dir") from None
+        except OSError as error:
+            os.close(descriptor)
+            self.note = f"{directory}: not locked ({error.strerror}): nothing stops a second run writing into it"
+            return
         self._descriptor = descriptor
+
+    @property
+    def held(self) -> bool:
+        return self._descriptor is not None
 
     def release(self) -> None:
         if self._descriptor is not None:
@@ -51,11 +67,16 @@ class RunLock:
             self._descriptor = None
 
     def abandon(self) -> None:
-        """Released by a run that could not start: the directory goes too if it made it and it is
-        still empty."""
+        """Released by a run that could not start: the folders it made go too, while empty."""
         self.release()
-        if self._made and self.directory.is_dir() and not any(self.directory.iterdir()):
-            self.directory.rmdir()
+        if self._made is None:
+            return
+        folder = self.directory
+        while folder.is_dir() and not any(folder.iterdir()):
+            folder.rmdir()
+            if folder == self._made:
+                break
+            folder = folder.parent
 
     def __del__(self) -> None:
         self.release()

@@ -45,14 +45,14 @@ from wean.models.interfaces import TrainingCorpus
 from wean.models.kernels import use_kernels
 from wean.models.model import build_model
 from wean.models.pretrained_embeddings import load_pretrained
-from wean.tensor_files import WEIGHTS, load_weights, save_weights
+from wean.tensor_files import WEIGHTS, save_weights
 from wean.textio import atomic_write_json, read_json
 from wean.training.allocator import keep_freed_memory
 from wean.training.assets import build_assets
 from wean.training.checkpoints import RunCheckpoints
 from wean.training.criterion import Criterion
 from wean.training.distributed import join, leave
-from wean.training.fine_tuning import assets_to_fine_tune, carry_generation_models
+from wean.training.fine_tuning import carry_generation_models, starting_model
 from wean.training.optimizers import build_optimizer
 from wean.training.patience import halved, higher_is_better, judge
 from wean.training.precision import autocast_dtype, check_precision
@@ -82,10 +82,7 @@ class Trainer:
             raise WeanError("config: model_dir is empty; say where the model goes (--set model_dir=DIR)")
         if not config.data.train:
             raise WeanError("config: data.train is empty; say where the training pairs are (--set data.train=PREFIX)")
-        pretrained = config.model.embeddings.pretrained
-        if pretrained and config.training.init_from:
-            raise WeanError("config: model.embeddings.pretrained and training.init_from both give the starting "
-                            "weights; keep one")
+        pretrained = "" if config.training.init_from else config.model.embeddings.pretrained  # else in its weights
         if pretrained and not resume and not Path(pretrained).is_file():  # before the tokenizer is trained
             raise WeanError(f"model.embeddings.pretrained: {pretrained}: file not found")
         self.config = config
@@ -97,7 +94,15 @@ class Trainer:
             # process-wide, and kept after training: up to 1 GiB of freed heap stays with the process
             keep_freed_memory()
         main = self.distributed.main
-        self.run_lock = RunLock(self.directory) if main else None  # held until train() returns
+        self.run_lock, refused = None, ""
+        if main:  # held until train() returns
+            try:
+                self.run_lock = RunLock(self.directory)
+            except WeanError as error:
+                refused = str(error)
+        refused = self.distributed.broadcast(refused)  # every process stops, not rank 0 alone
+        if refused:
+            raise WeanError(refused)
         try:
             self._set_up(config, resume, log, overwrite)
         except BaseException:
@@ -111,6 +116,7 @@ class Trainer:
 
     def _set_up(self, config: Config, resume: bool, log, overwrite: bool) -> None:
         main = self.distributed.main
+        start = None  # training.init_from's model, read by rank 0
         self.run_log = RunLog(self.directory, main, log)
         self.checkpoints = RunCheckpoints(self.directory)
         asked_to_resume = resume
@@ -119,6 +125,8 @@ class Trainer:
             self.distributed.barrier()  # every process has checked before the first writes
         torch.manual_seed(config.training.seed)
         train, valid, self.notes = training_text(config)  # self.notes: said in the log when training starts
+        if self.run_lock is not None and self.run_lock.note:
+            self.notes.append(self.run_lock.note)
         if asked_to_resume and not resume:
             self.notes.append("--resume: no checkpoint was written before the run stopped, so it starts again from "
                               "the beginning")
@@ -133,16 +141,15 @@ class Trainer:
                 save_assets(self.directory, self.assets)  # the model is used with the settings it finished under
         else:
             if main:  # the others read what rank 0 learned: one tokenizer, one vocabulary
-                self.assets = (assets_to_fine_tune(Path(config.training.init_from), config)
-                               if config.training.init_from else build_assets(config, train))
+                start = starting_model(config, self.directory) if config.training.init_from else None
+                self.assets = start.assets if start else build_assets(config, train)
                 if overwrite:
                     clear_model_files(self.directory)
                 save_assets(self.directory, self.assets)
-                if config.training.init_from:
-                    carried = carry_generation_models(Path(config.training.init_from), config, self.directory)
-                    if carried:
-                        self.notes.append(f"from {config.training.init_from}, as its generation settings name them: "
-                                          f"{', '.join(carried)}")
+                if start:
+                    carry_generation_models(start, self.directory)
+                    self.notes.append(f"starts from {start.directory.resolve()}'s weights and tokens"
+                                      + "".join(f"; carries its {folder}" for folder in start.carried))
             self.distributed.barrier()
             if not main:
                 saved = load_assets(self.directory)
@@ -150,7 +157,8 @@ class Trainer:
         self.model = build_model(config.model, len(self.assets.source_vocabulary), len(self.assets.target_vocabulary))
         self.model.to(self.device)
         if not resume and config.training.init_from:  # what parts learnt from a corpus comes with the weights
-            load_weights(self.model, Path(config.training.init_from) / WEIGHTS)
+            if main:  # the others take rank 0's when DDP wraps the model
+                self.model.load_state_dict(start.weights)
         elif not resume:  # what parts learn from the corpus (WEAN's candidate words) comes with the weights on resume
             self.model.prepare(TrainingCorpus(train.sources, self.assets.tokenizer, self.assets.target_vocabulary))
             if config.model.embeddings.pretrained:
@@ -310,6 +318,8 @@ class Trainer:
     def train(self) -> TrainingState:
         settings = self.config.training
         main = self.distributed.main
+        if main and not (self.run_lock and self.run_lock.held):  # trained again after a first train()
+            self.run_lock = RunLock(self.directory)
         self.run_log.open()
         processes = f", {self.distributed.world_size} processes" if self.distributed.enabled else ""
         # the thread count may change float summation order: replay a CPU run on as many threads
@@ -337,6 +347,11 @@ class Trainer:
                 if not finished:
                     self._finish()
                 return self.state
+            if settings.init_from and not self.state.validations:
+                # the starting model is the first candidate: a fine-tune that only loses keeps it
+                self.batches_per_epoch = len(self._epoch_batches(0))
+                stop = self._validate()
+                self._save(f"step-{self.state.updates:08d}")
             # the loss and tokens/s window spans epochs and skips the time spent validating and saving
             window_loss, window_tokens, window_start = 0.0, 0, time.perf_counter()
             while not stop and self.state.epoch < settings.max_epochs:
