@@ -59,25 +59,30 @@ def test_resume_gives_the_same_next_losses_as_an_uninterrupted_run(tmp_path):
     assert resumed.losses[8:] == full.losses[8:16]  # exactly: optimizer, RNG and data order restored
 
 
-def test_a_run_killed_between_validations_resumes_from_its_last_save_every_checkpoint(tmp_path, monkeypatch):
+def killed_at(monkeypatch, config, update: int) -> None:
+    """``config``'s run trained until a kill (KeyboardInterrupt, as -9 would) at its ``update``-th update."""
     from wean.training.trainer import Trainer as TrainerClass
 
+    real_update, calls = TrainerClass._update, []
+
+    def killing(self, examples):
+        calls.append(1)
+        if len(calls) == update:
+            raise KeyboardInterrupt("kill -9")
+        return real_update(self, examples)
+
+    monkeypatch.setattr(TrainerClass, "_update", killing)
+    with pytest.raises(KeyboardInterrupt):
+        Trainer(config).train()
+    monkeypatch.setattr(TrainerClass, "_update", real_update)
+
+
+def test_a_run_killed_between_validations_resumes_from_its_last_save_every_checkpoint(tmp_path, monkeypatch):
     data = write_corpus(tmp_path / "data", train=300, valid=20)
     settings = dict(max_updates=12, validate_every=0, save_every=4, batch_size=16, max_epochs=10)
     # 19 batches per epoch: no validation before the kill, only the checkpoints of updates 4 and 8
     full = Trainer(tiny_config(data, tmp_path / "full", **settings)).train()
-    real_update, calls = TrainerClass._update, []
-
-    def killed_at_ten(self, examples):
-        calls.append(1)
-        if len(calls) == 10:
-            raise KeyboardInterrupt("kill -9")
-        return real_update(self, examples)
-
-    monkeypatch.setattr(TrainerClass, "_update", killed_at_ten)
-    with pytest.raises(KeyboardInterrupt):
-        Trainer(tiny_config(data, tmp_path / "killed", **settings)).train()
-    monkeypatch.setattr(TrainerClass, "_update", real_update)
+    killed_at(monkeypatch, tiny_config(data, tmp_path / "killed", **settings), 10)
     checkpoints = tmp_path / "killed" / "checkpoints"
     assert (checkpoints / "latest").read_text().strip() == "step-00000008"
     assert not (checkpoints / "step-00000004").exists()  # not validated, so not kept once a later one is
@@ -167,26 +172,13 @@ def test_a_run_from_a_model_carries_the_models_its_generation_settings_name_insi
 
 
 def test_a_run_from_a_model_validates_the_model_first_and_resumes_exactly(trained, tmp_path, monkeypatch):
-    from wean.training.trainer import Trainer as TrainerClass
-
     folder, _ = trained
     data = write_corpus(tmp_path / "data", train=200, valid=10)
     settings = dict(init_from=str(folder / "model"), max_updates=10, save_every=4, batch_size=16,
                     learning_rate=0.05)  # a rate that can only make the model worse
     full = Trainer(tiny_config(data, tmp_path / "full", **settings)).train()
     assert full.validations[0]["updates"] == 0 and full.best[0][1] == 0  # the starting model stays the best
-    real_update, calls = TrainerClass._update, []
-
-    def killed_at_six(self, examples):
-        calls.append(1)
-        if len(calls) == 6:
-            raise KeyboardInterrupt("kill -9")
-        return real_update(self, examples)
-
-    monkeypatch.setattr(TrainerClass, "_update", killed_at_six)
-    with pytest.raises(KeyboardInterrupt):
-        Trainer(tiny_config(data, tmp_path / "killed", **settings)).train()
-    monkeypatch.setattr(TrainerClass, "_update", real_update)
+    killed_at(monkeypatch, tiny_config(data, tmp_path / "killed", **settings), 6)
     resumed = Trainer(tiny_config(data, tmp_path / "killed", **settings), resume=True).train()
     assert resumed.losses == full.losses
     assert [v["updates"] for v in resumed.validations] == [v["updates"] for v in full.validations]
