@@ -49,6 +49,15 @@ def test_every_command_of_the_tour_parses(command):
     assert not unknown, unknown
 
 
+@pytest.mark.parametrize("command", [c for c in wean_commands() if "--set" in c], ids=lambda words: " ".join(words)[:60])
+def test_every_setting_the_tour_sets_is_a_config_key(command):
+    from wean.config import apply_overrides, config_from_dict
+    from wean.config.schema import Config
+
+    settings = [command[i + 1] for i, word in enumerate(command[:-1]) if word == "--set"]
+    config_from_dict(apply_overrides(Config().to_dict(), settings))  # an unknown key is refused
+
+
 def test_the_tour_runs_where_it_needs_no_data(capsys):
     """In this process (the console command itself has its own test): the shipped model loads once."""
     from wean.cli import main
