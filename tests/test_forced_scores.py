@@ -15,9 +15,23 @@ from wean.data.corpus import ParallelText, collate, encode_pairs
 from wean.data.vocabulary import PAD_ID
 from wean.errors import WeanError
 from wean.evaluation import EvaluationSettings, evaluate
-from wean.inference.forced_scores import forced_log_probs
+from wean.inference.forced_scores import forced_log_probs, forced_token_log_probs
 from wean.inference.generator import load
 from wean.training.criterion import Criterion
+
+
+def test_token_log_probs_sum_to_the_pair_scores_and_point_at_the_changed_word(control_model):
+    generator = load(control_model)
+    sources, _ = reverse_pairs(20, seed=12, reverse=False)
+    tokens = forced_token_log_probs(generator, sources, sources, batch_size=6)
+    totals = forced_log_probs(generator, sources, sources, batch_size=4)
+    assert [len(row) for row in tokens] == [count for _, count in totals]
+    assert [sum(row) for row in tokens] == pytest.approx([total for total, _ in totals], abs=1e-4)
+    # one symbol of a copy changed: its position is the least likely of its target
+    source = sources[0].split()
+    changed = source[:3] + [next(s for s in "abcdefghij" if s != source[3])] + source[4:]
+    row = forced_token_log_probs(generator, [sources[0]], [" ".join(changed)])[0]
+    assert min(range(len(row)), key=row.__getitem__) == 3
 
 
 def test_log_probs_sum_to_the_validation_loss_and_prefer_the_true_target(control_model):

@@ -28,6 +28,47 @@ def forced_log_probs(
     tokens in front, or with ``oracle_control`` the tokens describing the pair itself, as training
     gave them (a training pair's score, not an output's). An empty source is read as a lone </s>;
     an empty target scores its </s>."""
+    examples = _examples(loaded, sources, targets, plain_text, oracle_control)
+    results: list[tuple[float, int]] = [(0.0, 0)] * len(examples)
+    for chunk, picked, kept in _scored_batches(loaded.model, examples, batch_size):
+        # where, not a product: a padding position's log-probability may be -inf (WEAN's candidates)
+        sums = torch.where(kept, picked, torch.zeros_like(picked)).sum(dim=1)
+        for example, total, count in zip(chunk, sums.tolist(), kept.sum(dim=1).tolist()):
+            results[example.index] = (total, int(count))
+    return results
+
+
+@torch.no_grad()
+def forced_token_log_probs(
+    loaded: LoadedModel, sources: Sequence[str], targets: Sequence[str], plain_text: bool | None = None,
+    batch_size: int = 32,
+) -> list[list[float]]:
+    """The log-probability of each of target i's tokens (<eos> last) given source i, read as
+    :func:`forced_log_probs` reads them: where in a target a model finds it unlikely."""
+    examples = _examples(loaded, sources, targets, plain_text, oracle_control=False)
+    results: list[list[float]] = [[] for _ in examples]
+    for chunk, picked, kept in _scored_batches(loaded.model, examples, batch_size):
+        for example, row, mask in zip(chunk, picked, kept):
+            results[example.index] = row[mask].tolist()
+    return results
+
+
+def _scored_batches(model, examples: list[Example], batch_size: int):
+    """(examples, each target position's log-probability, which positions are tokens) per model call."""
+    device = model_device(model)
+    ordered = sorted(examples, key=lambda e: len(e.source))
+    for start in range(0, len(ordered), batch_size):
+        chunk = ordered[start : start + batch_size]
+        batch = collate(chunk).to(device)
+        log_probs = model(batch.source, batch.source_lengths, batch.target_input).log_probs
+        targets_out = model.loss_targets(batch.target_output)
+        picked = log_probs.gather(-1, targets_out.clamp(min=0).unsqueeze(-1)).squeeze(-1)
+        yield chunk, picked, targets_out != IGNORE
+
+
+def _examples(loaded: LoadedModel, sources: Sequence[str], targets: Sequence[str], plain_text: bool | None,
+              oracle_control: bool) -> list[Example]:
+    """Each pair as the model reads it (see :func:`forced_log_probs`)."""
     assets, model = loaded.assets, loaded.model
     plain_text = loaded.config.generation.plain_text if plain_text is None else plain_text
 
@@ -50,18 +91,4 @@ def forced_log_probs(
         if limit and len(example.source) > limit:
             raise WeanError(f"line {number}: {len(example.source)} tokens, more than this model's encoder takes "
                             f"(max_positions {limit})")
-    device = model_device(model)
-    results: list[tuple[float, int]] = [(0.0, 0)] * len(examples)
-    ordered = sorted(examples, key=lambda e: len(e.source))
-    for start in range(0, len(ordered), batch_size):
-        chunk = ordered[start : start + batch_size]
-        batch = collate(chunk).to(device)
-        log_probs = model(batch.source, batch.source_lengths, batch.target_input).log_probs
-        targets_out = model.loss_targets(batch.target_output)
-        kept = targets_out != IGNORE
-        picked = log_probs.gather(-1, targets_out.clamp(min=0).unsqueeze(-1)).squeeze(-1)
-        # where, not a product: a padding position's log-probability may be -inf (WEAN's candidates)
-        sums = torch.where(kept, picked, torch.zeros_like(picked)).sum(dim=1)
-        for example, total, count in zip(chunk, sums.tolist(), kept.sum(dim=1).tolist()):
-            results[example.index] = (total, int(count))
-    return results
+    return examples
