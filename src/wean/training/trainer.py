@@ -82,7 +82,8 @@ class Trainer:
             raise WeanError("config: model_dir is empty; say where the model goes (--set model_dir=DIR)")
         if not config.data.train:
             raise WeanError("config: data.train is empty; say where the training pairs are (--set data.train=PREFIX)")
-        pretrained = "" if config.training.init_from else config.model.embeddings.pretrained  # else in its weights
+        # a run from a trained model takes its embeddings with its weights
+        pretrained = "" if config.training.init_from else config.model.embeddings.pretrained
         if pretrained and not resume and not Path(pretrained).is_file():  # before the tokenizer is trained
             raise WeanError(f"model.embeddings.pretrained: {pretrained}: file not found")
         self.config = config
