@@ -106,7 +106,7 @@ def kill_everything(run: subprocess.Popen) -> None:
         os.killpg(pid, signal.SIGKILL)
     run.wait()
     deadline = time.monotonic() + 30
-    while any(Path(f"/proc/{pid}").exists() and not zombie(pid) for pid in workers) and time.monotonic() < deadline:
+    while not all(exited(pid) for pid in workers) and time.monotonic() < deadline:
         time.sleep(0.02)
 
 
@@ -122,9 +122,19 @@ def children(parent: int) -> list[int]:
     return found
 
 
-def zombie(pid: int) -> bool:
+def exited(pid: int) -> bool:
+    """Whether every thread of ``pid`` has exited (a zombie, or gone): its main thread turns zombie
+    while others may still run, holding its files (and the run directory's lock) open."""
     try:
-        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] == "Z"
+        tasks = list(Path(f"/proc/{pid}/task").iterdir())
+    except OSError:
+        return True
+    return all(zombie(task / "stat") for task in tasks)
+
+
+def zombie(stat: Path) -> bool:
+    try:
+        return stat.read_text().rsplit(")", 1)[1].split()[0] == "Z"
     except OSError:
         return True
 
