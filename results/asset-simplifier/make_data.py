@@ -2,7 +2,7 @@
 committed: they are the data root's lines, rearranged).
 
     python results/asset-simplifier/make_data.py OUT [--human-copies N] [--pair-scores FILE --drop-noisiest F]
-        [--human-only]
+        [--human-only] [--human-references turkcorpus]
 
 A folder made before with the same arguments is kept as it is; one made with others is refused.
 
@@ -12,7 +12,9 @@ spell real non-ASCII characters), then each training line's distinct TurkCorpus 
 references as targets of its source, N times (a weight), PTB-tokenized as kauchak_v2 is. With
 --drop-noisiest F, the fraction F of those kauchak_v2 pairs a complex -> simple model finds least
 likely (the forward cross-entropy of dcce.py's FILE) is left out. With --human-only, the human
-references alone (to fine-tune a model trained on both: training.init_from).
+references alone (to fine-tune a model trained on both: training.init_from). With
+--human-references turkcorpus, only TurkCorpus's 8 references of each line (mostly word for word
+paraphrases), not ASSET's 10 (which delete and split too).
 OUT/valid.src and OUT/valid.ref.0-17: the selection lines in plain text, 8 TurkCorpus then 10 ASSET
 references (training's validation, data.valid_plain_text). OUT/counts.json says how many pairs
 each part gave. References are distinct as written (two that differ only in spacing both count).
@@ -62,6 +64,7 @@ def made_before(path: Path) -> dict | None:
         raise SystemExit(f"make_data.py: {path}: unreadable ({error}); delete its folder to make it again") from None
     recorded.setdefault("human_copies", 1)
     recorded.setdefault("human_only", False)
+    recorded.setdefault("human_references", "all")
     if "drop_noisiest" not in recorded and "dropped_noisiest" not in recorded:
         recorded["drop_noisiest"] = 0.0
     if recorded.get("drop_noisiest") == 0.0:
@@ -77,6 +80,8 @@ def main() -> None:
     parser.add_argument("--drop-noisiest", type=float, default=0.0,
                         help="the fraction of kauchak_v2's pairs with the highest forward cross-entropy to leave out")
     parser.add_argument("--human-only", action="store_true", help="no kauchak_v2 pairs: the human references alone")
+    parser.add_argument("--human-references", choices=("all", "turkcorpus"), default="all",
+                        help="whose references of the training lines: all 18, or TurkCorpus's 8")
     args = parser.parse_args()
     if args.human_copies < 1:
         parser.error("--human-copies: 1 or more")
@@ -86,7 +91,8 @@ def main() -> None:
         parser.error(f"--pair-scores: {args.pair_scores}: file not found")
     if args.human_only and args.pair_scores:
         parser.error("--human-only: no kauchak_v2 pairs to drop noisy ones from (no --pair-scores)")
-    made_with = {"human_copies": args.human_copies, "human_only": args.human_only, "drop_noisiest": args.drop_noisiest,
+    made_with = {"human_copies": args.human_copies, "human_only": args.human_only,
+                 "human_references": args.human_references, "drop_noisiest": args.drop_noisiest,
                  "pair_scores_sha256": hashlib.sha256(args.pair_scores.read_bytes()).hexdigest()
                  if args.pair_scores else None}
     recorded = made_before(args.out / "counts.json")
@@ -111,10 +117,12 @@ def main() -> None:
         else clean
     sources = read_lines(root / SOURCE)
     references = [read_lines(root / name) for name in REFERENCES]
+    taught = [reference for name, reference in zip(REFERENCES, references)  # the selection lines keep all 18
+              if args.human_references == "all" or name.startswith("turkcorpus/")]
     human = []
     for line in split["roles"]["training"]:
         source = sources[line - 1].strip()
-        targets = dict.fromkeys(r[line - 1].strip() for r in references)  # distinct, in order
+        targets = dict.fromkeys(r[line - 1].strip() for r in taught)  # distinct, in order
         human += [(ptb_tokenize(source), ptb_tokenize(" ".join(t.split()))) for t in targets if t]
     pairs = ([] if args.human_only else [kauchak[line - 1] for line in kept]) + human * args.human_copies
     write(args.out / "train.src", [s for s, _ in pairs])

@@ -30,6 +30,8 @@ declare -A RECIPE=(
     [pg-human2]=$POINTER_GENERATOR
     # pg-seedN's export fine-tuned on the human pairs alone (training.init_from, same seed)
     [pg-tuned]="$POINTER_GENERATOR --set training.learning_rate=0.0005 --set training.max_epochs=6"
+    # the same on TurkCorpus's references alone
+    [pg-tuned-turk]="$POINTER_GENERATOR --set training.learning_rate=0.0005 --set training.max_epochs=6"
 )
 declare -A DATA_OF=(
     [pg]=$DATA
@@ -37,6 +39,7 @@ declare -A DATA_OF=(
     [pg-filtered]=$RUNS/asset-data-filtered
     [pg-human2]=$RUNS/asset-data-human2
     [pg-tuned]=$RUNS/asset-data-human
+    [pg-tuned-turk]=$RUNS/asset-data-turk
 )
 data_of() {  # row: its training data, made once (make_data.py keeps a folder made with the same arguments)
     local data=${DATA_OF[$1]}
@@ -47,6 +50,7 @@ data_of() {  # row: its training data, made once (make_data.py keeps a folder ma
             "$PYTHON" $OUT/make_data.py "$data" --pair-scores "$RUNS/pair-scores.json" --drop-noisiest 0.1 >&2 ;;
         pg-human2) "$PYTHON" $OUT/make_data.py "$data" --human-copies 2 >&2 ;;
         pg-tuned) "$PYTHON" $OUT/make_data.py "$data" --human-only >&2 ;;
+        pg-tuned-turk) "$PYTHON" $OUT/make_data.py "$data" --human-only --human-references turkcorpus >&2 ;;
         *) "$PYTHON" $OUT/make_data.py "$data" >&2 ;;
     esac
     echo "$data"
@@ -57,7 +61,7 @@ for seed in $SEEDS; do
         test -e "$OUT/exports/$row-seed$seed/model.safetensors" && continue
         data=$(data_of "$row")
         start=()
-        [ "$row" = pg-tuned ] && start=(--set training.init_from="$OUT/exports/pg-seed$seed")
+        case $row in pg-tuned*) start=(--set training.init_from="$OUT/exports/pg-seed$seed") ;; esac
         # shellcheck disable=SC2086
         train_row configs/simplifier-control.yaml "$dir" ${RECIPE[$row]} --set training.seed="$seed" \
             --set training.kernels=onednn --set data.train="$data/train" --set data.valid="$data/valid" "${start[@]}"
@@ -381,24 +385,27 @@ print(json.dumps([tuned, json.load(open(sys.argv[2]))["lighter"]]))' "$OUT/contr
     score_ratings $OUT rating-weighted
 fi
 
-# 10. The fine-tuned row (pg-tuned; the README's rule, written before it trained): each tuned seed
-#     scored as the seeds were (selection lines, beam 5, no checks) and set against the seed it
-#     started from (tuned-seeds.json: the differences and the rule's verdict)
-tuned=()
-for seed in 1 2 3; do
-    test -e "$OUT/exports/pg-tuned-seed$seed/model.safetensors" || continue
-    scored pg-tuned-seed$seed selection || "$PYTHON" $OUT/score_lines.py --label pg-tuned-seed$seed \
-        --model "$OUT/exports/pg-tuned-seed$seed" --role selection
-    tuned+=("$seed")
-done
-if [ ${#tuned[@]} = 3 ]; then
-    "$PYTHON" - "$OUT/scores.jsonl" > $OUT/tuned-seeds.json <<'TUNED'
+# 10. The fine-tuned rows (pg-tuned, pg-tuned-turk; the README's rule, written before they trained):
+#     each tuned seed scored as the seeds were (selection lines, beam 5, no checks) and set against
+#     the seed it started from (tuned-seeds.json, tuned-turk-seeds.json: the differences and the
+#     rule's verdict)
+for row in pg-tuned pg-tuned-turk; do
+    tuned=()
+    for seed in 1 2 3; do
+        test -e "$OUT/exports/$row-seed$seed/model.safetensors" || continue
+        scored $row-seed$seed selection || "$PYTHON" $OUT/score_lines.py --label $row-seed$seed \
+            --model "$OUT/exports/$row-seed$seed" --role selection
+        tuned+=("$seed")
+    done
+    [ ${#tuned[@]} = 3 ] || continue
+    "$PYTHON" - "$OUT/scores.jsonl" "$row" > "$OUT/${row#pg-}-seeds.json" <<'TUNED'
 import json, statistics, sys
-records = [json.loads(line) for line in open(sys.argv[1])]
+path, row = sys.argv[1:]
+records = [json.loads(line) for line in open(path)]
 def score(label):
     return [r for r in records if r["label"] == label and r["role"] == "selection"][-1]
 keys = ("sari", "invented_names", "invented_numbers", "repeated_ngrams", "identical_to_source", "bleu", "fkgl")
-pairs = {seed: {key: round(score(f"pg-tuned-seed{seed}")[key] - score(f"pg-seed{seed}")[key], 3) for key in keys}
+pairs = {seed: {key: round(score(f"{row}-seed{seed}")[key] - score(f"pg-seed{seed}")[key], 3) for key in keys}
          for seed in (1, 2, 3)}
 candidate = all(d["sari"] > 0 and all(d[k] <= 0 for k in ("invented_names", "invented_numbers", "repeated_ngrams"))
                 for d in pairs.values())
@@ -406,9 +413,9 @@ print(json.dumps({
     "rule": "a candidate if each of the three tuned seeds gains SARI on the selection lines over the seed it "
             "started from without more invented names, numbers or repeated phrases (point estimates)",
     "tuned_minus_start": pairs,
-    "tuned": {key: {"mean": round(statistics.mean(score(f"pg-tuned-seed{s}")[key] for s in (1, 2, 3)), 3),
-                    "std": round(statistics.stdev(score(f"pg-tuned-seed{s}")[key] for s in (1, 2, 3)), 3)}
+    "tuned": {key: {"mean": round(statistics.mean(score(f"{row}-seed{s}")[key] for s in (1, 2, 3)), 3),
+                    "std": round(statistics.stdev(score(f"{row}-seed{s}")[key] for s in (1, 2, 3)), 3)}
               for key in keys},
     "candidate": candidate}, indent=1))
 TUNED
-fi
+done
