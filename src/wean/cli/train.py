@@ -13,7 +13,8 @@ def add(subparsers) -> None:
                                    description="Train a model; checkpoints, logs and the selected model "
                                    "go to the config's model_dir. Started by torchrun (torchrun --nproc_per_node N "
                                    "-m wean train CONFIG), each process trains on its share of every batch; see the "
-                                   "README, 'Training on several GPUs or machines'.")
+                                   "README, 'Training on several GPUs or machines'. To fine-tune a trained model, "
+                                   "take its config.yaml and --set training.init_from=ITS_DIRECTORY.")
     parser.add_argument("config", type=Path, nargs="+",
                         help="YAML config (see configs/); several: each read over the ones before, e.g. a "
                         "preset and a training schedule")
