@@ -15,12 +15,10 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
-import torch
-
 from wean.config import Config
 from wean.errors import WeanError
 from wean.model_dir import Assets, carried_scorers, load_assets
-from wean.models.model import build_model
+from wean.models.model import EncoderDecoder, build_model
 from wean.tensor_files import WEIGHTS, load_weights
 
 # model settings that change how a network trains, not what its weights mean
@@ -31,7 +29,7 @@ TRAINING_ONLY = frozenset({"dropout", "init_range", "pretrained", "freeze", "cov
 class StartingModel:
     directory: Path
     assets: Assets  # its tokenizer and vocabularies, under the run's config
-    weights: dict[str, torch.Tensor]
+    model: EncoderDecoder  # built by the run's config, with its weights
     carried: list[str]  # the folders of the models the run's generation settings name inside it
 
 
@@ -69,7 +67,7 @@ def starting_model(config: Config, run_directory: Path) -> StartingModel:
     assets = Assets(config, saved.tokenizer, saved.source_vocabulary, saved.target_vocabulary)
     model = build_model(config.model, len(assets.source_vocabulary), len(assets.target_vocabulary))
     load_weights(model, directory / WEIGHTS)
-    return StartingModel(directory, assets, model.state_dict(), carried)
+    return StartingModel(directory, assets, model, carried)
 
 
 def carry_generation_models(start: StartingModel, run_directory: Path) -> None:

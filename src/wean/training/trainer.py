@@ -155,12 +155,15 @@ class Trainer:
             if not main:
                 saved = load_assets(self.directory)
                 self.assets = Assets(config, saved.tokenizer, saved.source_vocabulary, saved.target_vocabulary)
-        self.model = build_model(config.model, len(self.assets.source_vocabulary), len(self.assets.target_vocabulary))
+        if start is not None:  # loaded when checked; the other processes take its weights when DDP wraps it
+            self.model = start.model
+        else:
+            self.model = build_model(config.model, len(self.assets.source_vocabulary),
+                                     len(self.assets.target_vocabulary))
         self.model.to(self.device)
-        if not resume and config.training.init_from:  # what parts learnt from a corpus comes with the weights
-            if main:  # the others take rank 0's when DDP wraps the model
-                self.model.load_state_dict(start.weights)
-        elif not resume:  # what parts learn from the corpus (WEAN's candidate words) comes with the weights on resume
+        # what parts learn from the corpus (WEAN's candidate words) comes with the weights on resume,
+        # and from a trained model
+        if not resume and not config.training.init_from:
             self.model.prepare(TrainingCorpus(train.sources, self.assets.tokenizer, self.assets.target_vocabulary))
             if config.model.embeddings.pretrained:
                 self._load_pretrained_embeddings(Path(config.model.embeddings.pretrained))
@@ -350,7 +353,6 @@ class Trainer:
                 return self.state
             if settings.init_from and not self.state.validations:
                 # the starting model is the first candidate: a fine-tune that only loses keeps it
-                self.batches_per_epoch = len(self._epoch_batches(0))
                 stop = self._validate()
                 self._save(f"step-{self.state.updates:08d}")
             # the loss and tokens/s window spans epochs and skips the time spent validating and saving
@@ -444,7 +446,8 @@ class Trainer:
         record = None
         if main:
             started = time.perf_counter()
-            epochs = self.state.epoch + self.state.batches_done / self.batches_per_epoch
+            done = self.state.batches_done  # none before a run's first update
+            epochs = self.state.epoch + (done / self.batches_per_epoch if done else 0)
             record = {"updates": self.state.updates, "epochs": epochs,
                       **self.validation.scores(self.criterion, self.assets, self.device),
                       "learning_rate": self.optimizer.param_groups[0]["lr"]}
