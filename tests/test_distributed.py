@@ -78,7 +78,8 @@ def test_a_killed_two_process_run_resumes_to_the_uninterrupted_weights(tmp_path)
     process's random state is restored). Resuming with 1 process is refused in one line."""
     data = write_corpus(tmp_path / "data", train=300, valid=20)
     settings = dict(dropout=0.3, max_updates=24)
-    assert torchrun(config_file(tmp_path, data, "full", **settings)).returncode == 0
+    full_run = torchrun(config_file(tmp_path, data, "full", **settings))
+    assert full_run.returncode == 0, full_run.stderr[-4000:]
     killed = config_file(tmp_path, data, "killed", **settings)
     run = torchrun(killed, start_new_session=True)
     latest = tmp_path / "killed" / "checkpoints" / "latest"
