@@ -70,6 +70,29 @@ for seed in $SEEDS; do
     done
 done
 
+# Channel rows (CHANNEL_ROWS, default none): the meaning check's model (simple -> complex) trained
+# on this experiment's data, reversed. The shipped one had 1,200 updates on kauchak_v2 alone.
+#   channel-tuned: the shipped channel model fine-tuned (training.init_from), 3,000 updates at lr 0.001
+#   channel-new: a new one from scratch, its own BPE, 6,000 updates
+# Both: 500 training pairs held out for validation, selection by loss, oneDNN's products.
+declare -A CHANNEL_RECIPE=(
+    [channel-tuned]="--set training.init_from=$CHANNEL --set training.learning_rate=0.001 --set training.max_updates=3000"
+    [channel-new]="--set training.max_updates=6000"
+)
+for row in ${CHANNEL_ROWS:-}; do
+    dir=$RUNS/asset-simplifier-$row
+    test -e "$OUT/exports/$row/model.safetensors" && continue
+    data=$(data_of pg)
+    resume=()
+    test -e "$dir/checkpoints/latest" && resume=(--resume)
+    # shellcheck disable=SC2086
+    "$WEAN" train $CHANNEL/config.yaml --set model_dir="$dir" --set data.train="$data/train" \
+        --set data.drop_if_matches='""' --set training.max_epochs=30 --set training.validate_every=500 \
+        --set training.kernels=onednn ${CHANNEL_RECIPE[$row]} "${resume[@]}"
+    "$WEAN" export "$dir" "$OUT/exports/$row" --fp16 --overwrite
+    keep_run "$dir" "$OUT"
+done
+
 # Paths in a model's config that name this machine's folders (data.train, data.valid) written as
 # runs/...: no machine's paths in results/
 relative_paths() {  # model directory
