@@ -58,7 +58,7 @@ def starting_model(config: Config, run_directory: Path) -> StartingModel:
                             "generation.fallback_channel names")
         carried.append(str(folder))
     saved = load_assets(directory)
-    for name, before, now in _weights_depend_on(saved.config, config):
+    for name, before, now in _architecture_and_tokens(saved.config, config):
         difference = _first_difference(before, now, name)
         if difference:
             path, was, asked = difference
@@ -77,7 +77,7 @@ def carry_generation_models(start: StartingModel, run_directory: Path) -> None:
         shutil.copytree(start.directory / folder, run_directory / folder, dirs_exist_ok=True)
 
 
-def _weights_depend_on(saved: Config, config: Config):
+def _architecture_and_tokens(saved: Config, config: Config):
     """(name, the starting model's, this run's) of each setting its weights depend on."""
     def tokens(c: Config) -> dict:
         return dataclasses.asdict(dataclasses.replace(c.data.tokenizer, corpus_tokenization="none"))
