@@ -28,7 +28,8 @@ from wean.inference.model_scores import ChannelScore
 from wean.inference.tune_control import tuning_set
 
 KEYS = ("sari", "bleu", "identical_to_source", "invented_names", "repeated_ngrams")
-THRESHOLDS = [-math.inf, -5.0, -4.5, -4.0, -3.5, -3.0, -2.75, -2.5, -2.25, -2.0, -1.75, -1.5]
+# the stricter end reaches -0.5 for a channel model that reads sources as more likely
+THRESHOLDS = [-math.inf, -5.0, -4.5, -4.0, -3.5, -3.0, -2.75, -2.5, -2.25, -2.0, -1.75, -1.5, -1.25, -1.0, -0.75, -0.5]
 
 
 def main() -> None:

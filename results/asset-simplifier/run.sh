@@ -442,3 +442,48 @@ print(json.dumps({
     "candidate": candidate}, indent=1))
 TUNED
 done
+
+# 11. The channel rows (the README's rule, written before they trained): each one's AUC on the
+#     rated outputs (meaning_check.py, meaning-check-ROW.json); of those that pass the rule, the one
+#     with the higher AUC gets its threshold on the tuning lines as pg-seed1's was (guard_sweep.py
+#     at its faithful copy's tuned values and lighter setting: guard-pg-seed1-ROW.json), and the shipped
+#     default with that channel model and threshold goes on a blind sheet of step 4's 50 tuning
+#     lines beside the shipped default (rating-channel/; two fresh raters)
+passing=()
+for row in channel-tuned channel-new; do
+    test -e "$OUT/exports/$row/model.safetensors" || continue
+    test -e "$OUT/meaning-check-$row.json" || "$PYTHON" $OUT/meaning_check.py --channel "$OUT/exports/$row" \
+        --develop rating-settings rating-candidate rating-order --confirm rating-weighted \
+        --out "$OUT/meaning-check-$row.json" > /dev/null
+    passes=$("$PYTHON" -c 'import json, sys
+shipped, new = (json.load(open(path)) for path in sys.argv[1:])
+print(new["develop"]["auc"]["mean"] >= shipped["develop"]["auc"]["mean"] + 0.03
+      and new["confirm"]["auc"]["mean"] > shipped["confirm"]["auc"]["mean"])' "$OUT/meaning-check.json" "$OUT/meaning-check-$row.json")
+    echo "$row: passes the channel rule: $passes"
+    [ "$passes" = True ] && passing+=("$row")
+done
+if [ ${#passing[@]} -gt 0 ]; then
+    best=$("$PYTHON" -c 'import json, sys
+print(max(sys.argv[2:], key=lambda row: json.load(open(f"{sys.argv[1]}/meaning-check-{row}.json"))["develop"]["auc"]["mean"]))' \
+        "$OUT" "${passing[@]}")
+    faithful_pipeline pg-seed1
+    lighter=$(read_json "$OUT/guard-pg-seed1.json" '",".join(f"{k}={v}" for k, v in d["lighter"].items() if k != "word_rank")')
+    test -e "$OUT/guard-pg-seed1-$best.json" || "$PYTHON" $OUT/guard_sweep.py --model "$RUNS/asset-pg-seed1-faithful" \
+        --channel "$OUT/exports/$best" --lighter "$lighter" --out "$OUT/guard-pg-seed1-$best.json"
+    threshold=$(read_json "$OUT/guard-pg-seed1-$best.json" 'd["chosen"]["threshold"]')
+    default=$RUNS/asset-default-$best  # the shipped default with this channel model and threshold
+    if [ "$threshold" != none ] && ! test -e "$default/done"; then
+        "$WEAN" export src/wean/pretrained/simplifier "$default" --overwrite \
+            --set "generation.fallback_channel=reranker/channel=$threshold"
+        rm -rf "$default/reranker/channel"
+        cp -r "$OUT/exports/$best" "$default/reranker/channel"
+        touch "$default/done"
+    fi
+    if test -e "$default/done"; then
+        scored pg-seed1-default-$best tuning || "$PYTHON" $OUT/score_lines.py --label pg-seed1-default-$best \
+            --model "$default" --role tuning
+        test -e $OUT/rating-channel/key.json || "$PYTHON" $OUT/sheet.py --role tuning --sentences 50 --seed 91 \
+            --out $OUT/rating-channel --system pg-seed1-default-$best --system pg-seed1-default --human 0
+        score_ratings $OUT rating-channel
+    fi
+fi
