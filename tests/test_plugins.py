@@ -223,6 +223,17 @@ def test_the_refusals_advice_works_from_the_top_level_load(model_dir, tmp_path):
     assert marker.read_text() == "ran"
 
 
+def test_a_run_from_a_model_whose_plugins_it_does_not_name_is_refused_without_running_them(model_dir, tmp_path):
+    """training.init_from reads the starting model as data: plug-in code only it names is refused
+    in one line that says what `wean train` can do (it has no --trust-plugins), and is not run."""
+    copy, marker = planted_model(model_dir, tmp_path, "planted_start.py")
+    data = write_corpus(tmp_path / "data", train=20, valid=5)
+    with pytest.raises(WeanError, match=r"init_from: .*names plug-in code \(.*planted_start.py\) that this run's "
+                                         r"config does not: name the same files under plugins: in yours"):
+        Trainer(tiny_config(data, tmp_path / "tuned", init_from=str(copy), max_updates=1))
+    assert not marker.exists() and not (tmp_path / "tuned").exists()
+
+
 def test_a_plugin_changed_since_training_is_refused(tmp_path, plugin):
     """The model directory keeps a copy of each plug-in file and its sha256; a changed copy is one line."""
     config = config_from_dict(plugin_config(tmp_path, plugin, temperature=0.5))

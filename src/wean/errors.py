@@ -7,3 +7,12 @@ class WeanError(Exception):
     The command line prints ``error: <message>`` and exits with status 2; library callers can
     catch it. Messages name the file and, where there is one, the line.
     """
+
+
+class UntrustedPlugins(WeanError):
+    """A model directory's config names plug-in code that nobody asked to run (``plugins``: the
+    files it names that are not imported)."""
+
+    def __init__(self, message: str, plugins: list[str]):
+        super().__init__(message)
+        self.plugins = plugins

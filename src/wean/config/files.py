@@ -10,7 +10,7 @@ import yaml
 
 from wean.config.schema import Config, config_from_dict
 from wean.config.sections import coerce
-from wean.errors import WeanError
+from wean.errors import UntrustedPlugins, WeanError
 from wean.registry import plugin_loaded
 from wean.textio import read_file
 
@@ -161,10 +161,10 @@ def load_config(path: str | Path | Sequence[str | Path], overrides: list[str] | 
     if not trust_plugins and plugins:
         untrusted = [raw for raw in plugins if not plugin_loaded(raw)]
         if untrusted:
-            raise WeanError(
+            raise UntrustedPlugins(
                 f"{where}: names plug-in code ({', '.join(untrusted)}), which loading a model directory does not run "
                 "unless asked: pass --trust-plugins (wean.load(..., trust_plugins=True)), or import a file you have "
-                "read with --plugins FILE")
+                "read with --plugins FILE", untrusted)
     if plugins and check_plugins is not None:
         check_plugins(plugins)
     try:

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from wean.config import Config
-from wean.errors import WeanError
+from wean.errors import UntrustedPlugins, WeanError
 from wean.model_dir import Assets, carried_scorers, load_assets
 from wean.models.model import EncoderDecoder, build_model
 from wean.tensor_files import WEIGHTS, load_weights
@@ -57,7 +57,11 @@ def starting_model(config: Config, run_directory: Path) -> StartingModel:
             raise WeanError(f"{key}: {directory}: holds no model at {folder}, which generation.rerank or "
                             "generation.fallback_channel names")
         carried.append(str(folder))
-    saved = load_assets(directory)
+    try:
+        saved = load_assets(directory)
+    except UntrustedPlugins as error:  # wean train runs only the plug-ins its own config names
+        raise WeanError(f"{key}: {directory} names plug-in code ({', '.join(error.plugins)}) that this run's "
+                        "config does not: name the same files under plugins: in yours") from None
     for name, before, now in _architecture_and_tokens(saved.config, config):
         difference = _first_difference(before, now, name)
         if difference:
