@@ -70,14 +70,16 @@ for seed in $SEEDS; do
     done
 done
 
-# Channel rows (CHANNEL_ROWS, default none): the meaning check's model (simple -> complex) trained
-# on this experiment's data, reversed. The shipped one had 1,200 updates on kauchak_v2 alone.
+# Checking models (CHANNEL_ROWS, default none), on this experiment's data with the shipped channel
+# model's recipe. The shipped one (simple -> complex) had 1,200 updates on kauchak_v2 alone.
 #   channel-tuned: the shipped channel model fine-tuned (training.init_from), 3,000 updates at lr 0.001
-#   channel-new: a new one from scratch, its own BPE, 6,000 updates
-# Both: 500 training pairs held out for validation, selection by loss, oneDNN's products.
+#   channel-new: a new channel model from scratch, its own BPE, 6,000 updates
+#   lm: a language model of the simple side (data.direction lm), its own BPE, 3,000 updates
+# Each: 500 training pairs held out for validation, selection by loss, oneDNN's products.
 declare -A CHANNEL_RECIPE=(
     [channel-tuned]="--set training.init_from=$CHANNEL --set training.learning_rate=0.001 --set training.max_updates=3000"
     [channel-new]="--set training.max_updates=6000"
+    [lm]="--set data.direction=lm --set training.max_updates=3000"
 )
 for row in ${CHANNEL_ROWS:-}; do
     dir=$RUNS/asset-simplifier-$row
