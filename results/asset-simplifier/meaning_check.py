@@ -28,16 +28,17 @@ CHANNEL = Path("src/wean/pretrained/simplifier/reranker/channel")
 CHANGED = 2.5  # mean adequacy at or below which raters found the meaning changed
 
 
-def rated_outputs(sheet: Path, allowed: set[int]) -> dict[tuple[int, str], dict]:
-    """(tune line, output) -> source and every adequacy rating, for the model outputs of ``sheet``
-    (not the source, nor a person's rewrite); a sheet with a line outside ``allowed`` is refused."""
+def rated_outputs(sheet: Path, allowed: set[int], scale: str = "adequacy") -> dict[tuple[int, str], dict]:
+    """(tune line, output) -> source and every rating on ``scale``, for the model outputs of
+    ``sheet`` (not the source, nor a person's rewrite); a sheet with a line outside ``allowed`` is
+    refused."""
     key = json.loads((sheet / "key.json").read_text())
     ratings: dict[str, list[int]] = {}
     texts: dict[str, tuple[str, str]] = {}
     for rater in sorted(sheet.glob("rater-*.csv")):
         with rater.open(newline="", encoding="utf-8") as handle:
             for row in csv.DictReader(handle):
-                ratings.setdefault(row["candidate"], []).append(int(row["adequacy"]))
+                ratings.setdefault(row["candidate"], []).append(int(row[scale]))
                 texts[row["candidate"]] = (row["source"], row["output"])
     outputs: dict[tuple[int, str], dict] = {}
     for item in key["items"]:
@@ -47,8 +48,8 @@ def rated_outputs(sheet: Path, allowed: set[int]) -> dict[tuple[int, str], dict]
             source, output = texts[candidate]
             if {"source", "human"} & set(systems) or output.strip() == source.strip():
                 continue
-            entry = outputs.setdefault((item["line"], output), {"source": source, "adequacy": []})
-            entry["adequacy"] += ratings[candidate]
+            entry = outputs.setdefault((item["line"], output), {"source": source, scale: []})
+            entry[scale] += ratings[candidate]
     return outputs
 
 

@@ -100,8 +100,12 @@ done
 relative_paths() {  # model directory
     sed -i "s|$RUNS/|runs/|g" "$1/config.yaml"
 }
-histories=("$OUT"/validations/asset-simplifier-*.json)
-if test -e "${histories[0]}"; then
+# the simplifiers' SARI curves (the checking models' validations are kept beside them, not drawn)
+histories=()
+for history in "$OUT"/validations/asset-simplifier-*.json; do
+    case $history in */asset-simplifier-channel-*|*/asset-simplifier-lm.json) ;; *) histories+=("$history") ;; esac
+done
+if [ ${#histories[@]} -gt 0 ]; then
     labels=$(printf '%s\n' "${histories[@]}" | sed 's|.*/asset-simplifier-||; s|\.json$||' | paste -sd,)
     "$WEAN" plot "${histories[@]}" --labels "$labels" --metric sari --out $OUT/curve-sari.png
 fi

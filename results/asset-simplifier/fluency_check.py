@@ -1,0 +1,79 @@
+"""Whether a language model of the simple side tells broken outputs from fluent ones, on the blind
+ratings of tuning and selection lines (never the rating lines). Two readings: log P(output) per
+token, and the same less the source's own (log P(source) per token: a sentence of rare names is
+unlikely however well formed). An output is "broken" where its raters' mean fluency is 2.5 or
+less, "meaning changed" where their mean adequacy is; each reading's ROC AUC (the chance that a
+fluent output, or one that keeps the meaning, scores above the others) on the sheets given by
+--develop, then on --confirm's outputs not among them.
+
+    python results/asset-simplifier/fluency_check.py --lm results/asset-simplifier/exports/lm \\
+        --develop rating-settings rating-candidate rating-order --confirm rating-weighted \\
+        --out results/asset-simplifier/fluency-check.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from meaning_check import CHANGED, auc, rated_outputs
+from score_lines import HERE, role_lines
+
+from wean.data.corpus import LM_SOURCE
+from wean.inference.forced_scores import forced_token_log_probs
+from wean.inference.loading import LoadedModel
+
+SCALES = ("fluency", "adequacy")
+
+
+def sheet_outputs(sheets: list[str], allowed: set[int]) -> dict[tuple[int, str], dict]:
+    """(tune line, output) -> source and every fluency and adequacy rating, over ``sheets``."""
+    outputs: dict[tuple[int, str], dict] = {}
+    for sheet in sheets:
+        for scale in SCALES:
+            for pair, entry in rated_outputs(HERE / sheet, allowed, scale).items():
+                outputs.setdefault(pair, {"source": entry["source"], **{s: [] for s in SCALES}})[scale] += entry[scale]
+    return outputs
+
+
+def per_token(lm: LoadedModel, texts: list[str]) -> list[float]:
+    scores = forced_token_log_probs(lm, [LM_SOURCE] * len(texts), texts, plain_text=True)
+    return [sum(tokens) / len(tokens) for tokens in scores]
+
+
+def scored(outputs: dict[tuple[int, str], dict], lm: LoadedModel) -> dict:
+    entries = list(outputs.values())
+    given = per_token(lm, [output for _, output in outputs])
+    own = per_token(lm, [entry["source"] for entry in entries])
+    readings = {"mean": given, "mean_against_source": [g - o for g, o in zip(given, own)]}
+    result: dict = {"outputs": len(entries)}
+    for scale, label in (("fluency", "broken"), ("adequacy", "meaning_changed")):
+        low = [sum(entry[scale]) / len(entry[scale]) <= CHANGED for entry in entries]
+        result[label] = {"outputs": sum(low), "auc": {
+            name: round(auc([v for v, bad in zip(values, low) if not bad], [v for v, bad in zip(values, low) if bad]), 3)
+            for name, values in readings.items()}}
+    return result
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--lm", type=Path, required=True, help="a language model (data.direction: lm)")
+    parser.add_argument("--develop", nargs="+", required=True, help="sheet folders of this experiment")
+    parser.add_argument("--confirm", nargs="+", default=[], help="sheet folders read after the choice")
+    parser.add_argument("--out", type=Path, required=True)
+    args = parser.parse_args()
+    allowed = set(role_lines("tuning")) | set(role_lines("selection"))
+    lm = LoadedModel.from_directory(args.lm)
+    develop = sheet_outputs(args.develop, allowed)
+    confirm = {pair: entry for pair, entry in sheet_outputs(args.confirm, allowed).items() if pair not in develop}
+    report = {"lm": str(args.lm), "low_if_mean_rating_at_most": CHANGED,
+              "develop": {"sheets": args.develop, **scored(develop, lm)}}
+    if confirm:
+        report["confirm"] = {"sheets": args.confirm, **scored(confirm, lm)}
+    args.out.write_text(json.dumps(report, indent=1) + "\n")
+    print(json.dumps(report, indent=1))
+
+
+if __name__ == "__main__":
+    main()
