@@ -229,9 +229,14 @@ def test_a_run_from_a_model_whose_plugins_it_does_not_name_is_refused_without_ru
     copy, marker = planted_model(model_dir, tmp_path, "planted_start.py")
     data = write_corpus(tmp_path / "data", train=20, valid=5)
     with pytest.raises(WeanError, match=r"init_from: .*names plug-in code \(.*planted_start.py\) that this run's "
-                                         r"config does not: name the same files under plugins: in yours"):
+                                         r"config does not import: name those files \(or copies of them\) under "
+                                         r"plugins: in yours"):
         Trainer(tiny_config(data, tmp_path / "tuned", init_from=str(copy), max_updates=1))
     assert not marker.exists() and not (tmp_path / "tuned").exists()
+    config = tiny_config(data, tmp_path / "tuned", init_from=str(copy), max_updates=1).to_dict()
+    config["plugins"] = [str(tmp_path / "planted_start.py")]  # the advice taken: the run's config names it
+    Trainer(config_from_dict(config)).train()
+    assert marker.read_text() == "ran"
 
 
 def test_a_plugin_changed_since_training_is_refused(tmp_path, plugin):

@@ -17,24 +17,14 @@ import argparse
 import json
 from pathlib import Path
 
-from meaning_check import CHANGED, auc, rated_outputs
-from score_lines import HERE, role_lines
+from meaning_check import LOW, auc, sheet_outputs
+from score_lines import role_lines
 
 from wean.data.corpus import LM_SOURCE
 from wean.inference.forced_scores import forced_token_log_probs
 from wean.inference.loading import LoadedModel
 
 SCALES = ("fluency", "adequacy")
-
-
-def sheet_outputs(sheets: list[str], allowed: set[int]) -> dict[tuple[int, str], dict]:
-    """(tune line, output) -> source and every fluency and adequacy rating, over ``sheets``."""
-    outputs: dict[tuple[int, str], dict] = {}
-    for sheet in sheets:
-        for scale in SCALES:
-            for pair, entry in rated_outputs(HERE / sheet, allowed, scale).items():
-                outputs.setdefault(pair, {"source": entry["source"], **{s: [] for s in SCALES}})[scale] += entry[scale]
-    return outputs
 
 
 def per_token(lm: LoadedModel, texts: list[str]) -> list[float]:
@@ -49,7 +39,7 @@ def scored(outputs: dict[tuple[int, str], dict], lm: LoadedModel) -> dict:
     readings = {"mean": given, "mean_against_source": [g - o for g, o in zip(given, own)]}
     result: dict = {"outputs": len(entries)}
     for scale, label in (("fluency", "broken"), ("adequacy", "meaning_changed")):
-        low = [sum(entry[scale]) / len(entry[scale]) <= CHANGED for entry in entries]
+        low = [sum(entry[scale]) / len(entry[scale]) <= LOW for entry in entries]
         result[label] = {"outputs": sum(low), "auc": {
             name: round(auc([v for v, bad in zip(values, low) if not bad], [v for v, bad in zip(values, low) if bad]), 3)
             for name, values in readings.items()}}
@@ -65,9 +55,9 @@ def main() -> None:
     args = parser.parse_args()
     allowed = set(role_lines("tuning")) | set(role_lines("selection"))
     lm = LoadedModel.from_directory(args.lm)
-    develop = sheet_outputs(args.develop, allowed)
-    confirm = {pair: entry for pair, entry in sheet_outputs(args.confirm, allowed).items() if pair not in develop}
-    report = {"lm": str(args.lm), "low_if_mean_rating_at_most": CHANGED,
+    develop = sheet_outputs(args.develop, allowed, SCALES)
+    confirm = {pair: entry for pair, entry in sheet_outputs(args.confirm, allowed, SCALES).items() if pair not in develop}
+    report = {"lm": str(args.lm), "low_if_mean_rating_at_most": LOW,
               "develop": {"sheets": args.develop, **scored(develop, lm)}}
     if confirm:
         report["confirm"] = {"sheets": args.confirm, **scored(confirm, lm)}

@@ -25,7 +25,7 @@ from wean.inference.forced_scores import forced_token_log_probs
 from wean.inference.loading import LoadedModel
 
 CHANNEL = Path("src/wean/pretrained/simplifier/reranker/channel")
-CHANGED = 2.5  # mean adequacy at or below which raters found the meaning changed
+LOW = 2.5  # mean rating at or below which raters found the meaning changed (adequacy), or the output broken (fluency)
 
 
 def rated_outputs(sheet: Path, allowed: set[int], scale: str = "adequacy") -> dict[tuple[int, str], dict]:
@@ -53,6 +53,16 @@ def rated_outputs(sheet: Path, allowed: set[int], scale: str = "adequacy") -> di
     return outputs
 
 
+def sheet_outputs(sheets: list[str], allowed: set[int], scales: tuple[str, ...]) -> dict[tuple[int, str], dict]:
+    """(tune line, output) -> source and every rating on each of ``scales``, over ``sheets``."""
+    outputs: dict[tuple[int, str], dict] = {}
+    for sheet in sheets:
+        for scale in scales:
+            for pair, entry in rated_outputs(HERE / sheet, allowed, scale).items():
+                outputs.setdefault(pair, {"source": entry["source"], **{s: [] for s in scales}})[scale] += entry[scale]
+    return outputs
+
+
 def auc(kept: list[float], changed: list[float]) -> float:
     """P(a kept meaning's score > a changed one's), ties counted half (Mann-Whitney)."""
     wins = sum((k > c) + 0.5 * (k == c) for k in kept for c in changed)
@@ -74,7 +84,7 @@ def scored(outputs: dict[tuple[int, str], dict], channel: LoadedModel) -> dict[s
     given_source = forced_token_log_probs(channel, sources, sources, plain_text=True)
     rows = []
     for (_, entry), tokens, own in zip(pairs, given_output, given_source):
-        changed = sum(entry["adequacy"]) / len(entry["adequacy"]) <= CHANGED
+        changed = sum(entry["adequacy"]) / len(entry["adequacy"]) <= LOW
         rows.append((changed, readings(tokens, sum(own) / len(own))))
     result = {"outputs": len(rows), "meaning_changed": sum(changed for changed, _ in rows), "auc": {}}
     for name in rows[0][1]:
@@ -93,16 +103,10 @@ def main() -> None:
     args = parser.parse_args()
     allowed = set(role_lines("tuning")) | set(role_lines("selection"))
     channel = LoadedModel.from_directory(args.channel)
-    develop: dict[tuple[int, str], dict] = {}
-    for sheet in args.develop:
-        for pair, entry in rated_outputs(HERE / sheet, allowed).items():
-            develop.setdefault(pair, {"source": entry["source"], "adequacy": []})["adequacy"] += entry["adequacy"]
-    confirm: dict[tuple[int, str], dict] = {}
-    for sheet in args.confirm:
-        for pair, entry in rated_outputs(HERE / sheet, allowed).items():
-            if pair not in develop:
-                confirm.setdefault(pair, {"source": entry["source"], "adequacy": []})["adequacy"] += entry["adequacy"]
-    report = {"channel": str(args.channel), "changed_if_mean_adequacy_at_most": CHANGED,
+    develop = sheet_outputs(args.develop, allowed, ("adequacy",))
+    confirm = {pair: entry for pair, entry in sheet_outputs(args.confirm, allowed, ("adequacy",)).items()
+               if pair not in develop}
+    report = {"channel": str(args.channel), "changed_if_mean_adequacy_at_most": LOW,
               "develop": {"sheets": args.develop, **scored(develop, channel)}}
     if confirm:
         report["confirm"] = {"sheets": args.confirm, **scored(confirm, channel)}

@@ -5,7 +5,8 @@
 # exported in fp16 into exports/ and committed, so that later steps (ensembles, tuning, rating) need
 # no run folder that died with its machine.
 # Run from the repository root after `make install`; running it again resumes where it stopped.
-# SEEDS (default "1 2 3"), ROWS (default pg), RUNS (run folders), STAGE: all | train.
+# SEEDS (default "1 2 3"), ROWS (default pg), CHANNEL_ROWS (checking models, below; default none),
+# RUNS (run folders), STAGE: all | train.
 set -euo pipefail
 shopt -s inherit_errexit  # a failure inside $(data_of ...) stops the run, not only the function
 # the schedule's budget in epochs (converge.sh's safety net, set before it is read): 13 fit a run
@@ -82,15 +83,16 @@ declare -A CHANNEL_RECIPE=(
     [lm]="--set data.direction=lm --set training.max_updates=3000"
 )
 for row in ${CHANNEL_ROWS:-}; do
+    test -n "${CHANNEL_RECIPE[$row]+known}" || { echo "CHANNEL_ROWS: no row $row (${!CHANNEL_RECIPE[*]})" >&2; exit 2; }
+done
+for row in ${CHANNEL_ROWS:-}; do
     dir=$RUNS/asset-simplifier-$row
     test -e "$OUT/exports/$row/model.safetensors" && continue
     data=$(data_of pg)
-    resume=()
-    test -e "$dir/checkpoints/latest" && resume=(--resume)
     # shellcheck disable=SC2086
-    "$WEAN" train $CHANNEL/config.yaml --set model_dir="$dir" --set data.train="$data/train" \
-        --set data.drop_if_matches='""' --set training.max_epochs=30 --set training.validate_every=500 \
-        --set training.kernels=onednn ${CHANNEL_RECIPE[$row]} "${resume[@]}"
+    train_to_end $CHANNEL/config.yaml "$dir" --set data.train="$data/train" --set data.drop_if_matches='""' \
+        --set training.max_epochs=30 --set training.validate_every=500 --set training.kernels=onednn \
+        ${CHANNEL_RECIPE[$row]}
     "$WEAN" export "$dir" "$OUT/exports/$row" --fp16 --overwrite
     keep_run "$dir" "$OUT"
 done
@@ -103,6 +105,7 @@ relative_paths() {  # model directory
 # the simplifiers' SARI curves (the checking models' validations are kept beside them, not drawn)
 histories=()
 for history in "$OUT"/validations/asset-simplifier-*.json; do
+    [ -e "$history" ] || continue  # no history yet: the pattern itself
     case $history in */asset-simplifier-channel-*|*/asset-simplifier-lm.json) ;; *) histories+=("$history") ;; esac
 done
 if [ ${#histories[@]} -gt 0 ]; then
@@ -452,9 +455,11 @@ done
 # 11. The channel rows (the README's rule, written before they trained): each one's AUC on the
 #     rated outputs (meaning_check.py, meaning-check-ROW.json); of those that pass the rule, the one
 #     with the higher AUC gets its threshold on the tuning lines as pg-seed1's was (guard_sweep.py
-#     at its faithful copy's tuned values and lighter setting: guard-pg-seed1-ROW.json), and the shipped
+#     at the tuned values and lighter setting of guard-pg-seed1.json: guard-pg-seed1-ROW.json), and the shipped
 #     default with that channel model and threshold goes on a blind sheet of step 4's 50 tuning
-#     lines beside the shipped default (rating-channel/; two fresh raters)
+#     lines beside the shipped default (rating-channel/; two fresh raters). Whether it then goes to
+#     the rating lines (it changes the meaning less often there and is good no less often) is read
+#     from ratings-channel.txt by hand.
 passing=()
 for row in channel-tuned channel-new; do
     test -e "$OUT/exports/$row/model.safetensors" || continue
@@ -473,11 +478,13 @@ if [ ${#passing[@]} -gt 0 ]; then
 print(max(sys.argv[2:], key=lambda row: json.load(open(f"{sys.argv[1]}/meaning-check-{row}.json"))["develop"]["auc"]["mean"]))' \
         "$OUT" "${passing[@]}")
     faithful_pipeline pg-seed1
-    lighter=$(read_json "$OUT/guard-pg-seed1.json" '",".join(f"{k}={v}" for k, v in d["lighter"].items() if k != "word_rank")')
+    control=$(read_json "$OUT/guard-pg-seed1.json" '",".join(f"{k}={v}" for k, v in d["model_control"].items())')
+    lighter=$(read_json "$OUT/guard-pg-seed1.json" '",".join(f"{k}={v}" for k, v in d["lighter"].items())')
     test -e "$OUT/guard-pg-seed1-$best.json" || "$PYTHON" $OUT/guard_sweep.py --model "$RUNS/asset-pg-seed1-faithful" \
-        --channel "$OUT/exports/$best" --lighter "$lighter" --out "$OUT/guard-pg-seed1-$best.json"
+        --channel "$OUT/exports/$best" --control "$control" --lighter "$lighter" --out "$OUT/guard-pg-seed1-$best.json"
     threshold=$(read_json "$OUT/guard-pg-seed1-$best.json" 'd["chosen"]["threshold"]')
     default=$RUNS/asset-default-$best  # the shipped default with this channel model and threshold
+    [ "$threshold" != none ] || echo "$best: no threshold leaves at most 20 % of the tuning lines unchanged; no sheet"
     if [ "$threshold" != none ] && ! test -e "$default/done"; then
         "$WEAN" export src/wean/pretrained/simplifier "$default" --overwrite \
             --set "generation.fallback_channel=reranker/channel=$threshold"
@@ -492,4 +499,18 @@ print(max(sys.argv[2:], key=lambda row: json.load(open(f"{sys.argv[1]}/meaning-c
             --out $OUT/rating-channel --system pg-seed1-default-$best --system pg-seed1-default --human 0
         score_ratings $OUT rating-channel
     fi
+fi
+
+# 12. The fluency check's language model (row lm; the README's rule, written before it trained):
+#     each reading's AUC for broken outputs and meaning changes (fluency_check.py, fluency-check.json)
+if test -e "$OUT/exports/lm/model.safetensors"; then
+    test -e "$OUT/fluency-check.json" || "$PYTHON" $OUT/fluency_check.py --lm "$OUT/exports/lm" \
+        --develop rating-settings rating-candidate rating-order --confirm rating-weighted \
+        --out "$OUT/fluency-check.json" > /dev/null
+    "$PYTHON" -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+develop, confirm = d["develop"]["broken"]["auc"], d["confirm"]["broken"]["auc"]
+best = max(develop, key=develop.get)
+print(f"lm: broken outputs, {best}: AUC {develop[best]} (develop), {confirm[best]} (confirm); worth building: "
+      f"{develop[best] >= 0.75 and confirm[best] >= 0.70}")' "$OUT/fluency-check.json"
 fi

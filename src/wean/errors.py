@@ -13,6 +13,6 @@ class UntrustedPlugins(WeanError):
     """A model directory's config names plug-in code that nobody asked to run (``plugins``: the
     files it names that are not imported)."""
 
-    def __init__(self, message: str, plugins: list[str]):
+    def __init__(self, message: str, plugins: tuple[str, ...] = ()):  # a default: pickle passes the message alone
         super().__init__(message)
-        self.plugins = plugins
+        self.plugins = tuple(plugins)

@@ -61,7 +61,7 @@ def starting_model(config: Config, run_directory: Path) -> StartingModel:
         saved = load_assets(directory)
     except UntrustedPlugins as error:  # wean train runs only the plug-ins its own config names
         raise WeanError(f"{key}: {directory} names plug-in code ({', '.join(error.plugins)}) that this run's "
-                        "config does not: name the same files under plugins: in yours") from None
+                        "config does not import: name those files (or copies of them) under plugins: in yours") from None
     for name, before, now in _architecture_and_tokens(saved.config, config):
         difference = _first_difference(before, now, name)
         if difference:
