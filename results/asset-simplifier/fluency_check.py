@@ -14,11 +14,9 @@ fluent output, or one that keeps the meaning, scores above the others) on the sh
 from __future__ import annotations
 
 import argparse
-import json
 from pathlib import Path
 
-from meaning_check import LOW, auc, sheet_outputs
-from score_lines import role_lines
+from meaning_check import LOW, auc, sheets_report, write_report
 
 from wean.data.corpus import LM_SOURCE
 from wean.inference.forced_scores import forced_token_log_probs
@@ -53,16 +51,9 @@ def main() -> None:
     parser.add_argument("--confirm", nargs="+", default=[], help="sheet folders read after the choice")
     parser.add_argument("--out", type=Path, required=True)
     args = parser.parse_args()
-    allowed = set(role_lines("tuning")) | set(role_lines("selection"))
     lm = LoadedModel.from_directory(args.lm)
-    develop = sheet_outputs(args.develop, allowed, SCALES)
-    confirm = {pair: entry for pair, entry in sheet_outputs(args.confirm, allowed, SCALES).items() if pair not in develop}
-    report = {"lm": str(args.lm), "low_if_mean_rating_at_most": LOW,
-              "develop": {"sheets": args.develop, **scored(develop, lm)}}
-    if confirm:
-        report["confirm"] = {"sheets": args.confirm, **scored(confirm, lm)}
-    args.out.write_text(json.dumps(report, indent=1) + "\n")
-    print(json.dumps(report, indent=1))
+    write_report(args.out, {"lm": str(args.lm), "low_if_mean_rating_at_most": LOW,
+                            **sheets_report(args.develop, args.confirm, SCALES, lambda o: scored(o, lm))})
 
 
 if __name__ == "__main__":

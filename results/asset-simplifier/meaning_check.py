@@ -18,6 +18,7 @@ import argparse
 import csv
 import json
 from pathlib import Path
+from typing import Callable
 
 from score_lines import HERE, role_lines
 
@@ -63,6 +64,24 @@ def sheet_outputs(sheets: list[str], allowed: set[int], scales: tuple[str, ...])
     return outputs
 
 
+def sheets_report(develop: list[str], confirm: list[str], scales: tuple[str, ...],
+                  score: Callable[[dict[tuple[int, str], dict]], dict]) -> dict:
+    """``score`` of the rated outputs of the ``develop`` sheets, then of the ``confirm`` sheets'
+    outputs not among them (tuning and selection lines only)."""
+    allowed = set(role_lines("tuning")) | set(role_lines("selection"))
+    developed = sheet_outputs(develop, allowed, scales)
+    confirmed = {pair: entry for pair, entry in sheet_outputs(confirm, allowed, scales).items() if pair not in developed}
+    report = {"develop": {"sheets": develop, **score(developed)}}
+    if confirmed:
+        report["confirm"] = {"sheets": confirm, **score(confirmed)}
+    return report
+
+
+def write_report(path: Path, report: dict) -> None:
+    path.write_text(json.dumps(report, indent=1) + "\n")
+    print(json.dumps(report, indent=1))
+
+
 def auc(kept: list[float], changed: list[float]) -> float:
     """P(a kept meaning's score > a changed one's), ties counted half (Mann-Whitney)."""
     wins = sum((k > c) + 0.5 * (k == c) for k in kept for c in changed)
@@ -101,17 +120,9 @@ def main() -> None:
     parser.add_argument("--channel", type=Path, default=CHANNEL)
     parser.add_argument("--out", type=Path, required=True)
     args = parser.parse_args()
-    allowed = set(role_lines("tuning")) | set(role_lines("selection"))
     channel = LoadedModel.from_directory(args.channel)
-    develop = sheet_outputs(args.develop, allowed, ("adequacy",))
-    confirm = {pair: entry for pair, entry in sheet_outputs(args.confirm, allowed, ("adequacy",)).items()
-               if pair not in develop}
-    report = {"channel": str(args.channel), "changed_if_mean_adequacy_at_most": LOW,
-              "develop": {"sheets": args.develop, **scored(develop, channel)}}
-    if confirm:
-        report["confirm"] = {"sheets": args.confirm, **scored(confirm, channel)}
-    args.out.write_text(json.dumps(report, indent=1) + "\n")
-    print(json.dumps(report, indent=1))
+    write_report(args.out, {"channel": str(args.channel), "changed_if_mean_adequacy_at_most": LOW,
+                            **sheets_report(args.develop, args.confirm, ("adequacy",), lambda o: scored(o, channel))})
 
 
 if __name__ == "__main__":
