@@ -39,14 +39,18 @@ TOOLKITS = ["reference", "wean", "fairseq", "opennmt", "joeynmt"]
 PEERS = ["fairseq", "opennmt", "joeynmt"]
 WARMUP_UPDATES = 20  # start-up and the first updates are left out of the training rate
 SHORTLIST = 1000  # the wean-shortlist row: the 1,000 most frequent target words, each batch's own and their table's
-# wean's decoding modes, by the prefix of their runs' names: fp32 (oneDNN's products, the default),
-# fp32 with PyTorch's own products (wean.models.kernels), int8, the vocabulary shortlist
-WEAN_MODES = {"": [], "blas-": ["--kernels", "blas"], "int8-": ["--quantize", "int8"],
-              "shortlist-": ["--shortlist", str(SHORTLIST)],
+# wean's decoding modes, by the prefix of their runs' names: fp32 with the kernels auto chooses
+# (the default), with oneDNN's and with PyTorch's own products (wean.models.kernels), int8, the
+# vocabulary shortlist
+WEAN_MODES = {"": [], "onednn-": ["--kernels", "onednn"], "blas-": ["--kernels", "blas"],
+              "int8-": ["--quantize", "int8"], "shortlist-": ["--shortlist", str(SHORTLIST)],
               "int8-shortlist-": ["--quantize", "int8", "--shortlist", str(SHORTLIST)]}
-# the decoding-only rows wean's modes fill
-MODE_ROWS = {"wean-blas": "blas-", "wean-int8": "int8-", "wean-shortlist": "shortlist-",
-             "wean-int8-shortlist": "int8-shortlist-"}
+# wean's training runs besides the default's, each in a folder of its own: fixed kernels, bf16
+WEAN_TRAININGS = {"onednn-": ["training.kernels=onednn"], "blas-": ["training.kernels=blas"],
+                  "bf16-": ["training.precision=bf16"]}
+# the rows wean's other modes and trainings fill
+MODE_ROWS = {"wean-onednn": "onednn-", "wean-blas": "blas-", "wean-bf16": "bf16-", "wean-int8": "int8-",
+             "wean-shortlist": "shortlist-", "wean-int8-shortlist": "int8-shortlist-"}
 
 
 # --- what each toolkit runs ----------------------------------------------------------------------
@@ -61,8 +65,8 @@ def substitute(template: Path, target: Path, **values: str) -> Path:
 
 def commands(toolkit: str, data: Path, run: Path, peers: Path) -> dict[str, list[str]]:
     """{'train': argv, 'beam5': argv, 'greedy': argv}, and for wean each decoding run again in each
-    of its other modes (WEAN_MODES: 'int8-beam5', 'shortlist-greedy', ...) and training again with
-    PyTorch's own products ('blas-train')"""
+    of its other modes (WEAN_MODES: 'int8-beam5', 'shortlist-greedy', ...) and training again in
+    each of WEAN_TRAININGS ('blas-train', 'bf16-train', ...)"""
     python = sys.executable  # the environment wean is installed in
     if toolkit == "reference":
         script, model = str(HERE / "reference.py"), str(run / "model.safetensors")
@@ -77,9 +81,10 @@ def commands(toolkit: str, data: Path, run: Path, peers: Path) -> dict[str, list
         for prefix, mode in WEAN_MODES.items():
             for name, beam in (("beam5", "5"), ("greedy", "1")):
                 runs[prefix + name] = decode + ["--beam", beam, *mode, "--out", str(run / f"{prefix}{name}.txt")]
-        # training with PyTorch's own products too, in a folder of its own (the decoding runs read train's model)
-        runs["blas-train"] = [python, script, "train", "--data", str(data), "--run", str(run / "blas"),
-                              "--set", "training.kernels=blas"]
+        # each in a folder of its own: the decoding runs read the default training's model
+        for prefix, settings in WEAN_TRAININGS.items():
+            runs[prefix + "train"] = [python, script, "train", "--data", str(data), "--run", str(run / prefix[:-1]),
+                                      *[item for setting in settings for item in ("--set", setting)]]
         return runs
     bin_dir = peers / toolkit / "bin"
     if toolkit == "fairseq":
@@ -211,6 +216,9 @@ def measured(toolkit: str, name: str, argv: list[str], run: Path, environment: d
         figures["target_tokens_per_s"] = round(sum(w[1] for w in windows) / sum(w[2] for w in windows), 1)
     else:
         figures["sentences_per_s"] = round(1000 / decoding_seconds(toolkit, log), 1)
+    chosen = re.search(r"^kernels (\S+)$", log, re.M)  # wean's: what its products ran with
+    if chosen:
+        figures["kernels"] = chosen[1]
     return figures
 
 
@@ -303,8 +311,10 @@ def summary(runs: list[dict], peaks: list[float], data: Path) -> dict:
 
 
 def table(result: dict) -> str:
-    names = {"reference": "plain PyTorch reference", "wean": "**wean fp32**",
-             "wean-blas": "wean fp32, PyTorch's own products (`kernels: blas`)",
+    names = {"reference": "plain PyTorch reference", "wean": "**wean fp32** (`kernels: auto`, the default)",
+             "wean-onednn": "wean fp32, oneDNN's products (`kernels: onednn`)",
+             "wean-blas": "wean fp32, PyTorch's own operations (`kernels: blas`)",
+             "wean-bf16": "wean bf16 autocast (`training.precision: bf16`, training)",
              "wean-int8": "wean int8 (decoding)",
              "wean-shortlist": f"wean fp32, shortlist {SHORTLIST} (decoding)",
              "wean-int8-shortlist": f"wean int8, shortlist {SHORTLIST} (decoding)",

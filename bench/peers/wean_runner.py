@@ -3,11 +3,12 @@
 
     python bench/peers/wean_runner.py train  --config bench/peers/configs/wean.yaml --data DIR --run DIR
     python bench/peers/wean_runner.py decode --run DIR --data DIR --beam 5 [--quantize int8] [--shortlist N]
-        [--kernels blas]
+        [--kernels auto|onednn|blas]
 
 train: Trainer(config).train(), as `wean train` runs it. The one addition is a timer around each
 update (Trainer._update), so that every 10 updates it prints the window's target tokens and
-seconds: the same measure as the reference's, with no time of wean's own logging in it.
+seconds: the same measure as the reference's, with no time of wean's own logging in it. Both modes
+print the kernels the model computes with (``kernels: auto``, the default, chooses them).
 decode: Generator.generate() on the test sources, forced to 16 decoder steps per sentence; the timer
 covers generate() only (loading excluded), as the peers' own generation timers do. With --shortlist,
 the run's model directory gets its table first (`wean shortlist`'s defaults, from the training pairs,
@@ -23,6 +24,7 @@ from pathlib import Path
 
 def train(args) -> None:
     from wean.config import load_config
+    from wean.models.kernels import kernels_of
     from wean.training import Trainer
 
     args.run.mkdir(parents=True, exist_ok=True)
@@ -30,6 +32,7 @@ def train(args) -> None:
     config_file.write_text(args.config.read_text().replace("@DATA@", str(args.data)).replace("@RUN@", str(args.run)))
     # a run repeated because other processes took CPU replaces the model its first try left
     trainer = Trainer(load_config(config_file, args.set), overwrite=True)
+    print(f"kernels {kernels_of(trainer.model)}", flush=True)
     update = trainer._update
     window = {"tokens": 0, "loss": 0.0, "start": time.perf_counter(), "updates": 0}
 
@@ -61,6 +64,7 @@ def decode(args) -> None:
         make_shortlist_table(args.run / "model")
     generator = Generator.from_directory(args.run / "model", weights=weights, device="cpu",
                                          quantization=args.quantize, kernels=args.kernels)
+    print(f"kernels {generator.kernels}", flush=True)
     sources = (args.data / "test.src").read_text(encoding="utf-8").splitlines()
     if args.shortlist:
         generator.shortlist_table  # read before the timer, as the model is
@@ -81,7 +85,7 @@ def main() -> None:
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE")
     parser.add_argument("--beam", type=int, default=5)
     parser.add_argument("--quantize", default="none", choices=["none", "int8"])
-    parser.add_argument("--kernels", default="onednn", choices=["onednn", "blas"])
+    parser.add_argument("--kernels", default="auto", choices=["auto", "onednn", "blas", "blas-fused"])
     parser.add_argument("--shortlist", type=int, default=0, help="score only this shortlist's words (0: all)")
     parser.add_argument("--out", type=Path)
     args = parser.parse_args()
