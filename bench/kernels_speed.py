@@ -1,4 +1,4 @@
-"""Search with a model's float32 products through oneDNN (``--kernels onednn``, the default)
+"""Search with a model's float32 products through oneDNN (``--kernels onednn``)
 against PyTorch's own products (``--kernels blas``): sentences/s of ``generate`` as a user calls
 it (the model's generation defaults, batches of 32) on the first ``--sentences`` lines,
 interleaved rounds, and how many outputs are the same, over every line of the file.

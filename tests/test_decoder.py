@@ -99,6 +99,22 @@ def test_unrolled_lstm_equals_the_step_path(decoder, word_attention, layers, bri
         assert torch.allclose(unrolled[name], stepped[name], atol=1e-6), name
 
 
+@pytest.mark.parametrize("decoder", ["luong", "bahdanau", "conditional"])
+def test_an_int8_decoders_teacher_forced_path_steps_its_own_lstm(decoder):
+    """An int8 LSTM (wean.inference.quantize) has no float weights to write out: teacher-forced,
+    as forced scores and the kernel choice's measure run it, it takes the step path's function."""
+    from wean.inference.quantize import quantize
+
+    model, source, lengths, previous = model_and_batch(2, "copy" if decoder == "luong" else "zero", "general",
+                                                       decoder=decoder)
+    model = quantize(model.eval(), "int8", torch.device("cpu"))
+    with torch.no_grad():
+        whole = model(source, lengths, previous)
+        queries, attention_maps, _ = step_by_step(model, source, lengths, previous)
+    assert torch.allclose(whole.queries, queries, atol=1e-6)
+    assert torch.allclose(whole.attention, attention_maps, atol=1e-6)
+
+
 def test_dropout_between_layers_is_applied_in_training_only():
     model, source, lengths, previous = model_and_batch(2, "copy", "general")
     model.decoder.rnn.dropout = 0.5

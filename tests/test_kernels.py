@@ -56,8 +56,8 @@ def test_the_onednn_products_gradients_are_pytorchs_up_to_rounding():
     torch.testing.assert_close(x.grad, torch.ones(2, 6, 5) @ leaves[1], rtol=1e-5, atol=1e-5)
 
 
-@needs_onednn
-def test_a_deferred_weight_gradient_is_the_sum_over_a_loops_steps_as_one_product(monkeypatch):
+@pytest.mark.parametrize("fused_kernels", [pytest.param("onednn", marks=needs_onednn), "blas-fused"])
+def test_a_deferred_weight_gradient_is_the_sum_over_a_loops_steps_as_one_product(monkeypatch, fused_kernels):
     """A recurrence h_t = tanh(W [x_t; h_{t-1}] + b) over 5 steps: with the weight's gradient
     deferred, every gradient is autograd's through F.linear, the weight's computed once per
     backward; a second backward of a retained graph gives it again, and a backward to the inputs
@@ -67,10 +67,11 @@ def test_a_deferred_weight_gradient_is_the_sum_over_a_loops_steps_as_one_product
 
     def run(fast):
         x, weight, bias, h = [t.clone().requires_grad_() for t in leaves]
-        deferred = kernels.deferring("onednn", weight) if fast else None
+        deferred = kernels.deferring(fused_kernels, weight) if fast else None
         for x_t in x.unbind(1):
             rows = torch.cat([x_t, h], 1)
-            h = torch.tanh(kernels.linear(rows, weight, bias, "onednn", deferred) if fast else F.linear(rows, weight, bias))
+            h = torch.tanh(kernels.linear(rows, weight, bias, fused_kernels, deferred) if fast
+                           else F.linear(rows, weight, bias))
         loss = (h * torch.arange(6.0)).sum()
         torch.autograd.grad(loss, [x], retain_graph=True)  # through every step, not to the weight
         loss.backward(retain_graph=True)
@@ -87,10 +88,11 @@ def test_a_deferred_weight_gradient_is_the_sum_over_a_loops_steps_as_one_product
     for fast in (fast_first, fast_second):
         for a, b in zip(fast, exact):
             torch.testing.assert_close(a, b, rtol=1e-5, atol=1e-5)
-    # nothing is deferred without a gradient to compute
-    assert kernels.deferring("onednn", leaves[1]) is None
+    # nothing is deferred without a gradient to compute, nor under blas
+    assert kernels.deferring(fused_kernels, leaves[1]) is None
+    assert kernels.deferring("blas", leaves[1].clone().requires_grad_()) is None
     with torch.no_grad():
-        assert kernels.deferring("onednn", leaves[1].clone().requires_grad_()) is None
+        assert kernels.deferring(fused_kernels, leaves[1].clone().requires_grad_()) is None
 
 
 @needs_onednn
@@ -173,11 +175,21 @@ def test_a_trained_model_writes_the_same_outputs_with_either_kernels(model_dir):
         assert [g.text for g in fused.generate(sources, **options)] == expected
 
 
+def test_blas_fused_scores_a_given_target_with_blass_floats(model_dir):
+    """Teacher-forced scoring (forced scores, a channel model's reranking) writes the decoder's
+    LSTM out; without gradients blas-fused computes it as blas does, bit for bit."""
+    blas, fused = load(model_dir, device="cpu", kernels="blas"), load(model_dir, device="cpu", kernels="blas-fused")
+    source, target = torch.randint(4, 20, (3, 7)), torch.randint(4, 20, (3, 6))
+    lengths = torch.full((3,), 7)
+    with torch.no_grad():
+        assert torch.equal(blas.model(source, lengths, target).log_probs, fused.model(source, lengths, target).log_probs)
+
+
 def test_a_reranking_model_is_loaded_with_the_generators_kernels(model_dir):
     from wean.inference import model_scores
 
     sources, _ = reverse_pairs(3, seed=5)
-    for name in ("blas", "onednn"):
+    for name in ("blas", "onednn", "blas-fused"):
         load(model_dir, device="cpu", kernels=name).generate(sources, beam=2, nbest=2,
                                                              rerank=f"channel:{model_dir}=0.5")
         loaded = model_scores._loaded[(model_dir.resolve(), "cpu", name)]
@@ -232,7 +244,11 @@ def test_auto_takes_pytorchs_product_where_onednn_is_absent_without_measuring(mo
 
     monkeypatch.setattr(kernels, "ONEDNN", False)
     monkeypatch.setattr(kernel_choice, "measure", lambda *args: pytest.fail("measured where oneDNN cannot apply"))
-    assert load(model_dir, device="cpu").kernels == "blas"
+    loaded = load(model_dir, device="cpu")
+    assert loaded.kernels == "blas"
+    # training on the CPU in float32 takes PyTorch's products on the fused path; in float64, blas
+    assert kernel_choice.choose_kernels(loaded.model, "training") == "blas-fused"
+    assert kernel_choice.choose_kernels(loaded.model.double(), "training") == "blas"
 
 
 @needs_onednn

@@ -26,7 +26,10 @@ import sys
 import time
 from pathlib import Path
 
+import torch
 import yaml
+
+from wean.models.device import bf16_lstm_supported
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
@@ -45,9 +48,10 @@ SHORTLIST = 1000  # the wean-shortlist row: the 1,000 most frequent target words
 WEAN_MODES = {"": [], "onednn-": ["--kernels", "onednn"], "blas-": ["--kernels", "blas"],
               "int8-": ["--quantize", "int8"], "shortlist-": ["--shortlist", str(SHORTLIST)],
               "int8-shortlist-": ["--quantize", "int8", "--shortlist", str(SHORTLIST)]}
-# wean's training runs besides the default's, each in a folder of its own: fixed kernels, bf16
+# wean's training runs besides the default's, each in a folder of its own: fixed kernels, and bf16
+# where the CPU computes it (AVX-512 BF16 or AMX; wean.training.precision)
 WEAN_TRAININGS = {"onednn-": ["training.kernels=onednn"], "blas-": ["training.kernels=blas"],
-                  "bf16-": ["training.precision=bf16"]}
+                  **({"bf16-": ["training.precision=bf16"]} if bf16_lstm_supported(torch.device("cpu")) else {})}
 # the rows wean's other modes and trainings fill
 MODE_ROWS = {"wean-onednn": "onednn-", "wean-blas": "blas-", "wean-bf16": "bf16-", "wean-int8": "int8-",
              "wean-shortlist": "shortlist-", "wean-int8-shortlist": "int8-shortlist-"}
@@ -211,7 +215,7 @@ def measured(toolkit: str, name: str, argv: list[str], run: Path, environment: d
     if name.endswith("train"):
         windows = [w for w in training_windows(toolkit, log) if w[0] > WARMUP_UPDATES]
         if not windows:
-            raise SystemExit(f"{toolkit}: no training figures in {run / 'train.log'}")
+            raise SystemExit(f"{toolkit}: no training figures in {run / f'{name}.log'}")
         figures["updates_timed"] = len(windows) * 10
         figures["target_tokens_per_s"] = round(sum(w[1] for w in windows) / sum(w[2] for w in windows), 1)
     else:
@@ -227,9 +231,15 @@ def measured(toolkit: str, name: str, argv: list[str], run: Path, environment: d
 def by_round(runs: list[dict], toolkit: str, measure: str) -> dict[int, float]:
     """{round: figure} of one row (``wean-int8``, ``wean-shortlist``: wean's runs in that mode) and
     one measure (train, beam5 or greedy)."""
+    key = "target_tokens_per_s" if measure == "train" else "sentences_per_s"
+    return {round_: figures[key] for round_, figures in row_runs(runs, toolkit, measure).items()}
+
+
+def row_runs(runs: list[dict], toolkit: str, measure: str) -> dict[int, dict]:
+    """{round: the figures of the run} behind one row and measure."""
     source, prefix = ("wean", MODE_ROWS[toolkit]) if toolkit in MODE_ROWS else (toolkit, "")
-    name, key = prefix + measure, "target_tokens_per_s" if measure == "train" else "sentences_per_s"
-    return {r["round"]: r[name][key] for r in runs if r["toolkit"] == source and name in r}
+    name = prefix + measure
+    return {r["round"]: r[name] for r in runs if r["toolkit"] == source and name in r}
 
 
 def corpus_lengths(data: Path) -> dict:
@@ -285,6 +295,9 @@ def summary(runs: list[dict], peaks: list[float], data: Path) -> dict:
             if values:
                 row[measure] = {"median": statistics.median(values), "min": min(values), "max": max(values),
                                 "n": len(values)}
+                kernels = {f["kernels"] for f in row_runs(runs, toolkit, measure).values() if "kernels" in f}
+                if kernels:  # wean's: what its products ran with, per round (auto may differ)
+                    row[measure]["kernels"] = sorted(kernels)
         if row:
             rows[toolkit] = row
     fastest = {}
@@ -330,6 +343,10 @@ def table(result: dict) -> str:
             ratio = f" ({f['vs_fastest_peer']:.2f}x)" if "vs_fastest_peer" in f else ""
             cells.append(f"{f['median']:,.0f}{ratio} [{f['min']:,.0f}–{f['max']:,.0f}] {100 * f['fraction_of_peak']:.1f} %")
         lines.append(f"| {names[toolkit]} | " + " | ".join(cells) + " |")
+    ran = [f"{toolkit} {measure}: {', '.join(f['kernels'])}" for toolkit, row in result["rows"].items()
+           for measure, f in row.items() if "kernels" in f]
+    if ran:
+        lines += ["", "Kernels each wean run computed with: " + "; ".join(ran) + "."]
     return "\n".join(lines) + "\n"
 
 

@@ -3,7 +3,7 @@
 
     python bench/peers/wean_runner.py train  --config bench/peers/configs/wean.yaml --data DIR --run DIR
     python bench/peers/wean_runner.py decode --run DIR --data DIR --beam 5 [--quantize int8] [--shortlist N]
-        [--kernels auto|onednn|blas]
+        [--kernels auto|onednn|blas|blas-fused]
 
 train: Trainer(config).train(), as `wean train` runs it. The one addition is a timer around each
 update (Trainer._update), so that every 10 updates it prints the window's target tokens and
@@ -31,8 +31,10 @@ def train(args) -> None:
     config_file = args.run / "wean.yaml"
     config_file.write_text(args.config.read_text().replace("@DATA@", str(args.data)).replace("@RUN@", str(args.run)))
     # a run repeated because other processes took CPU replaces the model its first try left
-    trainer = Trainer(load_config(config_file, args.set), overwrite=True)
-    print(f"kernels {kernels_of(trainer.model)}", flush=True)
+    config = load_config(config_file, args.set)
+    trainer = Trainer(config, overwrite=True)
+    autocast = "" if config.training.precision == "fp32" else f" under {config.training.precision} autocast"
+    print(f"kernels {kernels_of(trainer.model)}{autocast}", flush=True)
     update = trainer._update
     window = {"tokens": 0, "loss": 0.0, "start": time.perf_counter(), "updates": 0}
 

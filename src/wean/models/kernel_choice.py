@@ -13,7 +13,8 @@ both candidates, is left out), each kernel three times in turn, the median kept.
 in ``kernels.json`` under ``$WEAN_CACHE_DIR`` (else ``$XDG_CACHE_HOME/wean``, else
 ``~/.cache/wean``), keyed by the CPU, PyTorch's version, the kernels' code and this measure's, the threads, the
 batch and the model's shapes. Where oneDNN cannot apply (a PyTorch without it, a GPU, weights
-not float32) the choice is PyTorch's own without measuring. Measuring leaves the model's weights,
+not float32) the choice is PyTorch's own products without measuring (blas-fused in training on
+the CPU in float32, else blas). Measuring leaves the model's weights,
 gradients, mode and the random state as it found them.
 """
 
@@ -65,10 +66,13 @@ def cache_key(model: nn.Module, workload: str, sentences: int = BATCH) -> str:
             f" | {workload} {sentences}x{LENGTH} | {shapes}")
 
 
-def onednn_can_apply(model: nn.Module) -> bool:
+def _float32_on_cpu(model: nn.Module) -> bool:
     parameters = list(model.parameters())
-    return (kernel_module.ONEDNN and torch.backends.mkldnn.enabled and bool(parameters)
-            and all(p.device.type == "cpu" and p.dtype == torch.float32 for p in parameters))
+    return bool(parameters) and all(p.device.type == "cpu" and p.dtype == torch.float32 for p in parameters)
+
+
+def onednn_can_apply(model: nn.Module) -> bool:
+    return kernel_module.ONEDNN and torch.backends.mkldnn.enabled and _float32_on_cpu(model)
 
 
 def _batch(model: nn.Module, sentences: int) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
@@ -123,11 +127,12 @@ def resolved(model: nn.Module, kernels: str, workload: str = "inference") -> str
 
 def choose_kernels(model: nn.Module, workload: str = "inference", sentences: int = BATCH) -> str:
     """Of the workload's CANDIDATES, whichever runs ``model``'s ``workload`` on batches of
-    ``sentences`` faster here (cached, see above); blas where oneDNN cannot apply."""
+    ``sentences`` faster here (cached, see above). Where oneDNN cannot apply, PyTorch's products
+    unmeasured: blas-fused in training on the CPU in float32, else blas."""
     if workload not in WORKLOADS:
         raise ValueError(f"workload {workload!r}: one of {', '.join(WORKLOADS)}")
     if not onednn_can_apply(model):
-        return "blas"
+        return "blas-fused" if workload == "training" and _float32_on_cpu(model) else "blas"
     path, key = cache_path(), cache_key(model, workload, sentences)
     try:
         cache = read_json(path) if path.is_file() else {}

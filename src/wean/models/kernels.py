@@ -24,7 +24,8 @@ MKL's products beat oneDNN's, an update of the peers' model runs about 1.06x fas
 
 Elsewhere (a GPU, float64, under autocast, with ``torch.backends.mkldnn`` off, a PyTorch without
 oneDNN) ``onednn`` falls back to PyTorch's product, and ``blas-fused`` does off the CPU, in float64
-and under autocast. Gradients of gradients are refused.
+and under autocast; the trainer still takes the loss from the logits under both. Gradients of
+gradients are refused.
 """
 
 from __future__ import annotations
@@ -163,15 +164,18 @@ def linear(
     """``F.linear(x, weight, bias)`` computed by ``kernels`` (see the module docstring) where they
     apply; ``deferred`` (made by :func:`deferring` for this ``weight``) then computes the weight's
     gradient."""
+    if not isinstance(kernels, str):
+        raise TypeError(f"kernels: one of {', '.join(k for k in KERNELS if k != 'auto')}, not {kernels!r}")
     if not applies(x, weight, kernels):
         return F.linear(x, weight, bias)
     needs_gradient = torch.is_grad_enabled() and (x.requires_grad or weight.requires_grad
                                                   or (bias is not None and bias.requires_grad))
     if kernels == "blas-fused" and not needs_gradient:  # blas's floats in inference
         return F.linear(x, weight, bias)
-    # oneDNN reads a weight of any other layout (a slice of columns) about a thousand times slower
-    # on two threads; the transposed weight of the input's gradient below is fast
-    weight = weight.contiguous()
+    if kernels == "onednn":
+        # oneDNN reads a weight of any other layout (a slice of columns) about a thousand times
+        # slower on two threads; the transposed weight of the input's gradient below is fast
+        weight = weight.contiguous()
     rows = x.reshape(-1, x.size(-1))
     if not needs_gradient:
         out = _product(rows, weight, bias, kernels)

@@ -57,7 +57,10 @@ class UnrolledLSTM:
         self.weights: list[torch.Tensor] = []  # per layer: the four gates from [input; h], as a linear layer's weight
         self.biases: list[torch.Tensor | None] = []
         self.deferred: list[kernels.DeferredWeightGradient | None] = []
-        self.product_kernels = product_kernels if kernels.applies(known, rnn.weight_hh_l0, product_kernels) else None
+        fused = kernels.applies(known, rnn.weight_hh_l0, product_kernels)
+        if product_kernels == "blas-fused" and not torch.is_grad_enabled():
+            fused = False  # blas's own products (addmm with the bias), float for float
+        self.product_kernels = product_kernels if fused else None
         for layer in range(rnn.num_layers):
             w_ih, w_hh = getattr(rnn, f"weight_ih_l{layer}"), getattr(rnn, f"weight_hh_l{layer}")
             bias = getattr(rnn, f"bias_ih_l{layer}") + getattr(rnn, f"bias_hh_l{layer}")
@@ -143,8 +146,9 @@ class RecurrentDecoder(Decoder):
     ) -> DecoderOutput:
         embedded = self.dropout(self.embedding(previous))
         values = self.source_values(encoded)
+        # an int8 LSTM (wean.inference.quantize) holds no float weights to write out: it steps itself
         unrolled = UnrolledLSTM(self.rnn, embedded, self.training, self.product_kernels) \
-            if previous.size(1) > 1 else None
+            if previous.size(1) > 1 and isinstance(self.rnn, nn.LSTM) else None
         queries, attention, kept = [], [], {}
         with kernels.deferred_weight_gradients(self):
             # split, not [:, t]: the gradient of a slice is a zero tensor of the whole per step
