@@ -1,7 +1,7 @@
 """The training loss's two forms, timed against each other: PyTorch's composition (``log_softmax``
 of the logits, then ``nll_loss`` summed; :func:`wean.training.criterion.cross_entropy`), which
 ``training.kernels: blas`` keeps, and :func:`wean.training.criterion.softmax_cross_entropy`, the
-loss taken from the logits with its gradient in one pass, which ``onednn`` and ``blas-fused`` take. The
+loss taken from the logits with its gradient in one pass, which the oneDNN path takes. The
 composition's backward fills a tokens x vocabulary zero gradient, puts -1 at each target, and
 ``log_softmax``'s backward reads that gradient and the saved log-probabilities to write
 ``grad - exp(out) * sum(grad)``; the one-pass form writes ``exp(out) * s`` and subtracts ``s`` at

@@ -41,7 +41,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--updates", type=int, default=60, help="updates timed, after 10 of warm-up")
     parser.add_argument("--threads", type=int, default=1)
-    parser.add_argument("--kernels", default="auto", choices=("auto", "onednn", "blas", "blas-fused"))
+    parser.add_argument("--kernels", default="auto", choices=("auto", "onednn", "blas"))
     parser.add_argument("--out", type=Path)
     args = parser.parse_args()
     torch.set_num_threads(args.threads)

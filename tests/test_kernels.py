@@ -14,7 +14,7 @@ from wean.cli import main
 from wean.errors import WeanError
 from wean.inference.generator import load
 from wean.models import kernels
-from wean.models.kernels import KernelsLinear, use_kernels
+from wean.models.kernels import OneDNNLinear, use_kernels
 
 needs_onednn = pytest.mark.skipif(not kernels.ONEDNN, reason="this PyTorch has no oneDNN linear")
 
@@ -27,15 +27,15 @@ def test_the_onednn_product_is_the_linear_layers_product_up_to_rounding(shape, w
     x, weight = torch.randn(*shape), torch.randn(40, 16)
     bias = torch.randn(40) if with_bias else None
     with torch.no_grad():
-        product = kernels.linear(x, weight, bias, "onednn")
+        product = kernels.linear(x, weight, bias, onednn=True)
     assert product.shape == F.linear(x, weight, bias).shape
     torch.testing.assert_close(product, F.linear(x, weight, bias), rtol=1e-5, atol=1e-5)
     # strided inputs and weights (slices of wider tensors) are read as their values, not their storage
     wide, wide_weight = torch.randn(7, 32), torch.randn(40, 48)
     with torch.no_grad():
-        torch.testing.assert_close(kernels.linear(wide[:, ::2], weight, bias, "onednn"),
+        torch.testing.assert_close(kernels.linear(wide[:, ::2], weight, bias, onednn=True),
                                    F.linear(wide[:, ::2], weight, bias), rtol=1e-5, atol=1e-5)
-        torch.testing.assert_close(kernels.linear(wide[:, :16], wide_weight[:, 8:24], bias, "onednn"),
+        torch.testing.assert_close(kernels.linear(wide[:, :16], wide_weight[:, 8:24], bias, onednn=True),
                                    F.linear(wide[:, :16], wide_weight[:, 8:24], bias), rtol=1e-5, atol=1e-5)
 
 
@@ -46,18 +46,18 @@ def test_the_onednn_products_gradients_are_pytorchs_up_to_rounding():
     fast = [t.clone().requires_grad_() for t in leaves]
     exact = [t.clone().requires_grad_() for t in leaves]
     upstream = torch.randn(2, 6, 5)
-    (kernels.linear(*fast, "onednn") * upstream).sum().backward()
+    (kernels.linear(*fast, onednn=True) * upstream).sum().backward()
     (F.linear(*exact) * upstream).sum().backward()
     for a, b in zip(fast, exact):
         torch.testing.assert_close(a.grad, b.grad, rtol=1e-5, atol=1e-5)
     # a frozen weight and no bias: only the input's gradient
     x = leaves[0].clone().requires_grad_()
-    kernels.linear(x, leaves[1], None, "onednn").sum().backward()
+    kernels.linear(x, leaves[1], None, onednn=True).sum().backward()
     torch.testing.assert_close(x.grad, torch.ones(2, 6, 5) @ leaves[1], rtol=1e-5, atol=1e-5)
 
 
-@pytest.mark.parametrize("fused_kernels", [pytest.param("onednn", marks=needs_onednn), "blas-fused"])
-def test_a_deferred_weight_gradient_is_the_sum_over_a_loops_steps_as_one_product(monkeypatch, fused_kernels):
+@needs_onednn
+def test_a_deferred_weight_gradient_is_the_sum_over_a_loops_steps_as_one_product(monkeypatch):
     """A recurrence h_t = tanh(W [x_t; h_{t-1}] + b) over 5 steps: with the weight's gradient
     deferred, every gradient is autograd's through F.linear, the weight's computed once per
     backward; a second backward of a retained graph gives it again, and a backward to the inputs
@@ -67,11 +67,10 @@ def test_a_deferred_weight_gradient_is_the_sum_over_a_loops_steps_as_one_product
 
     def run(fast):
         x, weight, bias, h = [t.clone().requires_grad_() for t in leaves]
-        deferred = kernels.deferring(fused_kernels, weight) if fast else None
+        deferred = kernels.deferring(True, weight) if fast else None
         for x_t in x.unbind(1):
             rows = torch.cat([x_t, h], 1)
-            h = torch.tanh(kernels.linear(rows, weight, bias, fused_kernels, deferred) if fast
-                           else F.linear(rows, weight, bias))
+            h = torch.tanh(kernels.linear(rows, weight, bias, True, deferred) if fast else F.linear(rows, weight, bias))
         loss = (h * torch.arange(6.0)).sum()
         torch.autograd.grad(loss, [x], retain_graph=True)  # through every step, not to the weight
         loss.backward(retain_graph=True)
@@ -88,17 +87,16 @@ def test_a_deferred_weight_gradient_is_the_sum_over_a_loops_steps_as_one_product
     for fast in (fast_first, fast_second):
         for a, b in zip(fast, exact):
             torch.testing.assert_close(a, b, rtol=1e-5, atol=1e-5)
-    # nothing is deferred without a gradient to compute, nor under blas
-    assert kernels.deferring(fused_kernels, leaves[1]) is None
-    assert kernels.deferring("blas", leaves[1].clone().requires_grad_()) is None
+    # nothing is deferred without a gradient to compute
+    assert kernels.deferring(True, leaves[1]) is None
     with torch.no_grad():
-        assert kernels.deferring(fused_kernels, leaves[1].clone().requires_grad_()) is None
+        assert kernels.deferring(True, leaves[1].clone().requires_grad_()) is None
 
 
 @needs_onednn
 def test_a_gradient_of_the_onednn_products_gradient_is_refused_not_wrong():
     x, weight = torch.randn(3, 4, requires_grad=True), torch.randn(2, 4, requires_grad=True)
-    (grad,) = torch.autograd.grad(kernels.linear(x, weight, None, "onednn").sum(), x, create_graph=True)
+    (grad,) = torch.autograd.grad(kernels.linear(x, weight, None, onednn=True).sum(), x, create_graph=True)
     with pytest.raises(RuntimeError):
         grad.sum().backward()
 
@@ -108,41 +106,20 @@ def test_blas_float64_and_autocast_take_pytorchs_own_product_bit_for_bit():
     torch.manual_seed(0)
     x, weight, bias = torch.randn(6, 8), torch.randn(5, 8), torch.randn(5)
     with torch.no_grad():
-        assert torch.equal(kernels.linear(x, weight, bias, "blas"), F.linear(x, weight, bias))
-        assert torch.equal(kernels.linear(x.double(), weight.double(), bias.double(), "onednn"),
+        assert torch.equal(kernels.linear(x, weight, bias, onednn=False), F.linear(x, weight, bias))
+        assert torch.equal(kernels.linear(x.double(), weight.double(), bias.double(), onednn=True),
                            F.linear(x.double(), weight.double(), bias.double()))
         with torch.autocast("cpu", dtype=torch.bfloat16):
-            assert kernels.linear(x, weight, bias, "onednn").dtype == torch.bfloat16
+            assert kernels.linear(x, weight, bias, onednn=True).dtype == torch.bfloat16
         with torch.backends.mkldnn.flags(enabled=False):
-            assert torch.equal(kernels.linear(x, weight, bias, "onednn"), F.linear(x, weight, bias))
-
-
-def test_blas_fused_is_pytorchs_product_in_inference_and_its_gradients_in_training(monkeypatch):
-    """blas-fused: PyTorch's own products on the fused training path, with or without oneDNN;
-    without gradients, F.linear bit for bit (blas's floats)."""
-    monkeypatch.setattr(kernels, "ONEDNN", False)
-    torch.manual_seed(0)
-    leaves = [torch.randn(2, 6, 8), torch.randn(5, 8), torch.randn(5)]
-    with torch.no_grad():
-        assert torch.equal(kernels.linear(*leaves, "blas-fused"), F.linear(*leaves))
-    fused = [t.clone().requires_grad_() for t in leaves]
-    exact = [t.clone().requires_grad_() for t in leaves]
-    upstream = torch.randn(2, 6, 5)
-    out = kernels.linear(*fused, "blas-fused")
-    assert type(out.grad_fn.next_functions[0][0]).__name__ == "_LinearFunctionBackward"  # not F.linear's
-    (out * upstream).sum().backward()
-    (F.linear(*exact) * upstream).sum().backward()
-    for a, b in zip(fused, exact):
-        torch.testing.assert_close(a.grad, b.grad, rtol=1e-5, atol=1e-5)
-    assert kernels.deferring("blas-fused", fused[1]) is not None
-    assert kernels.deferring("blas", fused[1]) is None
+            assert torch.equal(kernels.linear(x, weight, bias, onednn=True), F.linear(x, weight, bias))
 
 
 def test_use_kernels_swaps_linear_layers_both_ways_and_keeps_their_weights():
     model = nn.Sequential(nn.Linear(4, 3), nn.ReLU(), nn.Linear(3, 2))
     keys = list(model.state_dict())
     use_kernels(model, "onednn")
-    assert [type(m) for m in model] == [KernelsLinear, nn.ReLU, KernelsLinear]
+    assert [type(m) for m in model] == [OneDNNLinear, nn.ReLU, OneDNNLinear]
     assert list(model.state_dict()) == keys
     x = torch.randn(5, 4)
     with torch.no_grad():
@@ -150,51 +127,31 @@ def test_use_kernels_swaps_linear_layers_both_ways_and_keeps_their_weights():
         use_kernels(model, "blas")
         assert [type(m) for m in model] == [nn.Linear, nn.ReLU, nn.Linear]
         torch.testing.assert_close(fast, model(x), rtol=1e-5, atol=1e-6)
-        use_kernels(model, "blas-fused")
-        assert [type(m) for m in model] == [KernelsLinear, nn.ReLU, KernelsLinear]
-        assert kernels.kernels_of(model) == "blas-fused" and model[0].kernels == "blas-fused"
-        fused = model(x)
-        use_kernels(model, "blas")
-        assert torch.equal(fused, model(x))  # blas's floats in inference
-        assert kernels.kernels_of(model) == "blas" and "kernels" not in vars(model[0])
-    with pytest.raises(WeanError, match="--kernels 'fast': choose one of onednn, blas, blas-fused"):
+    with pytest.raises(WeanError, match="--kernels 'fast': choose one of onednn, blas"):
         use_kernels(model, "fast")
 
 
 def test_a_trained_model_writes_the_same_outputs_with_either_kernels(model_dir):
     blas, onednn = load(model_dir, device="cpu", kernels="blas"), load(model_dir, device="cpu", kernels="onednn")
-    fused = load(model_dir, device="cpu", kernels="blas-fused")
-    assert onednn.kernels == "onednn" and blas.kernels == "blas" and fused.kernels == "blas-fused"
-    assert isinstance(onednn.model.output_layer.projection, KernelsLinear)
+    assert onednn.kernels == "onednn" and blas.kernels == "blas"
+    assert isinstance(onednn.model.output_layer.projection, OneDNNLinear)
     assert type(blas.model.output_layer.projection) is nn.Linear
-    assert onednn.model.output_layer.product_kernels == "onednn" and blas.model.output_layer.product_kernels == "blas"
+    assert onednn.model.output_layer.onednn_products and not blas.model.output_layer.onednn_products
     sources, _ = reverse_pairs(60, seed=11)
     for options in ({"beam": 4}, {"beam": 1}, {"beam": 4, "nbest": 3}):
-        expected = [g.text for g in blas.generate(sources, **options)]
-        assert [g.text for g in onednn.generate(sources, **options)] == expected
-        assert [g.text for g in fused.generate(sources, **options)] == expected
-
-
-def test_blas_fused_scores_a_given_target_with_blass_floats(model_dir):
-    """Teacher-forced scoring (forced scores, a channel model's reranking) writes the decoder's
-    LSTM out; without gradients blas-fused computes it as blas does, bit for bit."""
-    blas, fused = load(model_dir, device="cpu", kernels="blas"), load(model_dir, device="cpu", kernels="blas-fused")
-    source, target = torch.randint(4, 20, (3, 7)), torch.randint(4, 20, (3, 6))
-    lengths = torch.full((3,), 7)
-    with torch.no_grad():
-        assert torch.equal(blas.model(source, lengths, target).log_probs, fused.model(source, lengths, target).log_probs)
+        assert [g.text for g in blas.generate(sources, **options)] == [g.text for g in onednn.generate(sources, **options)]
 
 
 def test_a_reranking_model_is_loaded_with_the_generators_kernels(model_dir):
     from wean.inference import model_scores
 
     sources, _ = reverse_pairs(3, seed=5)
-    for name in ("blas", "onednn", "blas-fused"):
+    for name in ("blas", "onednn"):
         load(model_dir, device="cpu", kernels=name).generate(sources, beam=2, nbest=2,
                                                              rerank=f"channel:{model_dir}=0.5")
         loaded = model_scores._loaded[(model_dir.resolve(), "cpu", name)]
         assert loaded.kernels == name
-        assert loaded.model.output_layer.product_kernels == name
+        assert loaded.model.output_layer.onednn_products == (name == "onednn")
 
 
 @needs_onednn
@@ -203,7 +160,7 @@ def test_the_wean_output_layer_scores_through_the_kernels_it_is_given(monkeypatc
     whether oneDNN's product is called (whether the floats then differ depends on the CPU)."""
     simplifier = load(device="cpu", kernels="onednn")
     layer = simplifier.model.output_layer.vocabulary  # the WEAN layer the pointer-generator copies beside
-    assert layer.product_kernels == "onednn"
+    assert layer.onednn_products
     calls, product = [], kernels._product
     monkeypatch.setattr(kernels, "_product", lambda *args: calls.append(args) or product(*args))
     queries = torch.randn(3, layer.embedding.embedding_dim)
@@ -211,7 +168,7 @@ def test_the_wean_output_layer_scores_through_the_kernels_it_is_given(monkeypatc
         fast = layer(queries)
         assert len(calls) == 1
         use_kernels(simplifier.model, "blas")
-        assert layer.product_kernels == "blas"
+        assert not layer.onednn_products
         exact = layer(queries)
         assert len(calls) == 1
     torch.testing.assert_close(fast, exact, rtol=1e-4, atol=1e-4)
@@ -244,11 +201,7 @@ def test_auto_takes_pytorchs_product_where_onednn_is_absent_without_measuring(mo
 
     monkeypatch.setattr(kernels, "ONEDNN", False)
     monkeypatch.setattr(kernel_choice, "measure", lambda *args: pytest.fail("measured where oneDNN cannot apply"))
-    loaded = load(model_dir, device="cpu")
-    assert loaded.kernels == "blas"
-    # training on the CPU in float32 takes PyTorch's products on the fused path; in float64, blas
-    assert kernel_choice.choose_kernels(loaded.model, "training") == "blas-fused"
-    assert kernel_choice.choose_kernels(loaded.model.double(), "training") == "blas"
+    assert load(model_dir, device="cpu").kernels == "blas"
 
 
 @needs_onednn
@@ -275,8 +228,8 @@ def test_auto_measures_once_keeps_the_choice_and_leaves_the_model_as_it_was(mode
     model.train()
     before = {name: p.detach().clone() for name, p in model.named_parameters()}
     rng = torch.get_rng_state()
-    seconds = kernel_choice.measure(model, "training")  # the candidates that share the fused training path
-    assert set(seconds) == {"onednn", "blas-fused"} and all(value > 0 for value in seconds.values())
+    seconds = kernel_choice.measure(model, "training")
+    assert set(seconds) == {"onednn", "blas"} and all(value > 0 for value in seconds.values())
     assert torch.equal(torch.get_rng_state(), rng) and model.training and kernels.kernels_of(model) == "blas"
     assert all(torch.equal(p, before[name]) and p.grad is None for name, p in model.named_parameters())
 
@@ -289,12 +242,10 @@ def test_a_training_run_keeps_the_kernels_auto_chose_for_its_resumes(tmp_path, m
     data = write_corpus(tmp_path / "data", train=40, valid=8)
     measured = []
     monkeypatch.setattr(kernel_choice, "measure",
-                        lambda model, workload, sentences: measured.append(sentences) or {"onednn": 2.0, "blas-fused": 1.0})
+                        lambda model, workload, sentences: measured.append(sentences) or {"onednn": 2.0, "blas": 1.0})
     config = tiny_config(data, tmp_path / "run", max_updates=2, batch_size=24, kernels="auto")
-    trained = Trainer(config)
-    assert trained.criterion.loss_from_logits and kernels.kernels_of(trained.model) == "blas-fused"
-    trained.train()
-    assert json.loads((tmp_path / "run" / "kernels.json").read_text()) == {"kernels": "blas-fused"}
+    Trainer(config).train()
+    assert json.loads((tmp_path / "run" / "kernels.json").read_text()) == {"kernels": "blas"}
     # measured on batches as large as the run's: 24 sentences, or what 100 tokens hold in sentences of 20
     Trainer(tiny_config(data, tmp_path / "tokens", max_updates=1, batch_size=24, batch_tokens=100, kernels="auto"))
     assert measured == [24, 5]
@@ -303,6 +254,6 @@ def test_a_training_run_keeps_the_kernels_auto_chose_for_its_resumes(tmp_path, m
                            distributed=SimpleNamespace(world_size=4))
     assert Trainer._sentences_per_batch(four) == 6
     # a resume takes the run's own choice, whatever measuring would say now
-    monkeypatch.setattr(kernel_choice, "measure", lambda model, workload, sentences: {"onednn": 1.0, "blas-fused": 2.0})
+    monkeypatch.setattr(kernel_choice, "measure", lambda model, workload, sentences: {"onednn": 1.0, "blas": 2.0})
     resumed = Trainer(tiny_config(data, tmp_path / "run", max_updates=3, kernels="auto"), resume=True)
-    assert kernels.kernels_of(resumed.model) == "blas-fused"
+    assert kernels.kernels_of(resumed.model) == "blas"

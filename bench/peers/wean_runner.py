@@ -3,7 +3,7 @@
 
     python bench/peers/wean_runner.py train  --config bench/peers/configs/wean.yaml --data DIR --run DIR
     python bench/peers/wean_runner.py decode --run DIR --data DIR --beam 5 [--quantize int8] [--shortlist N]
-        [--kernels auto|onednn|blas|blas-fused]
+        [--kernels auto|onednn|blas]
 
 train: Trainer(config).train(), as `wean train` runs it. The one addition is a timer around each
 update (Trainer._update), so that every 10 updates it prints the window's target tokens and
@@ -87,7 +87,7 @@ def main() -> None:
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE")
     parser.add_argument("--beam", type=int, default=5)
     parser.add_argument("--quantize", default="none", choices=["none", "int8"])
-    parser.add_argument("--kernels", default="auto", choices=["auto", "onednn", "blas", "blas-fused"])
+    parser.add_argument("--kernels", default="auto", choices=["auto", "onednn", "blas"])
     parser.add_argument("--shortlist", type=int, default=0, help="score only this shortlist's words (0: all)")
     parser.add_argument("--out", type=Path)
     args = parser.parse_args()

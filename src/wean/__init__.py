@@ -11,9 +11,8 @@ def load(directory=None, device="auto", quantization="none", kernels="auto", tru
         print(wean.load().generate(["A sentence that is rather too complicated."])[0].text)
 
     ``device``: auto (the GPU if PyTorch sees one), cpu or cuda; ``quantization``: none or int8;
-    ``kernels``: onednn or blas (blas-fused: blas in inference), what computes the float32 products
-    (see :mod:`wean.models.kernels`); auto, the faster of the two for this model here, measured once
-    (:mod:`wean.models.kernel_choice`).
+    ``kernels``: onednn or blas, what computes the float32 products (see :mod:`wean.models.kernels`);
+    auto, the faster of the two for this model here, measured once (:mod:`wean.models.kernel_choice`).
     ``trust_plugins``: run the plug-in code a model directory's config names (see
     :func:`wean.inference.generator.load`); without it such a directory is refused.
     """

@@ -178,9 +178,9 @@ def add_product_options(parser: argparse.ArgumentParser) -> None:
                         "outputs slightly different (default: none)")
     parser.add_argument("--kernels", choices=KERNELS, default="auto",
                         help="what computes the float32 products in inference: onednn, blas (PyTorch's own "
-                        "product; blas-fused is the same in inference), or auto, the faster of onednn and blas "
-                        "for this model on this machine, measured once and cached (default: auto); the last "
-                        "bits of a score may differ between them")
+                        "product, what training.kernels: blas trains with), or auto, the faster of the two for "
+                        "this model on this machine, measured once and cached (default: auto); the last bits of "
+                        "a score may differ between them")
 
 
 def labels(text: str | None, count: int, what: str) -> list[str] | None:

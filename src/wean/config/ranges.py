@@ -13,7 +13,7 @@ from wean.errors import WeanError
 DEVICES = ("auto", "cpu", "cuda")
 # what computes the float32 products (wean/models/kernels.py); auto: the faster here, measured
 # once per model (wean/models/kernel_choice.py)
-KERNELS = ("auto", "onednn", "blas", "blas-fused")
+KERNELS = ("auto", "onednn", "blas")
 QUANTIZATIONS = ("none", "int8")  # the weights inference runs with (wean/inference/quantize.py)
 
 # the keys whose value is one of a few names, wherever the config's section has them

@@ -194,11 +194,9 @@ class TrainingConfig:
     # the CPU has AVX-512 BF16 or AMX, or on a recent GPU; fp16 likewise in float16, on CUDA only,
     # with a gradient scaler (wean/training/precision.py)
     precision: str = "fp32"
-    # auto | onednn | blas | blas-fused: the CPU's float32 products through oneDNN or PyTorch's
-    # own (blas: autograd's own gradients, the floats the tables' runs keep; blas-fused and onednn:
-    # the weights' gradients of a decoder loop as one product and the loss from the logits;
-    # wean/models/kernels.py); auto: the faster of onednn and blas-fused for this model on this
-    # machine, measured when the run starts and kept for its resumes (kernels.json)
+    # auto | onednn | blas: the CPU's float32 products through oneDNN or PyTorch's own (whose
+    # floats the tables' runs keep; wean/models/kernels.py); auto: the faster of the two for this
+    # model on this machine, measured when the run starts and kept for its resumes (kernels.json)
     kernels: str = "auto"
     device: str = "auto"  # auto | cpu | cuda: auto takes the GPU when PyTorch sees one
     # several processes (torchrun): seconds one waits for the others, to join and while rank 0

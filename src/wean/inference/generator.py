@@ -231,7 +231,7 @@ def load(directory: str | Path | Sequence[str | Path] | None = None, device: str
     (same vocabularies), as is one directory that carries an ensemble (``generation.ensemble``).
     ``device``: auto (the GPU if there is one) | cpu | cuda.
     ``quantization``: none | int8 (int8 weights for the LSTM and linear layers, on the CPU).
-    ``kernels``: onednn | blas | blas-fused (blas in inference) | auto, what computes the float32 products in inference
+    ``kernels``: onednn | blas | auto, what computes the float32 products in inference
     (:mod:`wean.models.kernels`; auto: :mod:`wean.models.kernel_choice`).
     A model directory is data: plug-in code its config names runs only with ``trust_plugins``
     (or once the caller has imported those files with :func:`wean.registry.load_plugins`)."""

@@ -51,8 +51,7 @@ class LoadedModel:
         quantization: str = "none", trust_plugins: bool = False, kernels: str = "auto",
     ) -> "LoadedModel":
         """``quantization``: none, or int8 (CPU only; see :mod:`wean.inference.quantize`). ``kernels``:
-        onednn or blas (blas-fused: blas in inference), what computes the float32 products
-        (:mod:`wean.models.kernels`); auto: the
+        onednn or blas, what computes the float32 products (:mod:`wean.models.kernels`); auto: the
         faster of the two for this model here (:mod:`wean.models.kernel_choice`). Several
         directories, or one whose config names ``generation.ensemble``: their models as one
         ensemble (:mod:`wean.inference.ensemble`), with the first one's tokenizer, configuration and

@@ -105,11 +105,11 @@ class Shortlist:
     # (as the layer computes its full product: the same logits over these words)
     prepacked_int8: object | None = None
     excluded: torch.Tensor | None = None  # (n,) positions that score -inf whatever the query
-    product_kernels: str = "blas"  # what computes the product (wean.models.kernels), as for the layer's own
+    onednn: bool = False  # the product's kernels (wean.models.kernels), as the layer's own
 
     def logits(self, queries: torch.Tensor) -> torch.Tensor:
         if self.prepacked_int8 is None:
-            logits = kernels.linear(queries, self.keys, self.bias, self.product_kernels)
+            logits = kernels.linear(queries, self.keys, self.bias, self.onednn)
         else:
             logits = torch.ops.quantized.linear_dynamic(queries, self.prepacked_int8, reduce_range=True)
         return logits if self.excluded is None else logits.index_fill_(-1, self.excluded, float("-inf"))
@@ -261,13 +261,13 @@ class OutputLayer(Component):
     vocabulary an extended id (:mod:`wean.data.copy_vocabulary`). A layer that multiplies by a
     submodule's weight tensor itself (not by calling the submodule) sets ``reads_weights``, so that
     int8 quantization (:mod:`wean.inference.quantize`) leaves its submodules in float32, and computes that
-    product with :func:`wean.models.kernels.linear` under ``product_kernels`` (which
+    product with :func:`wean.models.kernels.linear` under ``onednn_products`` (which
     :func:`wean.models.kernels.use_kernels` sets)."""
 
     reads_source = False
     copies_source = False
     reads_weights = False
-    product_kernels = "blas"
+    onednn_products = False
 
     @classmethod
     def build(cls, config, embedding: nn.Embedding, hidden_size: int, vocabulary_size: int) -> "OutputLayer":

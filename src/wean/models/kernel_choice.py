@@ -1,20 +1,18 @@
 """``kernels: auto`` (the default): the faster of oneDNN's and PyTorch's float32 products for one
 model on this machine, measured rather than guessed from the CPU's vendor. On a 2-core AMD EPYC
-oneDNN won beam search by 1.25x; on a 2-core Xeon with AMX PyTorch's own products won by 1.08x
-(results/bench-peers-kernels, results/bench-peers-xeon; issue 94). In inference the candidates
-are onednn and blas; in training onednn and blas-fused, which share the training path (the
-weights' gradients deferred, the loss from the logits) and differ only in the products.
+oneDNN won beam search by 1.25x; on a 2-core Xeon with AMX PyTorch's own products won it by
+1.05-1.08x and training by 1.05x (results/bench-peers-kernels, results/bench-peers-xeon; issue 94).
 
 The measure is the model's own work: a teacher-forced batch of sentences of 20 tokens (16 for
 inference; for training, as many as a training batch holds, since the decoder's per-step products
 grow with it) through the whole model, forward only for inference, forward and backward for
-training (the mean log-probability's gradient; the loss from the logits, the same code under
-both candidates, is left out), each kernel three times in turn, the median kept. It takes a second or two for the models here and is done once: the choice is cached
+training (the mean log-probability's gradient under both: the loss from the logits, which only
+the oneDNN path takes in training, is not credited to it), each kernel three times in turn, the
+median kept. It takes a second or two for the models here and is done once: the choice is cached
 in ``kernels.json`` under ``$WEAN_CACHE_DIR`` (else ``$XDG_CACHE_HOME/wean``, else
-``~/.cache/wean``), keyed by the CPU, PyTorch's version, the kernels' code and this measure's, the threads, the
+``~/.cache/wean``), keyed by the CPU, PyTorch's version, the kernels' own code, the threads, the
 batch and the model's shapes. Where oneDNN cannot apply (a PyTorch without it, a GPU, weights
-not float32) the choice is PyTorch's own products without measuring (blas-fused in training on
-the CPU in float32, else blas). Measuring leaves the model's weights,
+not float32) the choice is PyTorch's own without measuring. Measuring leaves the model's weights,
 gradients, mode and the random state as it found them.
 """
 
@@ -34,9 +32,7 @@ from wean.errors import WeanError
 from wean.models import kernels as kernel_module
 from wean.textio import atomic_write_json, read_json
 
-# the kernels each workload chooses between (blas-fused is blas in inference)
-CANDIDATES = {"inference": ("onednn", "blas"), "training": ("onednn", "blas-fused")}
-WORKLOADS = tuple(CANDIDATES)
+WORKLOADS = ("inference", "training")
 ROUNDS = 3
 BATCH, LENGTH = 16, 20
 
@@ -61,18 +57,15 @@ def _cpu_model() -> str:
 def cache_key(model: nn.Module, workload: str, sentences: int = BATCH) -> str:
     shapes = hashlib.sha256(json.dumps([[name, list(parameter.shape)] for name, parameter in model.named_parameters()])
                             .encode()).hexdigest()[:16]
-    code = hashlib.sha256(Path(kernel_module.__file__).read_bytes() + Path(__file__).read_bytes()).hexdigest()[:12]
+    code = hashlib.sha256(Path(kernel_module.__file__).read_bytes()).hexdigest()[:12]
     return (f"{_cpu_model()} | torch {torch.__version__} | kernels {code} | {torch.get_num_threads()} threads"
             f" | {workload} {sentences}x{LENGTH} | {shapes}")
 
 
-def _float32_on_cpu(model: nn.Module) -> bool:
-    parameters = list(model.parameters())
-    return bool(parameters) and all(p.device.type == "cpu" and p.dtype == torch.float32 for p in parameters)
-
-
 def onednn_can_apply(model: nn.Module) -> bool:
-    return kernel_module.ONEDNN and torch.backends.mkldnn.enabled and _float32_on_cpu(model)
+    parameters = list(model.parameters())
+    return (kernel_module.ONEDNN and torch.backends.mkldnn.enabled and bool(parameters)
+            and all(p.device.type == "cpu" and p.dtype == torch.float32 for p in parameters))
 
 
 def _batch(model: nn.Module, sentences: int) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
@@ -102,7 +95,7 @@ def measure(model: nn.Module, workload: str, sentences: int = BATCH) -> dict[str
     grads = {name: p.grad for name, p in model.named_parameters()}
     model.train(workload == "training")
     batch = _batch(model, sentences)
-    times: dict[str, list[float]] = {kernels: [] for kernels in CANDIDATES[workload]}
+    times: dict[str, list[float]] = {"onednn": [], "blas": []}
     try:
         for kernels in times:  # one warm-up each: first calls allocate and pick their code paths
             kernel_module.use_kernels(model, kernels)
@@ -121,18 +114,17 @@ def measure(model: nn.Module, workload: str, sentences: int = BATCH) -> dict[str
 
 
 def resolved(model: nn.Module, kernels: str, workload: str = "inference") -> str:
-    """``kernels`` with ``auto`` chosen for ``model``'s ``workload`` here, the others as they are."""
+    """``kernels`` as onednn or blas: ``auto`` chosen for ``model`` here, the others as they are."""
     return choose_kernels(model, workload) if kernels == "auto" else kernels
 
 
 def choose_kernels(model: nn.Module, workload: str = "inference", sentences: int = BATCH) -> str:
-    """Of the workload's CANDIDATES, whichever runs ``model``'s ``workload`` on batches of
-    ``sentences`` faster here (cached, see above). Where oneDNN cannot apply, PyTorch's products
-    unmeasured: blas-fused in training on the CPU in float32, else blas."""
+    """onednn or blas, whichever runs ``model``'s ``workload`` on batches of ``sentences`` faster
+    here (cached, see above)."""
     if workload not in WORKLOADS:
         raise ValueError(f"workload {workload!r}: one of {', '.join(WORKLOADS)}")
     if not onednn_can_apply(model):
-        return "blas-fused" if workload == "training" and _float32_on_cpu(model) else "blas"
+        return "blas"
     path, key = cache_path(), cache_key(model, workload, sentences)
     try:
         cache = read_json(path) if path.is_file() else {}
@@ -140,7 +132,7 @@ def choose_kernels(model: nn.Module, workload: str = "inference", sentences: int
         cache = {}
     if not isinstance(cache, dict):
         cache = {}
-    if isinstance(cache.get(key), dict) and cache[key].get("kernels") in CANDIDATES[workload]:
+    if isinstance(cache.get(key), dict) and cache[key].get("kernels") in ("onednn", "blas"):
         return cache[key]["kernels"]
     seconds = measure(model, workload, sentences)
     chosen = min(seconds, key=seconds.get)

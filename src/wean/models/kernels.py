@@ -1,8 +1,7 @@
 """Which kernels compute a model's float32 matrix products on the CPU (``--kernels`` in
-inference, ``training.kernels`` in training; the default, ``auto``, measures which is faster for
-a model here: :mod:`wean.models.kernel_choice`).
+inference, ``training.kernels`` in training).
 
-``onednn``: the products of every linear layer, of the output layer over the
+``onednn`` (the default): the products of every linear layer, of the output layer over the
 vocabulary and of the decoder's LSTM written out in training go through oneDNN's linear
 (``torch.ops.mkldnn._linear_pointwise``, PyTorch's own binding of it). PyTorch's eager product
 calls MKL's sgemm, which on the AMD CPUs measured here runs an output layer's product at about 55
@@ -15,17 +14,10 @@ taken from the logits in one step (wean.training.criterion), an update of the pe
 results differ in their last bits (a few 1e-6 on logits of about ±1): in search an output can
 change only where two hypotheses tie that closely: none of the TurkCorpus and WikiSmall test
 outputs of the simplifier measured in results/bench-kernels does.
-``blas``: PyTorch's own products and autograd's own gradients, the floats of the tables' runs
-(results/lib/converge.yaml).
-``blas-fused``: PyTorch's own products on onednn's training path (the weights' gradients deferred,
-the loss taken from the logits, each the same up to rounding). On a 2-core Xeon with AMX, where
-MKL's products beat oneDNN's, an update of the peers' model runs about 1.06x faster than under
-``blas`` (results/bench-peers-xeon). In inference it is ``blas``, float for float.
+``blas``: PyTorch's own products, the floats of the tables' runs (results/lib/converge.yaml).
 
 Elsewhere (a GPU, float64, under autocast, with ``torch.backends.mkldnn`` off, a PyTorch without
-oneDNN) ``onednn`` falls back to PyTorch's product, and ``blas-fused`` does off the CPU, in float64
-and under autocast; the trainer still takes the loss from the logits under both. Gradients of
-gradients are refused.
+oneDNN) ``onednn`` falls back to PyTorch's product. Gradients of gradients are refused.
 """
 
 from __future__ import annotations
@@ -54,42 +46,33 @@ def _autocast_on_cpu() -> bool:
         return torch.is_autocast_cpu_enabled()
 
 
-FUSED = ("onednn", "blas-fused")  # the kernels that take the training path of this module's functions
+def applies(x: torch.Tensor, weight: torch.Tensor, onednn: bool) -> bool:
+    """Whether oneDNN computes ``x``'s product with ``weight`` when ``onednn`` asks for it."""
+    return (onednn and ONEDNN and torch.backends.mkldnn.enabled and x.device.type == "cpu"
+            and x.dtype == torch.float32 and weight.dtype == torch.float32 and not _autocast_on_cpu())
 
 
-def applies(x: torch.Tensor, weight: torch.Tensor, kernels: str) -> bool:
-    """Whether ``kernels`` computes ``x``'s product with ``weight`` by this module's functions
-    (oneDNN's product, or the fused training path) rather than by ``F.linear``."""
-    if kernels not in FUSED or x.device.type != "cpu" or _autocast_on_cpu():
-        return False
-    if x.dtype != torch.float32 or weight.dtype != torch.float32:
-        return False
-    return kernels == "blas-fused" or (ONEDNN and torch.backends.mkldnn.enabled)
+def _product(rows: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | None) -> torch.Tensor:
+    return torch.ops.mkldnn._linear_pointwise(rows, weight, bias, "none", [], "")
 
 
-def _product(rows: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | None, kernels: str) -> torch.Tensor:
-    if kernels == "onednn":
-        return torch.ops.mkldnn._linear_pointwise(rows, weight, bias, "none", [], "")
-    return rows.mm(weight.t()) if bias is None else torch.addmm(bias, rows, weight.t())
-
-
-class _LinearFunction(torch.autograd.Function):
-    """rows (N, K) x weight (M, K)^T + bias, its input's gradient by the same kernels."""
+class _OneDNNLinearFunction(torch.autograd.Function):
+    """rows (N, K) x weight (M, K)^T + bias, its input's gradient through oneDNN as well."""
 
     @staticmethod
-    def forward(ctx, rows, weight, bias, kernels):
+    def forward(ctx, rows, weight, bias):
         ctx.save_for_backward(rows, weight)
-        ctx.has_bias, ctx.kernels = bias is not None, kernels
-        return _product(rows, weight, bias, kernels)
+        ctx.has_bias = bias is not None
+        return _product(rows, weight, bias)
 
     @staticmethod
     @torch.autograd.function.once_differentiable  # oneDNN's product has no derivative of its own
     def backward(ctx, grad):
         rows, weight = ctx.saved_tensors
-        grad_rows = _product(grad, weight.t(), None, ctx.kernels) if ctx.needs_input_grad[0] else None
+        grad_rows = _product(grad, weight.t(), None) if ctx.needs_input_grad[0] else None
         grad_weight = grad.t().mm(rows) if ctx.needs_input_grad[1] else None
         grad_bias = grad.sum(0) if ctx.has_bias and ctx.needs_input_grad[2] else None
-        return grad_rows, grad_weight, grad_bias, None
+        return grad_rows, grad_weight, grad_bias
 
 
 class DeferredWeightGradient:
@@ -138,81 +121,73 @@ class _WeightGradientAnchor(torch.autograd.Function):
 
 
 class _DeferredLinearFunction(torch.autograd.Function):
-    """:class:`_LinearFunction` whose weight's gradient a DeferredWeightGradient computes."""
+    """:class:`_OneDNNLinearFunction` whose weight's gradient a DeferredWeightGradient computes."""
 
     @staticmethod
-    def forward(ctx, rows, weight, bias, anchor, deferred, kernels):
+    def forward(ctx, rows, weight, bias, anchor, deferred):
         ctx.save_for_backward(rows, weight)
-        ctx.has_bias, ctx.kernels = bias is not None, kernels
+        ctx.has_bias = bias is not None
         ctx.deferred = deferred
-        return _product(rows, weight, bias, kernels)
+        return _product(rows, weight, bias)
 
     @staticmethod
     @torch.autograd.function.once_differentiable
     def backward(ctx, grad):
         rows, weight = ctx.saved_tensors
         ctx.deferred.keep(grad, rows)
-        grad_rows = _product(grad, weight.t(), None, ctx.kernels) if ctx.needs_input_grad[0] else None
+        grad_rows = _product(grad, weight.t(), None) if ctx.needs_input_grad[0] else None
         grad_bias = grad.sum(0) if ctx.has_bias and ctx.needs_input_grad[2] else None
-        return grad_rows, None, grad_bias, grad.new_zeros(()), None, None
+        return grad_rows, None, grad_bias, grad.new_zeros(()), None
 
 
 def linear(
-    x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | None, kernels: str,
+    x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | None, onednn: bool,
     deferred: DeferredWeightGradient | None = None,
 ) -> torch.Tensor:
-    """``F.linear(x, weight, bias)`` computed by ``kernels`` (see the module docstring) where they
-    apply; ``deferred`` (made by :func:`deferring` for this ``weight``) then computes the weight's
-    gradient."""
-    if not isinstance(kernels, str):
-        raise TypeError(f"kernels: one of {', '.join(k for k in KERNELS if k != 'auto')}, not {kernels!r}")
-    if not applies(x, weight, kernels):
+    """``F.linear(x, weight, bias)``, through oneDNN where ``onednn`` asks for it and it applies;
+    ``deferred`` (made by :func:`deferring` for this ``weight``) then computes the weight's gradient."""
+    if not applies(x, weight, onednn):
         return F.linear(x, weight, bias)
-    needs_gradient = torch.is_grad_enabled() and (x.requires_grad or weight.requires_grad
-                                                  or (bias is not None and bias.requires_grad))
-    if kernels == "blas-fused" and not needs_gradient:  # blas's floats in inference
-        return F.linear(x, weight, bias)
-    if kernels == "onednn":
-        # oneDNN reads a weight of any other layout (a slice of columns) about a thousand times
-        # slower on two threads; the transposed weight of the input's gradient below is fast
-        weight = weight.contiguous()
+    # oneDNN reads a weight of any other layout (a slice of columns) about a thousand times slower
+    # on two threads; the transposed weight of the input's gradient below is fast
+    weight = weight.contiguous()
     rows = x.reshape(-1, x.size(-1))
-    if not needs_gradient:
-        out = _product(rows, weight, bias, kernels)
+    if not (torch.is_grad_enabled() and (x.requires_grad or weight.requires_grad
+                                         or (bias is not None and bias.requires_grad))):
+        out = _product(rows, weight, bias)
     elif deferred is not None and weight.requires_grad:
-        out = _DeferredLinearFunction.apply(rows, weight.detach(), bias, deferred.anchor, deferred, kernels)
+        out = _DeferredLinearFunction.apply(rows, weight.detach(), bias, deferred.anchor, deferred)
     else:
-        out = _LinearFunction.apply(rows, weight, bias, kernels)
+        out = _OneDNNLinearFunction.apply(rows, weight, bias)
     return out.view(*x.shape[:-1], weight.size(0))
 
 
-def deferring(kernels: str, weight: torch.Tensor) -> DeferredWeightGradient | None:
-    """A DeferredWeightGradient for ``weight`` where a loop's products under ``kernels`` would use one."""
-    if applies(weight, weight, kernels) and torch.is_grad_enabled() and weight.requires_grad:
+def deferring(onednn: bool, weight: torch.Tensor) -> DeferredWeightGradient | None:
+    """A DeferredWeightGradient for ``weight`` where a loop's products would use one."""
+    if onednn and ONEDNN and torch.is_grad_enabled() and weight.requires_grad:
         return DeferredWeightGradient(weight)
     return None
 
 
-class KernelsLinear(nn.Linear):
-    """An ``nn.Linear`` whose products are computed by ``kernels`` (onednn or blas-fused); its
-    parameters and state-dict keys are nn.Linear's. :func:`use_kernels` turns a model's linear
-    layers into it. Within :func:`deferred_weight_gradients` its weight's gradient is deferred."""
+class OneDNNLinear(nn.Linear):
+    """An ``nn.Linear`` whose products go through oneDNN; its parameters and state-dict keys are
+    nn.Linear's. :func:`use_kernels` turns a model's linear layers into it. Within
+    :func:`deferred_weight_gradients` its weight's gradient is deferred."""
 
-    kernels = "onednn"
     deferred: DeferredWeightGradient | None = None
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return linear(x, self.weight, self.bias, self.kernels, deferred=self.deferred)
+        return linear(x, self.weight, self.bias, onednn=True, deferred=self.deferred)
 
 
 @contextmanager
 def deferred_weight_gradients(module: nn.Module):
-    """Within it, the weights of ``module``'s KernelsLinear layers get their gradients through a
+    """Within it, the weights of ``module``'s oneDNN linear layers get their gradients through a
     :class:`DeferredWeightGradient` each: for a loop that calls them once per step. Without
     gradients (search) it does nothing."""
-    layers = [m for m in module.modules() if isinstance(m, KernelsLinear)] if torch.is_grad_enabled() else []
+    layers = [m for m in module.modules() if isinstance(m, OneDNNLinear)] if torch.is_grad_enabled() else []
     for layer in layers:
-        layer.deferred = deferring(layer.kernels, layer.weight)
+        layer.deferred = deferring(True, layer.weight)
     try:
         yield
     finally:
@@ -221,29 +196,22 @@ def deferred_weight_gradients(module: nn.Module):
 
 
 def kernels_of(model: nn.Module) -> str:
-    """The kernels :func:`use_kernels` gave ``model``."""
-    for module in model.modules():
-        if isinstance(module, KernelsLinear):
-            return module.kernels
-        if getattr(module, "product_kernels", "blas") != "blas":
-            return module.product_kernels
-    return "blas"
+    """The kernels :func:`use_kernels` gave ``model`` (blas: none)."""
+    onednn = any(isinstance(m, OneDNNLinear) or getattr(m, "onednn_products", False) for m in model.modules())
+    return "onednn" if onednn else "blas"
 
 
 def use_kernels(model: nn.Module, kernels: str, option: str = "--kernels") -> nn.Module:
     """``model`` with its products computed by ``kernels`` (see the module docstring), in place.
     Modules that multiply by weights they hold as tensors (the output layers, a decoder's LSTM
-    written out) say so with a ``product_kernels`` attribute, which is set here. ``option``
+    written out) say so with an ``onednn_products`` attribute, which is set here. ``option``
     names the setting in an error."""
     if kernels not in KERNELS or kernels == "auto":  # auto is resolved first (kernel_choice.resolved)
         raise WeanError(f"{option} {kernels!r}: choose one of {', '.join(k for k in KERNELS if k != 'auto')}")
+    onednn = kernels == "onednn"
     for module in model.modules():
-        if type(module) in (nn.Linear, KernelsLinear):  # not int8 layers, which have their own kernels
-            module.__class__ = nn.Linear if kernels == "blas" else KernelsLinear
-            if kernels != "blas":
-                module.kernels = kernels
-            elif "kernels" in vars(module):
-                del module.kernels
-        if hasattr(module, "product_kernels"):
-            module.product_kernels = kernels
+        if type(module) in (nn.Linear, OneDNNLinear):  # not int8 layers, which have their own kernels
+            module.__class__ = OneDNNLinear if onednn else nn.Linear
+        if hasattr(module, "onednn_products"):
+            module.onednn_products = onednn
     return model

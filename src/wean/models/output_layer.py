@@ -86,7 +86,7 @@ class LinearOutput(OutputLayer):
             return None
         weight, bias = self.projection.weight, self.projection.bias
         return Shortlist(words, weight[words], None if bias is None else bias[words], weight.size(0),
-                         product_kernels=self.product_kernels)
+                         onednn=self.onednn_products)
 
     def _int8_rows(self, words: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor | None]:
         """The int8 layer's rows of ``words``, quantized as in its whole weight, and their bias.
@@ -236,7 +236,7 @@ class WeanOutput(OutputLayer):
         if self.score == "concat":
             logits = self._concat_scores(query, keys)
         else:
-            logits = kernels.linear(query, keys, bias, self.product_kernels)
+            logits = kernels.linear(query, keys, bias, self.onednn_products)
         if not bool(self.candidates.all()):
             logits = logits.masked_fill(~self.candidates, NEG_INF)
         return logits
@@ -247,7 +247,7 @@ class WeanOutput(OutputLayer):
         keys, bias = self._cached_keys()
         bias = keys.new_zeros(keys.size(0)) if bias is None else bias
         bias = bias[words].masked_fill(~self.candidates[words], NEG_INF)
-        return Shortlist(words, keys[words], bias, keys.size(0), product_kernels=self.product_kernels)
+        return Shortlist(words, keys[words], bias, keys.size(0), onednn=self.onednn_products)
 
     def _concat_scores(self, query: torch.Tensor, embedding_side: torch.Tensor) -> torch.Tensor:
         """v^T tanh(W_q q + W_e e) for every query and word, in chunks of words of at most

@@ -50,26 +50,22 @@ class UnrolledLSTM:
     (batch, steps, K): each step's input is [known_t; rest], rest computed in the step. The known
     share of the first layer's gates is one product for all steps, then one product per layer and
     step. The same function as calling ``rnn`` step by step, up to float rounding
-    (tests/test_decoder.py). ``product_kernels``: what computes the products (:mod:`wean.models.kernels`)."""
+    (tests/test_decoder.py). ``onednn``: the products through oneDNN (:mod:`wean.models.kernels`)."""
 
-    def __init__(self, rnn: nn.LSTM, known: torch.Tensor, training: bool, product_kernels: str = "blas"):
+    def __init__(self, rnn: nn.LSTM, known: torch.Tensor, training: bool, onednn: bool = False):
         batch, steps, known_size = known.shape
         self.weights: list[torch.Tensor] = []  # per layer: the four gates from [input; h], as a linear layer's weight
         self.biases: list[torch.Tensor | None] = []
         self.deferred: list[kernels.DeferredWeightGradient | None] = []
-        fused = kernels.applies(known, rnn.weight_hh_l0, product_kernels)
-        if product_kernels == "blas-fused" and not torch.is_grad_enabled():
-            fused = False  # blas's own products (addmm with the bias), float for float
-        self.product_kernels = product_kernels if fused else None
+        self.onednn = kernels.applies(known, rnn.weight_hh_l0, onednn)
         for layer in range(rnn.num_layers):
             w_ih, w_hh = getattr(rnn, f"weight_ih_l{layer}"), getattr(rnn, f"weight_hh_l{layer}")
             bias = getattr(rnn, f"bias_ih_l{layer}") + getattr(rnn, f"bias_hh_l{layer}")
             if layer == 0:  # its bias and the known columns go into from_known
                 self.weights.append(torch.cat([w_ih[:, known_size:], w_hh], 1))
                 self.biases.append(None)
-                if self.product_kernels:
-                    from_known = kernels.linear(known.reshape(-1, known_size), w_ih[:, :known_size], bias,
-                                                self.product_kernels)
+                if self.onednn:
+                    from_known = kernels.linear(known.reshape(-1, known_size), w_ih[:, :known_size], bias, True)
                 else:
                     from_known = torch.addmm(bias, known.reshape(-1, known_size), w_ih[:, :known_size].t())
                 # unbind, not [:, t]: the gradient of a slice is a zero tensor of the whole per step
@@ -77,8 +73,7 @@ class UnrolledLSTM:
             else:
                 self.weights.append(torch.cat([w_ih, w_hh], 1))
                 self.biases.append(bias)
-            self.deferred.append(kernels.deferring(self.product_kernels, self.weights[-1])
-                                 if self.product_kernels else None)
+            self.deferred.append(kernels.deferring(self.onednn, self.weights[-1]))
         self.between_layers = rnn.dropout if training else 0.0  # nn.LSTM's dropout, on all but the top
 
     def step(self, t: int, rest: torch.Tensor, hidden: tuple[torch.Tensor, torch.Tensor]):
@@ -92,8 +87,8 @@ class UnrolledLSTM:
                 if self.between_layers:
                     below = F.dropout(below, self.between_layers, training=True)
                 inputs, added = torch.cat([below, h[layer]], 1), self.biases[layer]
-            if self.product_kernels:
-                gates = kernels.linear(inputs, weights, None, self.product_kernels, self.deferred[layer]) + added
+            if self.onednn:
+                gates = kernels.linear(inputs, weights, None, True, self.deferred[layer]) + added
             else:
                 gates = torch.addmm(added, inputs, weights.t())
             i, f, g, o = gates.chunk(4, 1)  # PyTorch's gate order
@@ -103,7 +98,7 @@ class UnrolledLSTM:
 
 
 class RecurrentDecoder(Decoder):
-    product_kernels = "blas"  # what computes the LSTM written out (wean.models.kernels.use_kernels sets it)
+    onednn_products = False  # the LSTM written out through oneDNN (wean.models.kernels.use_kernels sets it)
     bridge: nn.Module
     attention: nn.Module
     dropout: nn.Dropout
@@ -147,7 +142,7 @@ class RecurrentDecoder(Decoder):
         embedded = self.dropout(self.embedding(previous))
         values = self.source_values(encoded)
         # an int8 LSTM (wean.inference.quantize) holds no float weights to write out: it steps itself
-        unrolled = UnrolledLSTM(self.rnn, embedded, self.training, self.product_kernels) \
+        unrolled = UnrolledLSTM(self.rnn, embedded, self.training, self.onednn_products) \
             if previous.size(1) > 1 and isinstance(self.rnn, nn.LSTM) else None
         queries, attention, kept = [], [], {}
         with kernels.deferred_weight_gradients(self):

@@ -31,7 +31,7 @@ from torch import nn
 from torch.nn.parallel import DistributedDataParallel
 from tqdm import tqdm
 
-from wean.config import KERNELS, Config
+from wean.config import Config
 from wean.data.corpus import encode_pairs, make_batches
 from wean.data.training_text import training_text
 from wean.data.vocabulary import SPECIALS
@@ -42,7 +42,7 @@ from wean.model_dir import (
 from wean.models import kernel_choice
 from wean.models.device import resolve_device
 from wean.models.interfaces import TrainingCorpus
-from wean.models.kernels import FUSED, use_kernels
+from wean.models.kernels import use_kernels
 from wean.models.model import build_model
 from wean.models.pretrained_embeddings import load_pretrained
 from wean.tensor_files import WEIGHTS, save_weights
@@ -183,11 +183,11 @@ class Trainer:
         self.optimizer = build_optimizer(self.model, config.training.optimizer, config.training.learning_rate)
         # fp16 gradients can underflow: the scaler multiplies the loss and skips steps with inf/NaN
         self.scaler = torch.amp.GradScaler(self.device.type, enabled=config.training.precision == "fp16")
-        # training.kernels: onednn and blas-fused also take the loss from the logits in one step;
-        # blas keeps PyTorch's own operations throughout, the floats of the tables' runs
+        # training.kernels: onednn also takes the loss from the logits in one step; blas keeps
+        # PyTorch's own operations throughout, the floats of the tables' runs
         self.criterion = Criterion(self.model, config.training.label_smoothing,
                                    autocast_dtype(config.training.precision), training_forward=replica,
-                                   loss_from_logits=kernels in FUSED)
+                                   loss_from_logits=kernels == "onednn")
         self.train_examples = encode_pairs(
             train,
             self.assets.tokenizer,
@@ -217,7 +217,7 @@ class Trainer:
             self.notes.append(f"training.kernels auto: {chosen}, the faster for this model here ({KERNELS_CHOSEN})")
         self.distributed.barrier()  # the others read it once it is written
         recorded = read_json(path)
-        if not (isinstance(recorded, dict) and recorded.get("kernels") in KERNELS and recorded["kernels"] != "auto"):
+        if not (isinstance(recorded, dict) and recorded.get("kernels") in ("onednn", "blas")):
             raise WeanError(f"{path}: not a record of the kernels this run chose; delete it to measure again")
         return recorded["kernels"]
 
