@@ -212,8 +212,8 @@ def test_the_fallback_tries_a_lighter_control_setting_before_the_source(control_
     sources = ["a b c d e f g h i j", "j i h g f e d c"]
     # the channel passes what the beams at 0.4 and 1.0 write and the beam at 0.3 does not
     at_03 = set().union(*beam_outputs(generator, sources, 0.3))
-    lighter_beams = [a | b for a, b in zip(beam_outputs(generator, sources, 0.4), beam_outputs(generator, sources, 1.0))]
-    assert all(beam - at_03 for beam in lighter_beams), "the tiny model writes the same beam at 0.3 as at 0.4 and 1.0"
+    lighter_beams = beam_outputs(generator, sources, 0.4) + beam_outputs(generator, sources, 1.0)
+    assert all(beam - at_03 for beam in lighter_beams), "the tiny model's beam at 0.4 or 1.0 is its beam at 0.3"
     channel = Passing(set().union(*lighter_beams) - at_03)
     monkeypatch.setattr(generator, "fallback_channel", lambda plain_text=None: (channel, -1.0))
     short = {"chars_ratio": 0.3}
