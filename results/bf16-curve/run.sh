@@ -8,7 +8,7 @@ set -euo pipefail
 PYTHON=${PYTHON:-python}
 WEAN=${WEAN:-wean}
 RUNS=${RUNS:-runs}
-OUT=results/bf16-curve
+OUT=${OUT:-results/bf16-curve}  # the Xeon run of the README: OUT=results/bf16-curve/xeon
 WORK=$RUNS/bf16-curve
 test -e "$WORK/data/train.src" || "$PYTHON" bench/peers/corpus.py --out "$WORK/data"
 sed "s#@DATA@#$WORK/data#; s#@RUN@#$WORK/unused#" bench/peers/configs/wean.yaml > "$WORK/wean.yaml"
