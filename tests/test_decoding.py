@@ -431,22 +431,6 @@ def test_the_fallback_can_count_unknown_words_as_faults():
     assert alone.text == source and "unknown words: strengthenisted" in alone.warning
 
 
-def test_fallback_order_deletions_writes_the_first_passing_output_that_only_deletes():
-    source = "The bridge, which opened in 1932, carries six lanes of traffic."
-    nbest = [_generation(source, "The bridge holds six lanes of traffic.", -1.0),
-             _generation(source, "The bridge carries six lanes of traffic in 1999.", -1.5),  # a fault: 1999
-             _generation(source, "The bridge carries six lanes of traffic.", -2.0),
-             _generation(source, "The bridge carries six lanes.", -3.0)]
-    beam_order = TextSearch(None, None, SearchOptions(fallback="source"), 1, False)
-    assert beam_order._faithful_first([source], [nbest])[0][0].text == "The bridge holds six lanes of traffic."
-    deletions = TextSearch(None, None, SearchOptions(fallback="source", fallback_order="deletions"), 1, False)
-    assert [g.text for g in deletions._faithful_first([source], [nbest])[0]] == [
-        "The bridge carries six lanes of traffic.", "The bridge carries six lanes.",
-        "The bridge holds six lanes of traffic.", "The bridge carries six lanes of traffic in 1999."]
-    # where no output that only deletes passes, the first that passes is written, as in beam order
-    assert deletions._faithful_first([source], [nbest[:2]])[0][0].text == "The bridge holds six lanes of traffic."
-
-
 def test_the_fallback_counts_an_output_the_channel_model_finds_unlikely_as_unfaithful():
     class Channel:  # log P(source | output) per token: high only for outputs that keep "moved"
         def log_probs_per_token(self, outputs, sources):

@@ -121,10 +121,6 @@ class SearchOptions:
                                  "and English's frequency list (wordfreq) does not hold, as word pieces joined "
                                  "wrongly do, has a fault too; any: words are not checked",
                                  choices=("any", "known"))
-    fallback_order: str = option("beam", "with fallback source, which of the outputs that pass the checks is "
-                                 "written: beam: the first in the beam's order; deletions: the first that only "
-                                 "deletes words from its source (wean/evaluation/edits.py), where one passes "
-                                 "(results/asset-simplifier)", choices=("beam", "deletions"))
     shortlist: int = option(0, "score only the N most frequent target words and, per batch, its sources' tokens "
                             "and their translation-table words (the model directory's shortlist.safetensors, "
                             "from wean shortlist; wean/inference/shortlist.py): faster, but outputs may change "

@@ -23,7 +23,6 @@ from wean.data.sentences import split_sentences
 from wean.data.tokenizers import SentencePieceTokenizer
 from wean.data.vocabulary import UNK_ID
 from wean.errors import WeanError
-from wean.evaluation.edits import only_deletes
 from wean.evaluation.fidelity import faults
 from wean.inference.outputs import Generation, joined
 from wean.inference.rerank import rerank as rerank_lists
@@ -227,9 +226,6 @@ class TextSearch:
         entries of a list are returned, so the channel model reads a list's outputs free of
         fidelity faults in order, and no further than its ``keep``-th that passes: most lists need
         one forced pass over one output, not over every output of the beam."""
-        if self.options.fallback_order == "deletions":  # a stable partition: what follows keeps the order
-            nbest_lists = [sorted(outputs, key=lambda output, source=source: not only_deletes(source, output.text))
-                           for source, outputs in zip(sources, nbest_lists)]
         words = self.options.fallback_words == "known"
         found = [[faults(source, output.text, words) for output in outputs]
                  for source, outputs in zip(sources, nbest_lists)]
