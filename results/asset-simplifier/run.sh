@@ -35,6 +35,8 @@ declare -A RECIPE=(
     [pg-tuned-turk]="$POINTER_GENERATOR --set training.learning_rate=0.0005 --set training.max_epochs=6"
     # the recipe with a budget of 20 epochs instead of 13 (every pg seed still rose at 13)
     [pg-long]="$POINTER_GENERATOR --set training.max_epochs=20"
+    # twice the encoder and decoder, under bf16 autocast so that it trains in a session
+    [pg-large]="$POINTER_GENERATOR --set model.encoder.hidden_size=256 --set model.decoder.hidden_size=512 --set training.precision=bf16"
 )
 declare -A DATA_OF=(
     [pg]=$DATA
@@ -44,6 +46,7 @@ declare -A DATA_OF=(
     [pg-tuned]=$RUNS/asset-data-human
     [pg-tuned-turk]=$RUNS/asset-data-turk
     [pg-long]=$DATA
+    [pg-large]=$DATA
 )
 data_of() {  # row: its training data, made once (make_data.py keeps a folder made with the same arguments)
     local data=${DATA_OF[$1]}
