@@ -96,9 +96,8 @@ def unattested(source_text: str, output_text: str, table: Counter, minimum: int)
 
 
 def scored(outputs: dict, table: Counter) -> dict:
-    result: dict = {"outputs": len(outputs), "meaning_changed": 0, "auc": {}, "flagged": {}}
     changed = [sum(entry["adequacy"]) / len(entry["adequacy"]) <= LOW for entry in outputs.values()]
-    result["meaning_changed"] = sum(changed)
+    result: dict = {"outputs": len(outputs), "meaning_changed": sum(changed), "auc": {}, "flagged": {}}
     for minimum in MINIMUM_COUNTS:
         counts = [len(unattested(entry["source"], output, table, minimum)) for (_, output), entry in outputs.items()]
         # a kept meaning should have the lower count: AUC over negated counts
