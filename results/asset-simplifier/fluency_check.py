@@ -13,10 +13,9 @@ fluent output, or one that keeps the meaning, scores above the others) on the sh
 
 from __future__ import annotations
 
-import argparse
 from pathlib import Path
 
-from meaning_check import LOW, auc, sheets_report, write_report
+from meaning_check import LOW, auc, sheets_parser, sheets_report, write_report
 
 from wean.data.corpus import LM_SOURCE
 from wean.inference.forced_scores import forced_token_log_probs
@@ -45,11 +44,8 @@ def scored(outputs: dict[tuple[int, str], dict], lm: LoadedModel) -> dict:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = sheets_parser(__doc__.split("\n\n")[0])
     parser.add_argument("--lm", type=Path, required=True, help="a language model (data.direction: lm)")
-    parser.add_argument("--develop", nargs="+", required=True, help="sheet folders of this experiment")
-    parser.add_argument("--confirm", nargs="+", default=[], help="sheet folders read after the choice")
-    parser.add_argument("--out", type=Path, required=True)
     args = parser.parse_args()
     lm = LoadedModel.from_directory(args.lm)
     write_report(args.out, {"lm": str(args.lm), "low_if_mean_rating_at_most": LOW,

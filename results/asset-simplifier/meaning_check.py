@@ -113,12 +113,18 @@ def scored(outputs: dict[tuple[int, str], dict], channel: LoadedModel) -> dict[s
     return result
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+def sheets_parser(description: str) -> argparse.ArgumentParser:
+    """The options of a check scored on rated sheets: --develop, --confirm, --out."""
+    parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--develop", nargs="+", required=True, help="sheet folders of this experiment")
     parser.add_argument("--confirm", nargs="+", default=[], help="sheet folders read after the choice")
-    parser.add_argument("--channel", type=Path, default=CHANNEL)
     parser.add_argument("--out", type=Path, required=True)
+    return parser
+
+
+def main() -> None:
+    parser = sheets_parser(__doc__.split("\n\n")[0])
+    parser.add_argument("--channel", type=Path, default=CHANNEL)
     args = parser.parse_args()
     channel = LoadedModel.from_directory(args.channel)
     write_report(args.out, {"channel": str(args.channel), "changed_if_mean_adequacy_at_most": LOW,

@@ -16,14 +16,13 @@ changed: raters' mean adequacy 2.5 or less).
 
 from __future__ import annotations
 
-import argparse
 import re
 from collections import Counter
 from difflib import SequenceMatcher
 from functools import lru_cache
 from pathlib import Path
 
-from meaning_check import LOW, auc, sheets_report, write_report
+from meaning_check import LOW, auc, sheets_parser, sheets_report, write_report
 
 from wean.data.ptb import ptb_tokenize
 from wean.textio import read_lines
@@ -111,11 +110,8 @@ def scored(outputs: dict, table: Counter) -> dict:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = sheets_parser(__doc__.split("\n\n")[0])
     parser.add_argument("--train", type=Path, required=True, help="make_data.py's folder (train.src, train.dst)")
-    parser.add_argument("--develop", nargs="+", required=True, help="sheet folders of this experiment")
-    parser.add_argument("--confirm", nargs="+", default=[], help="sheet folders read after the choice")
-    parser.add_argument("--out", type=Path, required=True)
     args = parser.parse_args()
     table = substitution_table(read_lines(args.train / "train.src"), read_lines(args.train / "train.dst"))
     write_report(args.out, {"substitutions": len(table), "changed_if_mean_adequacy_at_most": LOW,
