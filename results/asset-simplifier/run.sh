@@ -520,3 +520,27 @@ best = max(develop, key=develop.get)
 print(f"lm: broken outputs, {best}: AUC {develop[best]} (develop), {confirm[best]} (confirm); worth building: "
       f"{develop[best] >= 0.75 and confirm[best] >= 0.70}")' "$OUT/fluency-check.json"
 fi
+
+# 13. The larger model (pg-large; the README's rule, written before it trained): where its best
+#     validation SARI beats pg-seed1's by 0.3 or more, the weighted row's path (step 9): its
+#     pipeline, the shipped default's form on the tuning lines, and a blind sheet of step 4's 50
+#     tuning lines with the shipped default (rating-large/; two fresh raters)
+LARGE=pg-large-seed1
+if test -e "$OUT/exports/$LARGE/model.safetensors" && "$PYTHON" -c 'import json, sys
+best = lambda path: max(v["sari"] for v in json.load(open(path)))
+sys.exit(best(sys.argv[1]) < best(sys.argv[2]) + 0.3)' \
+        "$OUT/validations/asset-simplifier-$LARGE.json" "$OUT/validations/asset-simplifier-pg-seed1.json"; then
+    pipeline $LARGE
+    scored $LARGE-faithful selection || "$PYTHON" $OUT/score_lines.py --label $LARGE-faithful \
+        --model "$RUNS/asset-$LARGE-faithful" --role selection
+    bolder=$(bolder_control $LARGE)
+    then_lighter=$("$PYTHON" -c 'import json, sys
+tuned = json.load(open(sys.argv[1]))["chosen"]["control"]
+print(json.dumps([tuned, json.load(open(sys.argv[2]))["lighter"]]))' "$OUT/control-tuning-$LARGE.json" "$OUT/guard-$LARGE.json")
+    scored $LARGE-default-form tuning || "$PYTHON" $OUT/score_lines.py --label $LARGE-default-form \
+        --model "$RUNS/asset-$LARGE-guarded" --role tuning --control "$bolder" --option fallback_words=known \
+        --option "fallback_control=$then_lighter"
+    test -e $OUT/rating-large/key.json || "$PYTHON" $OUT/sheet.py --role tuning --sentences 50 --seed 91 \
+        --out $OUT/rating-large --system $LARGE-default-form --system pg-seed1-default --human 0
+    score_ratings $OUT rating-large
+fi
