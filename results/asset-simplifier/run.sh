@@ -401,26 +401,31 @@ if test -e $OUT/default.json && [ "$(read_json $OUT/default.json 'd["chosen"]')"
     score_and_test "$candidate-default" "$default"
 fi
 
-# 9. The weighted row (pg-human2; the README's rule, written before these outputs): seed 1's
-#    pipeline (step 2), its faithful pipeline scored on the selection lines, and the shipped
-#    default's form on the tuning lines (its tuned values with chars_ratio 0.15 lower, then the
-#    tuned values, the lighter setting, the source; unknown words as faults); a blind sheet of
-#    step 4's 50 tuning lines with the shipped default (rating-weighted/; two fresh raters)
-WEIGHTED=pg-human2-seed1
-if test -e "$OUT/exports/$WEIGHTED/model.safetensors"; then
-    pipeline $WEIGHTED
-    scored $WEIGHTED-faithful selection || "$PYTHON" $OUT/score_lines.py --label $WEIGHTED-faithful \
-        --model "$RUNS/asset-$WEIGHTED-faithful" --role selection
-    bolder=$(bolder_control $WEIGHTED)
+# 9. The weighted row (pg-human2; the README's rule, written before these outputs), rated in the
+#    shipped default's form on rating-weighted/ (default_form_sheet).
+# default_form_sheet: SYSTEM's pipeline (step 2), its faithful pipeline scored on the selection
+# lines, the shipped default's form on the tuning lines (its tuned values with chars_ratio 0.15
+# lower, then the tuned values, the lighter setting, the source; unknown words as faults), and a
+# blind sheet of step 4's 50 tuning lines with the shipped default (SHEET/; two fresh raters)
+default_form_sheet() {  # system sheet
+    local system=$1 sheet=$2 bolder then_lighter
+    pipeline "$system"
+    scored "$system-faithful" selection || "$PYTHON" $OUT/score_lines.py --label "$system-faithful" \
+        --model "$RUNS/asset-$system-faithful" --role selection
+    bolder=$(bolder_control "$system")
     then_lighter=$("$PYTHON" -c 'import json, sys
 tuned = json.load(open(sys.argv[1]))["chosen"]["control"]
-print(json.dumps([tuned, json.load(open(sys.argv[2]))["lighter"]]))' "$OUT/control-tuning-$WEIGHTED.json" "$OUT/guard-$WEIGHTED.json")
-    scored $WEIGHTED-default-form tuning || "$PYTHON" $OUT/score_lines.py --label $WEIGHTED-default-form \
-        --model "$RUNS/asset-$WEIGHTED-guarded" --role tuning --control "$bolder" --option fallback_words=known \
+print(json.dumps([tuned, json.load(open(sys.argv[2]))["lighter"]]))' "$OUT/control-tuning-$system.json" "$OUT/guard-$system.json")
+    scored "$system-default-form" tuning || "$PYTHON" $OUT/score_lines.py --label "$system-default-form" \
+        --model "$RUNS/asset-$system-guarded" --role tuning --control "$bolder" --option fallback_words=known \
         --option "fallback_control=$then_lighter"
-    test -e $OUT/rating-weighted/key.json || "$PYTHON" $OUT/sheet.py --role tuning --sentences 50 --seed 91 \
-        --out $OUT/rating-weighted --system $WEIGHTED-default-form --system pg-seed1-default --human 0
-    score_ratings $OUT rating-weighted
+    test -e "$OUT/$sheet/key.json" || "$PYTHON" $OUT/sheet.py --role tuning --sentences 50 --seed 91 \
+        --out "$OUT/$sheet" --system "$system-default-form" --system pg-seed1-default --human 0
+    score_ratings $OUT "$sheet"
+}
+WEIGHTED=pg-human2-seed1
+if test -e "$OUT/exports/$WEIGHTED/model.safetensors"; then
+    default_form_sheet $WEIGHTED rating-weighted
 fi
 
 # 10. The fine-tuned rows (pg-tuned, pg-tuned-turk; the README's rule, written before they trained):
@@ -530,17 +535,5 @@ if test -e "$OUT/exports/$LARGE/model.safetensors" && "$PYTHON" -c 'import json,
 best = lambda path: max(v["sari"] for v in json.load(open(path)))
 sys.exit(best(sys.argv[1]) < best(sys.argv[2]) + 0.3)' \
         "$OUT/validations/asset-simplifier-$LARGE.json" "$OUT/validations/asset-simplifier-pg-seed1.json"; then
-    pipeline $LARGE
-    scored $LARGE-faithful selection || "$PYTHON" $OUT/score_lines.py --label $LARGE-faithful \
-        --model "$RUNS/asset-$LARGE-faithful" --role selection
-    bolder=$(bolder_control $LARGE)
-    then_lighter=$("$PYTHON" -c 'import json, sys
-tuned = json.load(open(sys.argv[1]))["chosen"]["control"]
-print(json.dumps([tuned, json.load(open(sys.argv[2]))["lighter"]]))' "$OUT/control-tuning-$LARGE.json" "$OUT/guard-$LARGE.json")
-    scored $LARGE-default-form tuning || "$PYTHON" $OUT/score_lines.py --label $LARGE-default-form \
-        --model "$RUNS/asset-$LARGE-guarded" --role tuning --control "$bolder" --option fallback_words=known \
-        --option "fallback_control=$then_lighter"
-    test -e $OUT/rating-large/key.json || "$PYTHON" $OUT/sheet.py --role tuning --sentences 50 --seed 91 \
-        --out $OUT/rating-large --system $LARGE-default-form --system pg-seed1-default --human 0
-    score_ratings $OUT rating-large
+    default_form_sheet $LARGE rating-large
 fi
