@@ -1,7 +1,8 @@
 """Which kernels compute a model's float32 matrix products on the CPU (``--kernels`` in
-inference, ``training.kernels`` in training).
+inference, ``training.kernels`` in training; the default, ``auto``, measures which is faster for
+a model here: :mod:`wean.models.kernel_choice`).
 
-``onednn`` (the default): the products of every linear layer, of the output layer over the
+``onednn``: the products of every linear layer, of the output layer over the
 vocabulary and of the decoder's LSTM written out in training go through oneDNN's linear
 (``torch.ops.mkldnn._linear_pointwise``, PyTorch's own binding of it). PyTorch's eager product
 calls MKL's sgemm, which on the AMD CPUs measured here runs an output layer's product at about 55
