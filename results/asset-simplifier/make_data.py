@@ -2,7 +2,7 @@
 committed: they are the data root's lines, rearranged).
 
     python results/asset-simplifier/make_data.py OUT [--human-copies N] [--pair-scores FILE --drop-noisiest F]
-        [--human-only] [--human-references turkcorpus]
+        [--human-only] [--human-references turkcorpus] [--keep-fraction F]
 
 A folder made before with the same arguments is kept as it is; one made with others is refused.
 
@@ -14,7 +14,9 @@ references as targets of its source, N times (a weight), PTB-tokenized as kaucha
 likely (the forward cross-entropy of dcce.py's FILE) is left out. With --human-only, the human
 references alone (to fine-tune a model trained on both: training.init_from). With
 --human-references turkcorpus, only TurkCorpus's 8 references of each line (mostly word for word
-paraphrases), not ASSET's 10 (which delete and split too).
+paraphrases), not ASSET's 10 (which delete and split too). With --keep-fraction F, a random fraction
+F of the kauchak_v2 pairs and of the training lines (each with all its references), the same for a
+given F (seeded): the points of a learning curve.
 OUT/valid.src and OUT/valid.ref.0-17: the selection lines in plain text, 8 TurkCorpus then 10 ASSET
 references (training's validation, data.valid_plain_text). OUT/counts.json says how many pairs
 each part gave. References are distinct as written (two that differ only in spacing both count).
@@ -25,6 +27,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import random
 import re
 from pathlib import Path
 
@@ -52,6 +55,14 @@ def without_noisiest(scores: dict, lines: list[int], fraction: float) -> list[in
     return sorted(ranked[: len(ranked) - int(round(fraction * len(ranked)))])
 
 
+def random_fraction(items: list[int], fraction: float, seed: str) -> list[int]:
+    """``items`` less all but a random ``fraction`` of them, in their order; ``seed`` names the draw."""
+    if fraction == 1.0:
+        return items
+    picked = set(random.Random(seed).sample(items, int(round(fraction * len(items)))))
+    return [item for item in items if item in picked]
+
+
 def made_before(path: Path) -> dict | None:
     """The arguments and counts of a folder made before (None: not made, or cut short before its
     counts were written). Folders of older versions recorded only what they changed from the
@@ -65,6 +76,7 @@ def made_before(path: Path) -> dict | None:
     recorded.setdefault("human_copies", 1)
     recorded.setdefault("human_only", False)
     recorded.setdefault("human_references", "all")
+    recorded.setdefault("keep_fraction", 1.0)
     if "drop_noisiest" not in recorded and "dropped_noisiest" not in recorded:
         recorded["drop_noisiest"] = 0.0
     if recorded.get("drop_noisiest") == 0.0:
@@ -82,7 +94,11 @@ def main() -> None:
     parser.add_argument("--human-only", action="store_true", help="no kauchak_v2 pairs: the human references alone")
     parser.add_argument("--human-references", choices=("all", "turkcorpus"), default="all",
                         help="whose references of the training lines: all 18, or TurkCorpus's 8")
+    parser.add_argument("--keep-fraction", type=float, default=1.0,
+                        help="a random fraction of the kauchak_v2 pairs and of the training lines to keep")
     args = parser.parse_args()
+    if not 0 < args.keep_fraction <= 1:
+        parser.error("--keep-fraction: a fraction above 0, at most 1")
     if args.human_copies < 1:
         parser.error("--human-copies: 1 or more")
     if not 0 <= args.drop_noisiest < 1 or (args.drop_noisiest > 0) != (args.pair_scores is not None):
@@ -93,6 +109,7 @@ def main() -> None:
         parser.error("--human-only: no kauchak_v2 pairs to drop noisy ones from (no --pair-scores)")
     made_with = {"human_copies": args.human_copies, "human_only": args.human_only,
                  "human_references": args.human_references, "drop_noisiest": args.drop_noisiest,
+                 "keep_fraction": args.keep_fraction,
                  "pair_scores_sha256": hashlib.sha256(args.pair_scores.read_bytes()).hexdigest()
                  if args.pair_scores else None}
     recorded = made_before(args.out / "counts.json")
@@ -115,12 +132,13 @@ def main() -> None:
              if not (LOST_BYTE_MOJIBAKE.search(s) or LOST_BYTE_MOJIBAKE.search(d))]
     kept = without_noisiest(json.loads(args.pair_scores.read_text()), clean, args.drop_noisiest) if args.pair_scores \
         else clean
+    kept = random_fraction(kept, args.keep_fraction, f"kauchak_v2 {args.keep_fraction}")
     sources = read_lines(root / SOURCE)
     references = [read_lines(root / name) for name in REFERENCES]
     taught = [reference for name, reference in zip(REFERENCES, references)  # the selection lines keep all 18
               if args.human_references == "all" or name.startswith("turkcorpus/")]
     human = []
-    for line in split["roles"]["training"]:
+    for line in random_fraction(split["roles"]["training"], args.keep_fraction, f"training lines {args.keep_fraction}"):
         source = sources[line - 1].strip()
         targets = dict.fromkeys(r[line - 1].strip() for r in taught)  # distinct, in order
         human += [(ptb_tokenize(source), ptb_tokenize(" ".join(t.split()))) for t in targets if t]

@@ -37,6 +37,9 @@ declare -A RECIPE=(
     [pg-long]="$POINTER_GENERATOR --set training.max_epochs=20"
     # twice the encoder and decoder, under bf16 autocast so that it trains in a session
     [pg-large]="$POINTER_GENERATOR --set model.encoder.hidden_size=256 --set model.decoder.hidden_size=512 --set training.precision=bf16"
+    # a learning curve: the recipe on a random half and quarter of the training data (make_data.py --keep-fraction)
+    [pg-half]=$POINTER_GENERATOR
+    [pg-quarter]=$POINTER_GENERATOR
 )
 declare -A DATA_OF=(
     [pg]=$DATA
@@ -47,6 +50,8 @@ declare -A DATA_OF=(
     [pg-tuned-turk]=$RUNS/asset-data-turk
     [pg-long]=$DATA
     [pg-large]=$DATA
+    [pg-half]=$RUNS/asset-data-fraction0.5
+    [pg-quarter]=$RUNS/asset-data-fraction0.25
 )
 data_of() {  # row: its training data, made once (make_data.py keeps a folder made with the same arguments)
     local data=${DATA_OF[$1]}
@@ -58,6 +63,8 @@ data_of() {  # row: its training data, made once (make_data.py keeps a folder ma
         pg-human2) "$PYTHON" $OUT/make_data.py "$data" --human-copies 2 >&2 ;;
         pg-tuned) "$PYTHON" $OUT/make_data.py "$data" --human-only >&2 ;;
         pg-tuned-turk) "$PYTHON" $OUT/make_data.py "$data" --human-only --human-references turkcorpus >&2 ;;
+        pg-half) "$PYTHON" $OUT/make_data.py "$data" --keep-fraction 0.5 >&2 ;;
+        pg-quarter) "$PYTHON" $OUT/make_data.py "$data" --keep-fraction 0.25 >&2 ;;
         *) "$PYTHON" $OUT/make_data.py "$data" >&2 ;;
     esac
     echo "$data"
