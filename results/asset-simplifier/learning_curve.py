@@ -2,7 +2,7 @@
 validation SARI and lowest validation loss against the fraction of the training data it saw,
 from the records in validations/, and the least-squares slope of each over log2 of the fraction
 (every run one point: the full data's three seeds are three). Writes learning-curve.json and
-learning-curve.png (best validation SARI against the training pairs, on a log scale).
+learning-curve.png (best validation SARI against the fraction, on a log scale).
 
     python results/asset-simplifier/learning_curve.py
 """
@@ -26,8 +26,7 @@ RUNS = {  # fraction of the training data: the runs that saw it
 def slope(points: list[tuple[float, float]]) -> float:
     """Least-squares slope of y over x."""
     xs, ys = zip(*points)
-    mean_x, mean_y = statistics.fmean(xs), statistics.fmean(ys)
-    return sum((x - mean_x) * (y - mean_y) for x, y in points) / sum((x - mean_x) ** 2 for x in xs)
+    return statistics.linear_regression(xs, ys).slope
 
 
 def plot(runs: list[dict], out: Path) -> None:
