@@ -141,3 +141,17 @@ def test_held_out_pairs_are_seeded_disjoint_and_keep_their_line_numbers(tmp_path
         assert "first at line 11" in capsys.readouterr().err
     with pytest.raises(WeanError, match="cannot hold out 11"):
         hold_out(text, 11, seed=1)
+
+
+def test_batches_group_by_the_length_key_given():
+    examples = [Example(i, [4] * (1 + i % 17), [4] * (1 + (i * 7) % 11) + [EOS_ID]) for i in range(500)]
+
+    def padding(batches, side):
+        return sum(max(len(getattr(e, side)) for e in b) * len(b) for b in batches)
+
+    by_source = make_batches(examples, batch_size=16, generator=torch.Generator().manual_seed(1))
+    by_target = make_batches(examples, batch_size=16, generator=torch.Generator().manual_seed(1),
+                             length_key=lambda e: (len(e.target), len(e.source)))
+    assert sorted(e.index for b in by_target for e in b) == list(range(500))
+    assert padding(by_target, "target") < padding(by_source, "target")
+    assert padding(by_target, "source") > padding(by_source, "source")

@@ -48,9 +48,9 @@ def main() -> None:
     parser.add_argument("--examples", type=int, default=12, help="pairs printed at random (seed 91), similarity 0.6-1")
     args = parser.parse_args()
     root = data_root(None) / "dwikipedia"
-    pairs = [pair for c, s in zip(read_lines(root / "valid.src"), read_lines(root / "valid.dst"))
-             for pair in aligned(c, s)]
-    complex_count = sum(len(sentences(c)) for c in read_lines(root / "valid.src"))
+    complex_documents = read_lines(root / "valid.src")
+    pairs = [pair for c, s in zip(complex_documents, read_lines(root / "valid.dst")) for pair in aligned(c, s)]
+    complex_count = sum(len(sentences(c)) for c in complex_documents)
     print(f"{complex_count} complex and {len(pairs)} simple sentences of five tokens or more")
     for threshold in THRESHOLDS:
         kept = [p for p in pairs if p[0] >= threshold]

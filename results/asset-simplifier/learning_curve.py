@@ -14,6 +14,8 @@ import math
 import statistics
 from pathlib import Path
 
+from wean.plotting import read_validations
+
 HERE = Path(__file__).parent
 FULL_PAIRS = 47_446  # make_data.py's train_pairs for the full data (counts.json)
 RUNS = {  # fraction of the training data: the runs that saw it
@@ -21,12 +23,6 @@ RUNS = {  # fraction of the training data: the runs that saw it
     0.5: ["pg-half-seed1"],
     0.25: ["pg-quarter-seed1"],
 }
-
-
-def slope(points: list[tuple[float, float]]) -> float:
-    """Least-squares slope of y over x."""
-    xs, ys = zip(*points)
-    return statistics.linear_regression(xs, ys).slope
 
 
 def plot(runs: list[dict], out: Path) -> None:
@@ -52,20 +48,21 @@ def main() -> None:
     runs = []
     for fraction, names in RUNS.items():
         for name in names:
-            validations = json.loads((HERE / "validations" / f"asset-simplifier-{name}.json").read_text())
+            validations = read_validations(HERE / "validations" / f"asset-simplifier-{name}.json")
             best = max(validations, key=lambda v: v["sari"])
             runs.append({"run": name, "fraction": fraction, "epochs": len(validations),
                          "best_sari": round(best["sari"], 2), "best_sari_epoch": round(best["epochs"]),
                          "lowest_loss": round(min(v["loss"] for v in validations), 4)})
     full = [run["best_sari"] for run in runs if run["fraction"] == 1.0]
+    doublings = [math.log2(run["fraction"]) for run in runs]
     result = {
         "what": "best validation SARI (greedy, the 500 selection lines) and lowest validation loss against the "
                 "fraction of the training data; slopes per doubling of the data (least squares over log2 fraction)",
         "runs": runs,
         "full_data_sari_mean": round(statistics.fmean(full), 2),
         "full_data_sari_std": round(statistics.stdev(full), 2),
-        "sari_per_doubling": round(slope([(math.log2(r["fraction"]), r["best_sari"]) for r in runs]), 2),
-        "loss_per_doubling": round(slope([(math.log2(r["fraction"]), r["lowest_loss"]) for r in runs]), 4),
+        "sari_per_doubling": round(statistics.linear_regression(doublings, [r["best_sari"] for r in runs]).slope, 2),
+        "loss_per_doubling": round(statistics.linear_regression(doublings, [r["lowest_loss"] for r in runs]).slope, 4),
     }
     (HERE / "learning-curve.json").write_text(json.dumps(result, indent=1) + "\n")
     plot(runs, HERE / "learning-curve.png")

@@ -6,33 +6,23 @@ the shipped grouping. It runs `bench/peers/wean_runner.py train` with `--order t
     OMP_NUM_THREADS=2 MKL_NUM_THREADS=2 python results/bench-peers-xeon/batch_order.py --order target \\
         train --config bench/peers/configs/wean.yaml --data DATA --run DIR
 
-Only the sort key of each shuffled bucket changes (the same buckets of 100 batches, the same
-batch size, the batches shuffled as before), so each run trains on the same pairs in other batches.
+Only the sort key of each shuffled bucket changes (`make_batches`' ``length_key``: the same buckets
+of 100 batches, the same batch size, the batches shuffled as before), so each run trains on the same pairs in other batches.
 Each epoch's batches are counted first: padded positions per real token, source and target side.
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import runpy
 import sys
-
-import torch
 
 import wean.training.trainer
 
 
-def by_target_first(examples, batch_size, batch_tokens=0, generator=None, bucket_batches=100):
-    """`wean.data.corpus.make_batches` for training (a generator, no token cap) with (target, source) as the sort key."""
-    if batch_tokens or generator is None:
-        raise SystemExit("batch_order.py: the benchmark's training batches only (a generator, batch_tokens 0)")
-    order = torch.randperm(len(examples), generator=generator).tolist()
-    bucket = batch_size * bucket_batches
-    batches = []
-    for start in range(0, len(order), bucket):
-        chunk = sorted(order[start:start + bucket], key=lambda i: (len(examples[i].target), len(examples[i].source)))
-        batches += [[examples[i] for i in chunk[b:b + batch_size]] for b in range(0, len(chunk), batch_size)]
-    return [batches[i] for i in torch.randperm(len(batches), generator=generator).tolist()]
+def target_then_source(example) -> tuple[int, int]:
+    return len(example.target), len(example.source)
 
 
 def counted(make_batches):
@@ -55,7 +45,8 @@ def main() -> None:
     parser.add_argument("--order", choices=("source", "target"), required=True)
     args, runner_args = parser.parse_known_args()
     shipped = wean.training.trainer.make_batches
-    wean.training.trainer.make_batches = counted(by_target_first if args.order == "target" else shipped)
+    by_target = functools.partial(shipped, length_key=target_then_source)
+    wean.training.trainer.make_batches = counted(by_target if args.order == "target" else shipped)
     sys.path.insert(0, "bench/peers")
     sys.argv = ["bench/peers/wean_runner.py", *runner_args]
     runpy.run_path("bench/peers/wean_runner.py", run_name="__main__")
