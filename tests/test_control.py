@@ -210,10 +210,10 @@ class NothingPasses:
 def test_the_fallback_tries_a_lighter_control_setting_before_the_source(control_model, monkeypatch):
     generator = load(control_model)
     sources = ["a b c d e f g h i j", "j i h g f e d c"]
-    # the channel passes what the beams at 0.4 and 1.0 write and the beam at 0.3 does not
+    # the channel passes what the beams at 0.6 and 1.0 write and the beam at 0.3 does not
     at_03 = set().union(*beam_outputs(generator, sources, 0.3))
-    lighter_beams = beam_outputs(generator, sources, 0.4) + beam_outputs(generator, sources, 1.0)
-    assert all(beam - at_03 for beam in lighter_beams), "the tiny model's beam at 0.4 or 1.0 is its beam at 0.3"
+    lighter_beams = beam_outputs(generator, sources, 0.6) + beam_outputs(generator, sources, 1.0)
+    assert all(beam - at_03 for beam in lighter_beams), "the tiny model's beam at 0.6 or 1.0 is its beam at 0.3"
     channel = Passing(set().union(*lighter_beams) - at_03)
     monkeypatch.setattr(generator, "fallback_channel", lambda plain_text=None: (channel, -1.0))
     short = {"chars_ratio": 0.3}
@@ -222,28 +222,28 @@ def test_the_fallback_tries_a_lighter_control_setting_before_the_source(control_
     # the guard undid what was asked: the warning says what that was
     assert all(g.warning.endswith("(searched with control chars_ratio=0.30)") for g in unchanged)
     lighter = generator.generate(sources, control=short, fallback="source",
-                                 fallback_control=[{"chars_ratio": 0.4}, {"chars_ratio": 1.0}])
+                                 fallback_control=[{"chars_ratio": 0.6}, {"chars_ratio": 1.0}])
     # each sentence gets the output of the first setting, in order, at which one passes
-    at = {ratio: generator.generate(sources, control={"chars_ratio": ratio}, fallback="source") for ratio in (0.4, 1.0)}
+    at = {ratio: generator.generate(sources, control={"chars_ratio": ratio}, fallback="source") for ratio in (0.6, 1.0)}
     full = at[1.0]
-    assert not any(g.fell_back for g in at[0.4] + full)  # the channel passes one of each beam's outputs
-    assert [(g.text, g.source_tokens[0]) for g in lighter] == [(g.text, "<chars_ratio_0.40>") for g in at[0.4]]
+    assert not any(g.fell_back for g in at[0.6] + full)  # the channel passes one of each beam's outputs
+    assert [(g.text, g.source_tokens[0]) for g in lighter] == [(g.text, "<chars_ratio_0.60>") for g in at[0.6]]
     assert not any(g.fell_back for g in lighter)
     assert all(g.warning == "every output searched with control chars_ratio=0.30 failed a fidelity or meaning check, "
-               "so this one is of a lighter setting (chars_ratio=0.40), which asks for less change" for g in lighter)
+               "so this one is of a lighter setting (chars_ratio=0.60), which asks for less change" for g in lighter)
     with monkeypatch.context() as strict:  # a guard no output passes: the source, with each setting tried named
         strict.setattr(generator, "fallback_channel", lambda plain_text=None: (NothingPasses(), -1.0))
-        failing = generator.generate(sources, control=short, fallback="source", fallback_control=[{"chars_ratio": 0.4}])
+        failing = generator.generate(sources, control=short, fallback="source", fallback_control=[{"chars_ratio": 0.6}])
     assert [g.text for g in failing] == sources
-    assert all(g.warning.endswith("(searched with control chars_ratio=0.30; then chars_ratio=0.40)") for g in failing)
+    assert all(g.warning.endswith("(searched with control chars_ratio=0.30; then chars_ratio=0.60)") for g in failing)
     # a setting that asks for more change than the values asked for is skipped: the next one is searched
     skipped = generator.generate(sources, control=short, fallback="source",
                                  fallback_control=[{"chars_ratio": 0.1}, {"chars_ratio": 1.0}])
     assert [(g.text, g.source_tokens[0]) for g in skipped] == [(g.text, "<chars_ratio_1.00>") for g in full]
     # a setting is taken only as far as it asks for less change (nearer 1) than the values asked
-    # for, and once: the retries are 0.4 then 1.0
-    settings = [{"chars_ratio": 0.4}, {"chars_ratio": 0.1}, {"chars_ratio": 1.0}, {"chars_ratio": 0.4}]
-    assert generator.fallback_prefixes(short, settings, "source") == [["<chars_ratio_0.40>"], ["<chars_ratio_1.00>"]]
+    # for, and once: the retries are 0.6 then 1.0
+    settings = [{"chars_ratio": 0.6}, {"chars_ratio": 0.1}, {"chars_ratio": 1.0}, {"chars_ratio": 0.6}]
+    assert generator.fallback_prefixes(short, settings, "source") == [["<chars_ratio_0.60>"], ["<chars_ratio_1.00>"]]
     assert generator.fallback_prefixes(None, [{"chars_ratio": 0.3}], "source") == []  # the default asks 1.0
     # the model's own settings apply unless the call names none
     generator.config.generation.fallback_control = [{"chars_ratio": 1.0}]

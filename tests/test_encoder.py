@@ -1,0 +1,61 @@
+"""The LSTM encoder's two ways through a batch in training: one packed call, or one call per
+source length (faster on the CPU where a batch holds few lengths); the same function either way."""
+
+import torch
+from torch import nn
+
+from wean.models.encoder import LSTMEncoder, LSTMEncoderConfig
+
+
+def _encoder(sources_per_length: int) -> LSTMEncoder:
+    torch.manual_seed(0)
+    encoder = LSTMEncoder(nn.Embedding(50, 8, padding_idx=0),
+                          LSTMEncoderConfig(hidden_size=16, layers=2, bidirectional=True)).train()
+    encoder.sources_per_length = sources_per_length
+    return encoder
+
+
+def _batch(lengths: list[int]):
+    lengths = torch.tensor(lengths)
+    source = torch.randint(1, 50, (len(lengths), int(lengths.max())), generator=torch.Generator().manual_seed(1))
+    source[torch.arange(source.size(1)) >= lengths.unsqueeze(1)] = 0
+    return source, lengths
+
+
+def _run(encoder: LSTMEncoder, source, lengths):
+    encoded = encoder(source, lengths)
+    h, c = encoded.final
+    loss = (encoded.states * torch.linspace(-1, 1, encoded.states.size(-1))).square().sum() + h.sum() + c.square().sum()
+    return encoded, torch.autograd.grad(loss, list(encoder.parameters()))
+
+
+def test_one_call_per_length_is_the_packed_call_up_to_rounding():
+    source, lengths = _batch([5, 3, 5, 7, 3, 3, 5, 7] * 4)  # 32 sources, 3 lengths
+    by_length, packed = _encoder(8), _encoder(10**9)
+    assert by_length._by_length(source, lengths) and not packed._by_length(source, lengths)
+    (ours, our_gradients), (theirs, their_gradients) = _run(by_length, source, lengths), _run(packed, source, lengths)
+    torch.testing.assert_close(ours.states, theirs.states, rtol=0, atol=1e-6)
+    assert not ours.states[lengths == 3, 3:].any()  # padded positions are zeros, as pad_packed_sequence's
+    for ours_state, theirs_state in zip(ours.final, theirs.final):
+        torch.testing.assert_close(ours_state, theirs_state, rtol=0, atol=1e-6)
+    for name, ours_gradient, theirs_gradient in zip(
+            [n for n, _ in by_length.named_parameters()], our_gradients, their_gradients):
+        torch.testing.assert_close(ours_gradient, theirs_gradient, rtol=1e-5, atol=1e-5, msg=name)
+
+
+def test_the_packed_call_serves_inference_and_batches_of_many_lengths():
+    encoder = _encoder(8)
+    mixed, mixed_lengths = _batch(list(range(2, 18)) * 2)  # 16 lengths among 32 sources
+    assert not encoder._by_length(mixed, mixed_lengths)
+    few, few_lengths = _batch([4, 6] * 16)
+    assert encoder._by_length(few, few_lengths)
+    with torch.no_grad():
+        assert not encoder._by_length(few, few_lengths)
+    assert not encoder.eval()._by_length(few, few_lengths)
+
+
+def test_autocast_keeps_the_packed_call():
+    source, lengths = _batch([4, 6] * 16)
+    encoder = _encoder(8)
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        assert not encoder._by_length(source, lengths)
