@@ -22,7 +22,7 @@ from wean.models.encoder import LSTMEncoder
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], allow_abbrev=False)
     parser.add_argument("--calls", choices=("packed", "by-length"), required=True)
     parser.add_argument("--runner", choices=("peers", "wean"), default="peers")
     args, runner_args = parser.parse_known_args()
