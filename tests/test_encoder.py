@@ -1,8 +1,12 @@
 """The LSTM encoder's two ways through a batch in training: one packed call, or one call per
 source length (faster on the CPU where a batch holds few lengths); the same function either way."""
 
+import pytest
 import torch
 from torch import nn
+
+from synthetic import tiny_config, write_corpus
+from wean.training import Trainer
 
 from wean.models.encoder import LSTMEncoder, LSTMEncoderConfig
 
@@ -11,7 +15,7 @@ def _encoder(sources_per_length: int) -> LSTMEncoder:
     torch.manual_seed(0)
     encoder = LSTMEncoder(nn.Embedding(50, 8, padding_idx=0),
                           LSTMEncoderConfig(hidden_size=16, layers=2, bidirectional=True)).train()
-    encoder.sources_per_length = sources_per_length
+    encoder.calls_per_length, encoder.sources_per_length = True, sources_per_length
     return encoder
 
 
@@ -59,3 +63,11 @@ def test_autocast_keeps_the_packed_call():
     encoder = _encoder(8)
     with torch.autocast("cpu", dtype=torch.bfloat16):
         assert not encoder._by_length(source, lengths)
+
+
+@pytest.mark.parametrize("kernels, per_length", [("blas", False), ("onednn", True)])
+def test_training_calls_per_length_unless_its_kernels_are_the_tables_floats(tmp_path, kernels, per_length):
+    """training.kernels: blas keeps every float of the tables' runs: the packed call."""
+    config = tiny_config(write_corpus(tmp_path / "data", train=40, valid=4), tmp_path / "model", kernels=kernels)
+    assert Trainer(config).model.encoder.calls_per_length is per_length
+    assert LSTMEncoder.calls_per_length is False  # a model that no trainer set up (search, a user's own loop)

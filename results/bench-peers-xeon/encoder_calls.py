@@ -1,15 +1,16 @@
 """A wean training run with the LSTM encoder's batches in one packed call (`--calls packed`) or in
-one call per source length where a batch holds few lengths (`--calls by-length`, the shipped
-default: `LSTMEncoder.sources_per_length`), for the ABBA comparison of issue 94. The arguments
-after `--calls` are those of `bench/peers/wean_runner.py` (`--runner peers`, the default) or of
-`wean` itself (`--runner wean`), from the repository root:
+one call per source length where a batch holds few lengths (`--calls by-length`: what training
+does under `training.kernels` auto and onednn, `LSTMEncoder.calls_per_length`), for the ABBA
+comparison of issue 94. The arguments after `--calls` are those of `bench/peers/wean_runner.py`
+(`--runner peers`, the default) or of `wean` itself (`--runner wean`), from the repository root:
 
     OMP_NUM_THREADS=2 MKL_NUM_THREADS=2 python results/bench-peers-xeon/encoder_calls.py --calls packed \\
         train --config bench/peers/configs/wean.yaml --data DATA --run DIR
     OMP_NUM_THREADS=2 MKL_NUM_THREADS=2 python results/bench-peers-xeon/encoder_calls.py --calls packed \\
-        --runner wean train results/asset-simplifier/configs/pg.yaml --set ...
+        --runner wean train results/asset-simplifier/configs/asset-simplifier-pg-seed1.yaml --set ...
 
-Only the encoder's path changes; its states agree to float rounding (tests/test_encoder.py).
+Both configs train with kernels other than blas. Only the encoder's path changes; its states
+agree to float rounding (tests/test_encoder.py).
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ def main() -> None:
     parser.add_argument("--calls", choices=("packed", "by-length"), required=True)
     parser.add_argument("--runner", choices=("peers", "wean"), default="peers")
     args, runner_args = parser.parse_known_args()
-    if args.calls == "packed":
+    if args.calls == "packed":  # whatever training.kernels allows
         LSTMEncoder.sources_per_length = sys.maxsize
     if args.runner == "wean":
         sys.argv = ["wean", *runner_args]

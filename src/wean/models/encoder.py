@@ -22,8 +22,10 @@ class LSTMEncoderConfig(EncoderConfig):
 
 @ENCODERS.register("lstm", config=LSTMEncoderConfig)
 class LSTMEncoder(Encoder):
-    # training calls the LSTM once per source length where each length holds at least this many
-    # of a batch's sources on average (:meth:`_by_length`)
+    # training calls the LSTM once per source length (:meth:`_by_length`) where the trainer allows
+    # it (training.kernels other than blas) and each length holds at least this many of a batch's
+    # sources on average
+    calls_per_length = False
     sources_per_length = 8
 
     def __init__(self, embedding: nn.Embedding, config: LSTMEncoderConfig, embedding_dropout: float = 0.0):
@@ -62,11 +64,12 @@ class LSTMEncoder(Encoder):
         """One ``rnn`` call per source length, in training on the CPU where a batch holds few
         lengths: PyTorch runs a packed batch through oneDNN's fused LSTM only where all its sources
         have one length, and through a step-by-step loop 1.7x slower otherwise
-        (results/bench-peers-xeon). The two agree to float rounding (tests/test_encoder.py). Not
-        in inference, whose outputs stay those of the packed call to the bit, nor under autocast,
-        where the packed call is the arithmetic the bf16 mode's curves measured."""
-        return (self.training and torch.is_grad_enabled() and inputs.device.type == "cpu"
-                and not torch.is_autocast_enabled("cpu")
+        (results/bench-peers-xeon). The two agree to float rounding (tests/test_encoder.py), so
+        ``training.kernels: blas``, the tables' floats, keeps the packed call; so do inference,
+        whose outputs stay those of the packed call to the bit, and autocast, where the packed call
+        is the arithmetic the bf16 mode's curves measured."""
+        return (self.calls_per_length and self.training and torch.is_grad_enabled()
+                and inputs.device.type == "cpu" and not torch.is_autocast_enabled("cpu")
                 and lengths.unique().numel() * self.sources_per_length <= lengths.numel())
 
     def _run_by_length(self, inputs: torch.Tensor, lengths: torch.Tensor):

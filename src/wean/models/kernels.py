@@ -16,6 +16,8 @@ results differ in their last bits (a few 1e-6 on logits of about ±1): in search
 change only where two hypotheses tie that closely: none of the TurkCorpus and WikiSmall test
 outputs of the simplifier measured in results/bench-kernels does.
 ``blas``: PyTorch's own products, the floats of the tables' runs (results/lib/converge.yaml).
+Training under any other setting also lets an LSTM encoder call its LSTM once per source length
+(:meth:`wean.models.encoder.LSTMEncoder._by_length`; the trainer sets it).
 
 Elsewhere (a GPU, float64, under autocast, with ``torch.backends.mkldnn`` off, a PyTorch without
 oneDNN) ``onednn`` falls back to PyTorch's product. Gradients of gradients are refused.

@@ -168,6 +168,9 @@ class Trainer:
             if config.model.embeddings.pretrained:
                 self._load_pretrained_embeddings(Path(config.model.embeddings.pretrained))
         kernels = config.training.kernels
+        for module in self.model.modules():  # before auto measures: both candidates run alike
+            if hasattr(module, "calls_per_length"):  # an LSTM encoder (models/encoder.py)
+                module.calls_per_length = kernels != "blas"
         if kernels == "auto":  # before DDP wraps the model: measuring runs its backward
             kernels = self._chosen_kernels(resume, main)
         use_kernels(self.model, kernels, "config: training.kernels")
