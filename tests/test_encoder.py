@@ -5,10 +5,10 @@ import pytest
 import torch
 from torch import nn
 
-from synthetic import tiny_config, write_corpus
-from wean.training import Trainer
-
+from synthetic import reverse_pairs, tiny_config, write_corpus
+from wean.inference.generator import load
 from wean.models.encoder import LSTMEncoder, LSTMEncoderConfig
+from wean.training import Trainer
 
 
 def _encoder(sources_per_length: int) -> LSTMEncoder:
@@ -71,3 +71,17 @@ def test_training_calls_per_length_unless_its_kernels_are_the_tables_floats(tmp_
     config = tiny_config(write_corpus(tmp_path / "data", train=40, valid=4), tmp_path / "model", kernels=kernels)
     assert Trainer(config).model.encoder.calls_per_length is per_length
     assert LSTMEncoder.calls_per_length is False  # a model that no trainer set up (search, a user's own loop)
+
+
+def test_a_small_model_trained_with_a_call_per_length_learns_to_reverse_symbols(tmp_path, monkeypatch):
+    # 10 epochs selected by loss: 0.995-1.0 on 8 seeds (6 by BLEU: 0.765-1.0)
+    calls = []
+    shipped = LSTMEncoder._run_by_length
+    monkeypatch.setattr(LSTMEncoder, "_run_by_length", lambda self, *args: calls.append(1) or shipped(self, *args))
+    data = write_corpus(tmp_path / "data")
+    state = Trainer(tiny_config(data, tmp_path / "model", kernels="onednn", max_epochs=10,
+                                selection_metric="loss")).train()
+    assert len(calls) == state.updates  # batches of 32 sources of 5-12 symbols, grouped by length: each
+    sources, targets = reverse_pairs(200, seed=7)
+    outputs = [g.text for g in load(tmp_path / "model").generate(sources, beam=1)]
+    assert sum(o == t for o, t in zip(outputs, targets)) / len(targets) >= 0.95
