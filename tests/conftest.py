@@ -65,9 +65,9 @@ def control_model(tmp_path_factory) -> Path:
 
     folder = tmp_path_factory.mktemp("control")
     data = write_prefix_corpus(folder / "data", train=2000, valid=60)
-    # 20 epochs, the learning rate halved only after 3 validations without a better loss: it then
-    # learns its control token on each of 8 seeds, with the packed encoder and with a call per
-    # source length (10 epochs halving after every one stalled at copying on 4 seeds of 6)
+    # 20 epochs, the learning rate halved only after 3 validations without a better loss: it
+    # learns its control token on each of 8 seeds (10 epochs halving after every one stalled at
+    # copying on 4 seeds of 6), with either of the encoder's paths
     Trainer(control_config(data, folder / "model", max_epochs=20, lr_patience=3, early_stopping_patience=100,
                            selection_metric="loss")).train()
     return folder / "model"

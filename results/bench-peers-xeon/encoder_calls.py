@@ -1,6 +1,6 @@
 """A wean training run with the LSTM encoder's batches in one packed call (`--calls packed`) or in
 one call per source length where a batch holds few lengths (`--calls by-length`: what training
-does under `training.kernels` auto and onednn, `LSTMEncoder.calls_per_length`), for the ABBA
+does under `training.kernels` auto and onednn, `LSTMEncoder.split_by_length`), for the ABBA
 comparison of issue 94. The arguments after `--calls` are those of `bench/peers/wean_runner.py`
 (`--runner peers`, the default) or of `wean` itself (`--runner wean`), from the repository root:
 
@@ -28,7 +28,7 @@ def main() -> None:
     parser.add_argument("--runner", choices=("peers", "wean"), default="peers")
     args, runner_args = parser.parse_known_args()
     if args.calls == "packed":  # whatever training.kernels allows
-        LSTMEncoder.sources_per_length = sys.maxsize
+        LSTMEncoder.min_sources_per_length = sys.maxsize
     if args.runner == "wean":
         sys.argv = ["wean", *runner_args]
         runpy.run_module("wean", run_name="__main__")

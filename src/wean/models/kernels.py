@@ -16,8 +16,8 @@ results differ in their last bits (a few 1e-6 on logits of about ±1): in search
 change only where two hypotheses tie that closely: none of the TurkCorpus and WikiSmall test
 outputs of the simplifier measured in results/bench-kernels does.
 ``blas``: PyTorch's own products, the floats of the tables' runs (results/lib/converge.yaml).
-Training under any other setting also lets an LSTM encoder call its LSTM once per source length
-(:meth:`wean.models.encoder.LSTMEncoder._by_length`; the trainer sets it).
+Training under any other setting, ``auto`` whichever products it picks, also lets an LSTM encoder
+split a batch by source length (:meth:`wean.models.encoder.LSTMEncoder._splits_by_length`).
 
 Elsewhere (a GPU, float64, under autocast, with ``torch.backends.mkldnn`` off, a PyTorch without
 oneDNN) ``onednn`` falls back to PyTorch's product. Gradients of gradients are refused.
@@ -42,7 +42,7 @@ def _onednn_available() -> bool:
 ONEDNN = _onednn_available()
 
 
-def _autocast_on_cpu() -> bool:
+def autocast_on_cpu() -> bool:
     try:
         return torch.is_autocast_enabled("cpu")
     except TypeError:  # PyTorch before 2.4 takes no device
@@ -52,7 +52,7 @@ def _autocast_on_cpu() -> bool:
 def applies(x: torch.Tensor, weight: torch.Tensor, onednn: bool) -> bool:
     """Whether oneDNN computes ``x``'s product with ``weight`` when ``onednn`` asks for it."""
     return (onednn and ONEDNN and torch.backends.mkldnn.enabled and x.device.type == "cpu"
-            and x.dtype == torch.float32 and weight.dtype == torch.float32 and not _autocast_on_cpu())
+            and x.dtype == torch.float32 and weight.dtype == torch.float32 and not autocast_on_cpu())
 
 
 def _product(rows: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | None) -> torch.Tensor:

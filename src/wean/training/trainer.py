@@ -41,6 +41,7 @@ from wean.model_dir import (
 )
 from wean.models import kernel_choice
 from wean.models.device import resolve_device
+from wean.models.encoder import LSTMEncoder
 from wean.models.interfaces import TrainingCorpus
 from wean.models.kernels import use_kernels
 from wean.models.model import build_model
@@ -168,9 +169,9 @@ class Trainer:
             if config.model.embeddings.pretrained:
                 self._load_pretrained_embeddings(Path(config.model.embeddings.pretrained))
         kernels = config.training.kernels
-        for module in self.model.modules():  # before auto measures: both candidates run alike
-            if hasattr(module, "calls_per_length"):  # an LSTM encoder (models/encoder.py)
-                module.calls_per_length = kernels != "blas"
+        for module in self.model.modules():  # before auto times a training step: as training runs it
+            if isinstance(module, LSTMEncoder):
+                module.split_by_length = kernels != "blas"
         if kernels == "auto":  # before DDP wraps the model: measuring runs its backward
             kernels = self._chosen_kernels(resume, main)
         use_kernels(self.model, kernels, "config: training.kernels")
