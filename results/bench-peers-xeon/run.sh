@@ -17,3 +17,6 @@ for kernels in blas onednn; do
     OMP_NUM_THREADS=1 "$PYTHON" training_profile.py --updates 60 --kernels "$kernels" \
         --out "../results/bench-peers-xeon/profile-$kernels"
 done
+# the rerun at 8ab126c (calls-per-length/, README "The benchmark at this commit"):
+# "$PYTHON" bench/peers/run.py --rounds 3 --toolkits wean,opennmt,fairseq --peers "$PEERS" \
+#     --work "$RUNS/bench-peers-xeon3" --out results/bench-peers-xeon/calls-per-length
