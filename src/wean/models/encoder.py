@@ -11,8 +11,8 @@ from torch.nn import functional as F
 from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 
 from wean.config import EncoderConfig
-from wean.models.kernels import autocast_on_cpu
 from wean.models.interfaces import Encoder, EncoderOutput
+from wean.models.kernels import autocast_on_cpu
 from wean.registry import ENCODERS
 
 
