@@ -66,8 +66,8 @@ def control_model(tmp_path_factory) -> Path:
     folder = tmp_path_factory.mktemp("control")
     data = write_prefix_corpus(folder / "data", train=2000, valid=60)
     # 20 epochs, the learning rate halved only after 3 validations without a better loss: it
-    # learns its control token on each of 8 seeds (10 epochs halving after every one stalled at
-    # copying on 4 seeds of 6), with either of the encoder's paths
+    # learns its control token on each of 8 seeds, with either of the encoder's paths (10 epochs
+    # halving after every one failed test_a_tiny_model_obeys_its_length_token on 4 seeds of 6)
     Trainer(control_config(data, folder / "model", max_epochs=20, lr_patience=3, early_stopping_patience=100,
                            selection_metric="loss")).train()
     return folder / "model"

@@ -15,7 +15,7 @@ def test_plain_sgd_with_the_loss_per_sentence_learns_to_reverse_symbols(tmp_path
     data = write_corpus(tmp_path / "data")
     # fairseq-lua's units (learning rate and clip per sentence); no halving, so SGD's pace alone
     # decides. Selected by loss: 0.96-0.995 on 8 seeds (by BLEU, which many checkpoints saturate
-    # on the 20 validation sentences, 0.875-0.99 in 20 or 30 epochs)
+    # on the 20 validation sentences, 0.875-0.995 in 20 or 30 epochs)
     config = tiny_config(data, tmp_path / "model", optimizer="sgd", loss_per="sentence", learning_rate=0.2,
                          clip_grad_norm=25, max_epochs=30, lr_patience=0, early_stopping_patience=100,
                          max_valid_sentences=20, selection_metric="loss")
