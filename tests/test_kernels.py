@@ -235,6 +235,25 @@ def test_auto_measures_once_keeps_the_choice_and_leaves_the_model_as_it_was(mode
 
 
 @needs_onednn
+def test_the_measure_times_each_kernel_in_abba_order_so_a_drifting_machine_favours_neither(model_dir, monkeypatch):
+    """A machine that slows down through the measure costs both kernels alike, and the median of
+    each kernel's rounds is compared."""
+    from wean.models import kernel_choice
+
+    model = load(model_dir, device="cpu", kernels="blas").model
+    order, clock = [], iter(range(1, 1000))
+    monkeypatch.setattr(kernel_choice, "_seconds",
+                        lambda model, workload, batch: order.append(kernels.kernels_of(model)) or next(clock))
+    seconds = kernel_choice.measure(model, "inference")
+    timed = order[2:]  # after one warm-up each
+    assert len(timed) == 2 * kernel_choice.ROUNDS and kernel_choice.ROUNDS % 2 == 0
+    assert timed[:4] == ["onednn", "blas", "blas", "onednn"]
+    # each kernel's mean position in the run is the same
+    assert sum(i for i, name in enumerate(timed) if name == "onednn") == sum(i for i, name in enumerate(timed) if name == "blas")
+    assert seconds["onednn"] == seconds["blas"]
+
+
+@needs_onednn
 def test_a_training_run_keeps_the_kernels_auto_chose_for_its_resumes(tmp_path, monkeypatch):
     from wean.models import kernel_choice
     from wean.training import Trainer

@@ -7,11 +7,13 @@ The measure is the model's own work: a teacher-forced batch of sentences of 20 t
 inference; for training, as many as a training batch holds, since the decoder's per-step products
 grow with it) through the whole model, forward only for inference, forward and backward for
 training (the mean log-probability's gradient under both: the loss from the logits, which only
-the oneDNN path takes in training, is not credited to it), each kernel three times in turn, the
-median kept. It takes a second or two for the models here and is done once: the choice is cached
-in ``kernels.json`` under ``$WEAN_CACHE_DIR`` (else ``$XDG_CACHE_HOME/wean``, else
-``~/.cache/wean``), keyed by the CPU, PyTorch's version, the kernels' own code, the threads, the
-batch and the model's shapes. Where oneDNN cannot apply (a PyTorch without it, a GPU, weights
+the oneDNN path takes in training, is not credited to it), each kernel six times in ABBA order
+(a machine whose speed drifts favours neither), the median kept: the two are often 2-5 % apart,
+and three rounds in one order picked the slower in one benchmark run of three. It takes a few
+seconds for the models here and is done once: the choice is cached in ``kernels.json`` under
+``$WEAN_CACHE_DIR`` (else ``$XDG_CACHE_HOME/wean``, else ``~/.cache/wean``), keyed by the CPU,
+PyTorch's version, the code of the kernels and of this measure, the threads, the batch and the
+model's shapes. Where oneDNN cannot apply (a PyTorch without it, a GPU, weights
 not float32) the choice is PyTorch's own without measuring. Measuring leaves the model's weights,
 gradients, mode and the random state as it found them.
 """
@@ -33,7 +35,7 @@ from wean.models import kernels as kernel_module
 from wean.textio import atomic_write_json, read_json
 
 WORKLOADS = ("inference", "training")
-ROUNDS = 3
+ROUNDS = 6  # per kernel, in ABBA order
 BATCH, LENGTH = 16, 20
 
 
@@ -57,7 +59,7 @@ def _cpu_model() -> str:
 def cache_key(model: nn.Module, workload: str, sentences: int = BATCH) -> str:
     shapes = hashlib.sha256(json.dumps([[name, list(parameter.shape)] for name, parameter in model.named_parameters()])
                             .encode()).hexdigest()[:16]
-    code = hashlib.sha256(Path(kernel_module.__file__).read_bytes()).hexdigest()[:12]
+    code = hashlib.sha256(Path(kernel_module.__file__).read_bytes() + Path(__file__).read_bytes()).hexdigest()[:12]
     return (f"{_cpu_model()} | torch {torch.__version__} | kernels {code} | {torch.get_num_threads()} threads"
             f" | {workload} {sentences}x{LENGTH} | {shapes}")
 
@@ -100,8 +102,8 @@ def measure(model: nn.Module, workload: str, sentences: int = BATCH) -> dict[str
         for kernels in times:  # one warm-up each: first calls allocate and pick their code paths
             kernel_module.use_kernels(model, kernels)
             _seconds(model, workload, batch)
-        for _ in range(ROUNDS):
-            for kernels in times:
+        for round_index in range(ROUNDS):
+            for kernels in ("onednn", "blas") if round_index % 2 == 0 else ("blas", "onednn"):
                 kernel_module.use_kernels(model, kernels)
                 times[kernels].append(_seconds(model, workload, batch))
     finally:
