@@ -1,7 +1,8 @@
 """One training update of the peers' model (bench/peers) with oneDNN's products, with and without
-the levers that keep the arithmetic: a decoder loop's weight gradients as one product over all
-steps (wean.models.kernels.DeferredWeightGradient) and the cross-entropy taken from the logits in
-one step (wean.training.criterion.softmax_cross_entropy). Interleaved rounds, wall time, the median
+the levers that keep the arithmetic: a decoder loop's weight gradients, and its attention's keys'
+and values' gradients, each as one product over all steps (wean.models.kernels.DeferredGradient),
+and the cross-entropy taken from the logits in one step
+(wean.training.criterion.softmax_cross_entropy). Interleaved rounds, wall time, the median
 of each; the update is forward, backward and Adam on one synthetic batch of the peers' shapes.
 With --corpus, the updates are the Trainer's own on the peers' corpus (its batches of varying
 length, gradient clipping): one run whose levers are switched on and off every 10 updates, each
@@ -31,6 +32,14 @@ from wean.training import Trainer
 from wean.training.criterion import cross_entropy, softmax_cross_entropy
 
 VOCABULARY, SENTENCES, SOURCE, TARGET = 10_000, 64, 22, 16
+DEFERRING = (kernels.deferring, kernels.deferred_memory_gradients)
+
+
+def switch_levers(on: bool) -> None:
+    """The deferred gradients on (wean's own functions) or off."""
+    weights, memories = DEFERRING
+    kernels.deferring = weights if on else (lambda *args: None)
+    kernels.deferred_memory_gradients = memories if on else (lambda module, enabled: memories(module, False))
 
 
 def main() -> None:
@@ -66,10 +75,9 @@ def main() -> None:
     lengths = torch.full((SENTENCES,), SOURCE)
     previous = torch.randint(4, VOCABULARY, (SENTENCES, TARGET))
     targets = torch.randint(4, VOCABULARY, (SENTENCES, TARGET)).reshape(-1)
-    deferring = kernels.deferring
 
     def update(levers: bool) -> None:
-        kernels.deferring = deferring if levers else (lambda *args: None)
+        switch_levers(levers)
         if levers:
             logits = model(source, lengths, previous, logits=True).logits
             loss = softmax_cross_entropy(logits.reshape(-1, VOCABULARY), targets)
@@ -91,7 +99,7 @@ def main() -> None:
                     update(levers)
                 seconds[levers].append((time.perf_counter() - started) / args.updates)
     finally:
-        kernels.deferring = deferring
+        switch_levers(True)
     medians = {levers: statistics.median(values) for levers, values in seconds.items()}
     report({"cpu": cpu(), "threads": args.threads, "rounds": args.rounds, "updates_per_round": args.updates,
             "seconds_per_update": {"levers": seconds[True], "without": seconds[False]},
@@ -110,11 +118,11 @@ def corpus_updates(args) -> None:
         peers_corpus(work)
         trainer = Trainer(peers_config(work, [f"training.max_updates={args.updates}", "training.kernels=onednn"]),
                           overwrite=True, log=lambda *_, **__: None)
-        deferring, update, done = kernels.deferring, trainer._update, [0]
+        update, done = trainer._update, [0]
 
         def switched(examples):
             levers = done[0] // 10 % 2 == 0
-            kernels.deferring = deferring if levers else (lambda *args: None)
+            switch_levers(levers)
             trainer.criterion.loss_from_logits = levers
             started = clock()
             result = update(examples)
@@ -128,7 +136,7 @@ def corpus_updates(args) -> None:
         try:
             trainer.train()
         finally:
-            kernels.deferring = deferring
+            switch_levers(True)
 
     def summary(levers: bool) -> dict:
         per_token = [s / t for s, t in zip(seconds[levers], tokens[levers])]

@@ -6,7 +6,7 @@ import pytest
 import torch
 
 from wean.config import ModelConfig, section_config
-from wean.models.kernels import use_kernels
+from wean.models.kernels import DeferredMemoryGradient, use_kernels
 from wean.models.model import build_model
 
 
@@ -153,19 +153,31 @@ def test_the_coverage_vector_enters_the_attention_on_both_paths(attention, input
                           atol=1e-6)
 
 
-@pytest.mark.parametrize("decoder", ["luong", "bahdanau", "conditional"])
-def test_the_onednn_training_path_gives_the_gradients_of_pytorchs_own(decoder):
-    """oneDNN's products with the loop's weight gradients deferred against PyTorch's own products
-    on the same model and batch: an independent reference for the deferral (the step path above
-    defers too)."""
+@pytest.mark.parametrize("decoder, attention, coverage, memories", [
+    ("luong", "concat", False, 1), ("luong", "general", False, 2), ("luong", "dot", False, 1),
+    ("luong", "general", True, 1), ("bahdanau", "concat", False, 1), ("bahdanau", "general", False, 2),
+    ("conditional", "general", False, 2),  # its own choice: general, its embeddings (12) are not the states (16)
+])
+def test_the_onednn_training_path_gives_the_gradients_of_pytorchs_own(decoder, attention, coverage, memories,
+                                                                     monkeypatch):
+    """oneDNN's products with the loop's weight gradients and its attention's keys' and values'
+    gradients deferred, against PyTorch's own products on the same model and batch: an
+    independent reference for the deferral (the step path above defers too). ``memories``: the
+    states whose gradient is one product per backward (keys and values; one where they are the
+    same tensor (dot), where coverage gives each step its own keys, or where a concat score reads
+    the keys without a product)."""
+    taken = []
+    take = DeferredMemoryGradient.take_gradient
+    monkeypatch.setattr(DeferredMemoryGradient, "take_gradient", lambda self: taken.append(1) or take(self))
     grads = {}
-    for kernels in ("blas", "onednn"):
-        model, source, lengths, previous = model_and_batch(2, "copy" if decoder == "luong" else "zero", "concat",
-                                                           decoder=decoder)
-        use_kernels(model, kernels)
+    for kernel in ("blas", "onednn"):
+        model, source, lengths, previous = model_and_batch(2, "copy" if decoder == "luong" else "zero", attention,
+                                                           decoder=decoder, coverage=coverage)
+        use_kernels(model, kernel)
         model.train()
         model(source, lengths, previous).log_probs.square().mean().backward()
-        grads[kernels] = {name: p.grad for name, p in model.named_parameters() if p.grad is not None}
+        grads[kernel] = {name: p.grad for name, p in model.named_parameters() if p.grad is not None}
+        assert len(taken) == (memories if kernel == "onednn" else 0)
     assert grads["blas"].keys() == grads["onednn"].keys() and "decoder.rnn.weight_hh_l0" in grads["blas"]
     for name, grad in grads["blas"].items():
         torch.testing.assert_close(grads["onednn"][name], grad, rtol=1e-4, atol=1e-6, msg=name)

@@ -93,6 +93,55 @@ def test_a_deferred_weight_gradient_is_the_sum_over_a_loops_steps_as_one_product
         assert kernels.deferring(True, leaves[1].clone().requires_grad_()) is None
 
 
+def test_a_deferred_memory_gradient_is_the_sum_over_a_loops_steps_as_one_product(monkeypatch):
+    """An attention over 5 steps whose query depends on the step before: with the keys' and
+    values' gradients deferred, every gradient is autograd's through torch.bmm, each memory's
+    computed once per backward; a second backward of a retained graph gives them again, and a
+    backward to the queries alone first leaves nothing behind that a later one would count twice.
+    Keys that are the values (dot attention) take one product for both."""
+    torch.manual_seed(0)
+    leaves = [torch.randn(3, 7, 4), torch.randn(3, 7, 4), torch.randn(3, 1, 4)]
+
+    def run(fast, same):
+        keys, values, start = [t.clone().requires_grad_() for t in leaves]
+        values, query = keys if same else values, start
+        memories = kernels.DeferredMemories() if fast else None
+        bmm = memories.bmm if fast else lambda rows, memory, transposed=False: torch.bmm(
+            rows, memory.transpose(1, 2) if transposed else memory)
+        outputs = []
+        for _ in range(5):
+            weights = torch.softmax(bmm(query, keys, transposed=True), -1)
+            query = torch.tanh(bmm(weights, values) + query)
+            outputs.append(query)
+        loss = (torch.cat(outputs, 1) * torch.arange(4.0)).sum()
+        inputs = (keys,) if same else (keys, values)
+        torch.autograd.grad(loss, [start], retain_graph=True)  # through every step, not to the memories
+        loss.backward(retain_graph=True)
+        first = [t.grad.clone() for t in inputs]
+        for t in inputs:
+            t.grad = None
+        loss.backward()
+        return first, [t.grad for t in inputs]
+
+    calls, take = [], kernels.DeferredMemoryGradient.take_gradient
+    monkeypatch.setattr(kernels.DeferredMemoryGradient, "take_gradient", lambda self: calls.append(1) or take(self))
+    for same, memories in ((False, 2), (True, 1)):
+        calls.clear()
+        (fast_first, fast_second), (exact, _) = run(True, same), run(False, same)
+        assert len(calls) == 2 * memories  # once per backward and memory, not once per step
+        for fast in (fast_first, fast_second):
+            for a, b in zip(fast, exact):
+                torch.testing.assert_close(a, b, rtol=1e-5, atol=1e-5)
+    # nothing is deferred without a gradient to compute, or under autocast
+    memories, rows = kernels.DeferredMemories(), torch.randn(3, 1, 7)
+    with torch.no_grad():
+        memories.bmm(rows, leaves[0].clone().requires_grad_())
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        memories.bmm(rows, leaves[0].clone().requires_grad_())
+    memories.bmm(rows, leaves[0])
+    assert memories.deferred == []
+
+
 @needs_onednn
 def test_a_gradient_of_the_onednn_products_gradient_is_refused_not_wrong():
     x, weight = torch.randn(3, 4, requires_grad=True), torch.randn(2, 4, requires_grad=True)

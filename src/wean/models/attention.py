@@ -18,8 +18,14 @@ from __future__ import annotations
 import torch
 from torch import nn
 
+from wean.models.kernels import DeferredMemories
+
 
 class LuongAttention(nn.Module):
+    # within a decoder's loop on the oneDNN path: the keys' and values' gradients as one product
+    # over all steps (wean.models.kernels.deferred_memory_gradients sets it)
+    deferred_memory: DeferredMemories | None = None
+
     def __init__(self, query_size: int, key_size: int, score: str = "general", coverage: bool = False):
         super().__init__()
         self.score = score
@@ -49,13 +55,17 @@ class LuongAttention(nn.Module):
         source, value), mask (batch, source) True on real tokens, and with coverage, the coverage
         (batch, source) of one step. Returns the contexts (batch, steps, value) and the weights
         (batch, steps, source)."""
-        if coverage is not None:
+        deferred = self.deferred_memory
+        if coverage is not None:  # keys of their own at every step: theirs is no loop's sum
             projected_keys = projected_keys + self.coverage_projection(coverage.unsqueeze(-1).to(projected_keys.dtype))
         if self.score == "concat":
             hidden = torch.tanh(self.query_projection(queries).unsqueeze(2) + projected_keys.unsqueeze(1))
             scores = self.energy(hidden).squeeze(-1)
+        elif deferred is not None and coverage is None:
+            scores = deferred.bmm(queries, projected_keys, transposed=True)
         else:
             scores = torch.bmm(queries, projected_keys.transpose(1, 2))
         scores = scores.masked_fill(~mask.unsqueeze(1), float("-inf"))
         weights = torch.softmax(scores, dim=-1)
-        return torch.bmm(weights, values), weights
+        context = deferred.bmm(weights, values) if deferred is not None else torch.bmm(weights, values)
+        return context, weights

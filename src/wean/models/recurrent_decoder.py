@@ -145,7 +145,8 @@ class RecurrentDecoder(Decoder):
         unrolled = UnrolledLSTM(self.rnn, embedded, self.training, self.onednn_products) \
             if previous.size(1) > 1 and isinstance(self.rnn, nn.LSTM) else None
         queries, attention, kept = [], [], {}
-        with kernels.deferred_weight_gradients(self):
+        with kernels.deferred_weight_gradients(self), \
+                kernels.deferred_memory_gradients(self, self.onednn_products and unrolled is not None):
             # split, not [:, t]: the gradient of a slice is a zero tensor of the whole per step
             for t, embedded_t in enumerate(embedded.split(1, dim=1)):
                 recur = partial(unrolled.step, t) if unrolled is not None else partial(self._lstm_step, embedded_t)
