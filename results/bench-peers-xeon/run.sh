@@ -20,3 +20,6 @@ done
 # the rerun at 8ab126c (calls-per-length/, README "The benchmark at this commit"):
 # "$PYTHON" bench/peers/run.py --rounds 3 --toolkits wean,opennmt,fairseq --peers "$PEERS" \
 #     --work "$RUNS/bench-peers-xeon3" --out results/bench-peers-xeon/calls-per-length
+# the rerun at 7e0ee7f (deferred-memory/, README "Each kernel timed in ABBA order"):
+# "$PYTHON" bench/peers/run.py --rounds 3 --toolkits wean,opennmt,fairseq --peers "$PEERS" \
+#     --work "$RUNS/bench-peers-xeon4" --out results/bench-peers-xeon/deferred-memory

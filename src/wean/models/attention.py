@@ -56,7 +56,7 @@ class LuongAttention(nn.Module):
         (batch, source) of one step. Returns the contexts (batch, steps, value) and the weights
         (batch, steps, source)."""
         deferred = self.deferred_memory
-        if coverage is not None:  # keys of their own at every step: theirs is no loop's sum
+        if coverage is not None:  # a new tensor of keys at every step: their gradient is not deferred
             projected_keys = projected_keys + self.coverage_projection(coverage.unsqueeze(-1).to(projected_keys.dtype))
         if self.score == "concat":
             hidden = torch.tanh(self.query_projection(queries).unsqueeze(2) + projected_keys.unsqueeze(1))

@@ -9,7 +9,7 @@ grow with it) through the whole model, forward only for inference, forward and b
 training (the mean log-probability's gradient under both: the loss from the logits, which only
 the oneDNN path takes in training, is not credited to it), each kernel six times in ABBA order
 (a machine whose speed drifts favours neither), the median kept: the two are often 2-5 % apart,
-and three rounds in one order picked the slower in one benchmark run of three. It takes a few
+about what one timing varies by. It takes a few
 seconds for the models here and is done once: the choice is cached in ``kernels.json`` under
 ``$WEAN_CACHE_DIR`` (else ``$XDG_CACHE_HOME/wean``, else ``~/.cache/wean``), keyed by the CPU,
 PyTorch's version, the code of the kernels and of this measure, the threads, the batch and the
