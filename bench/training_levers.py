@@ -25,21 +25,21 @@ import torch
 from peers_setup import peers_config, peers_corpus  # bench/ is the script's folder, so on sys.path
 from timing import cpu, report
 
-from wean.models import kernels
+from wean.models import deferred_gradients, kernels
 from wean.models.kernels import use_kernels
 from wean.models.model import build_model
 from wean.training import Trainer
 from wean.training.criterion import cross_entropy, softmax_cross_entropy
 
 VOCABULARY, SENTENCES, SOURCE, TARGET = 10_000, 64, 22, 16
-DEFERRING = (kernels.deferring, kernels.deferred_memory_gradients)
+DEFERRING = (kernels.deferring, deferred_gradients.deferred_memory_gradients)
 
 
 def switch_levers(on: bool) -> None:
     """The deferred gradients on (wean's own functions) or off."""
     weights, memories = DEFERRING
     kernels.deferring = weights if on else (lambda *args: None)
-    kernels.deferred_memory_gradients = memories if on else (lambda module, enabled: memories(module, False))
+    deferred_gradients.deferred_memory_gradients = memories if on else (lambda module, enabled: memories(module, False))
 
 
 def main() -> None:

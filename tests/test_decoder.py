@@ -2,11 +2,16 @@
 speed, UnrolledLSTM) computes the same function as the step path that search takes, with either
 kernels (wean.models.kernels)."""
 
+import gc
+import weakref
+
 import pytest
 import torch
 
 from wean.config import ModelConfig, section_config
-from wean.models.kernels import DeferredMemoryGradient, use_kernels
+from wean.models import deferred_gradients
+from wean.models.deferred_gradients import DeferredMemoryGradient
+from wean.models.kernels import use_kernels
 from wean.models.model import build_model
 
 
@@ -153,26 +158,29 @@ def test_the_coverage_vector_enters_the_attention_on_both_paths(attention, input
                           atol=1e-6)
 
 
-@pytest.mark.parametrize("decoder, attention, coverage, memories", [
-    ("luong", "concat", False, 1), ("luong", "general", False, 2), ("luong", "dot", False, 1),
-    ("luong", "general", True, 1), ("bahdanau", "concat", False, 1), ("bahdanau", "general", False, 2),
-    ("conditional", "general", False, 2),  # its own choice: general, its embeddings (12) are not the states (16)
+@pytest.mark.parametrize("decoder, attention, coverage, word_attention, memories", [
+    ("luong", "concat", False, "none", 1), ("luong", "general", False, "none", 2), ("luong", "dot", False, "none", 1),
+    ("luong", "general", True, "none", 1), ("bahdanau", "concat", False, "none", 1),
+    ("bahdanau", "general", False, "none", 2), ("bahdanau", "general", False, "gates", 3),
+    ("conditional", "general", False, "none", 2),  # its own choice: general, its embeddings (12) are not the states (16)
 ])
-def test_the_onednn_training_path_gives_the_gradients_of_pytorchs_own(decoder, attention, coverage, memories,
-                                                                     monkeypatch):
+def test_the_onednn_training_path_gives_the_gradients_of_pytorchs_own(decoder, attention, coverage, word_attention,
+                                                                     memories, monkeypatch):
     """oneDNN's products with the loop's weight gradients and its attention's keys' and values'
     gradients deferred, against PyTorch's own products on the same model and batch: an
     independent reference for the deferral (the step path above defers too). ``memories``: the
     states whose gradient is one product per backward (keys and values; one where they are the
     same tensor (dot), where coverage gives each step its own keys, or where a concat score reads
-    the keys without a product)."""
+    the keys without a product; the word attention's values besides). Under autocast nothing is
+    deferred."""
     taken = []
     take = DeferredMemoryGradient.take_gradient
     monkeypatch.setattr(DeferredMemoryGradient, "take_gradient", lambda self: taken.append(1) or take(self))
     grads = {}
     for kernel in ("blas", "onednn"):
         model, source, lengths, previous = model_and_batch(2, "copy" if decoder == "luong" else "zero", attention,
-                                                           decoder=decoder, coverage=coverage)
+                                                           decoder=decoder, coverage=coverage,
+                                                           word_attention=word_attention)
         use_kernels(model, kernel)
         model.train()
         model(source, lengths, previous).log_probs.square().mean().backward()
@@ -181,3 +189,32 @@ def test_the_onednn_training_path_gives_the_gradients_of_pytorchs_own(decoder, a
     assert grads["blas"].keys() == grads["onednn"].keys() and "decoder.rnn.weight_hh_l0" in grads["blas"]
     for name, grad in grads["blas"].items():
         torch.testing.assert_close(grads["onednn"][name], grad, rtol=1e-4, atol=1e-6, msg=name)
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        model(source, lengths, previous).log_probs.float().square().mean().backward()
+    assert len(taken) == memories
+
+
+def test_a_training_forward_without_a_backward_leaves_no_cycle_for_the_garbage_collector():
+    """The deferred gradients' anchors are let go once the loop is through: a forward whose
+    backward never runs (an exception after it, a validation with gradients on) frees its graph
+    as soon as its outputs go, not at the garbage collector's next pass."""
+    kept = []
+    model, source, lengths, previous = model_and_batch(2, "copy", "general")
+    use_kernels(model, "onednn")
+    model.train()
+    original = deferred_gradients.DeferredGradient.__init__
+
+    def tracked(self, tensor):
+        original(self, tensor)
+        kept.append(weakref.ref(self))
+
+    gc.disable()
+    try:
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(deferred_gradients.DeferredGradient, "__init__", tracked)
+            output = model(source, lengths, previous)
+        assert len(kept) > 2  # the LSTM's and the attentional layer's weights, the keys and values
+        del output
+        assert all(reference() is None for reference in kept)
+    finally:
+        gc.enable()

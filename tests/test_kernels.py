@@ -13,7 +13,7 @@ from synthetic import reverse_pairs, tiny_config, write_corpus
 from wean.cli import main
 from wean.errors import WeanError
 from wean.inference.generator import load
-from wean.models import kernels
+from wean.models import deferred_gradients, kernels
 from wean.models.kernels import OneDNNLinear, use_kernels
 
 needs_onednn = pytest.mark.skipif(not kernels.ONEDNN, reason="this PyTorch has no oneDNN linear")
@@ -80,8 +80,8 @@ def test_a_deferred_weight_gradient_is_the_sum_over_a_loops_steps_as_one_product
         loss.backward()
         return first, [t.grad for t in (x, weight, bias)]
 
-    calls, take = [], kernels.DeferredWeightGradient.take_gradient
-    monkeypatch.setattr(kernels.DeferredWeightGradient, "take_gradient", lambda self: calls.append(1) or take(self))
+    calls, take = [], deferred_gradients.DeferredWeightGradient.take_gradient
+    monkeypatch.setattr(deferred_gradients.DeferredWeightGradient, "take_gradient", lambda self: calls.append(1) or take(self))
     (fast_first, fast_second), (exact, _) = run(True), run(False)
     assert len(calls) == 2  # once per backward that reaches the weight, not once per step
     for fast in (fast_first, fast_second):
@@ -105,7 +105,7 @@ def test_a_deferred_memory_gradient_is_the_sum_over_a_loops_steps_as_one_product
     def run(fast, same):
         keys, values, start = [t.clone().requires_grad_() for t in leaves]
         values, query = keys if same else values, start
-        memories = kernels.DeferredMemories() if fast else None
+        memories = deferred_gradients.DeferredMemories() if fast else None
         bmm = memories.bmm if fast else lambda rows, memory, transposed=False: torch.bmm(
             rows, memory.transpose(1, 2) if transposed else memory)
         outputs = []
@@ -123,8 +123,8 @@ def test_a_deferred_memory_gradient_is_the_sum_over_a_loops_steps_as_one_product
         loss.backward()
         return first, [t.grad for t in inputs]
 
-    calls, take = [], kernels.DeferredMemoryGradient.take_gradient
-    monkeypatch.setattr(kernels.DeferredMemoryGradient, "take_gradient", lambda self: calls.append(1) or take(self))
+    calls, take = [], deferred_gradients.DeferredMemoryGradient.take_gradient
+    monkeypatch.setattr(deferred_gradients.DeferredMemoryGradient, "take_gradient", lambda self: calls.append(1) or take(self))
     for same, memories in ((False, 2), (True, 1)):
         calls.clear()
         (fast_first, fast_second), (exact, _) = run(True, same), run(False, same)
@@ -132,11 +132,9 @@ def test_a_deferred_memory_gradient_is_the_sum_over_a_loops_steps_as_one_product
         for fast in (fast_first, fast_second):
             for a, b in zip(fast, exact):
                 torch.testing.assert_close(a, b, rtol=1e-5, atol=1e-5)
-    # nothing is deferred without a gradient to compute, or under autocast
-    memories, rows = kernels.DeferredMemories(), torch.randn(3, 1, 7)
+    # nothing is deferred without a gradient to compute
+    memories, rows = deferred_gradients.DeferredMemories(), torch.randn(3, 1, 7)
     with torch.no_grad():
-        memories.bmm(rows, leaves[0].clone().requires_grad_())
-    with torch.autocast("cpu", dtype=torch.bfloat16):
         memories.bmm(rows, leaves[0].clone().requires_grad_())
     memories.bmm(rows, leaves[0])
     assert memories.deferred == []

@@ -1,7 +1,7 @@
 """A wean training run of the peers' benchmark with the attention's keys' and values' gradients
 deferred to one product over the decoder's steps (`--memory deferred`: what training does on the
-oneDNN path, `wean.models.kernels.deferred_memory_gradients`) or added step by step (`--memory
-per-step`), for the ABBA comparison of issue 94. The arguments after `--memory` are those of
+oneDNN path, `wean.models.deferred_gradients.deferred_memory_gradients`) or added step by step
+(`--memory per-step`), for the ABBA comparison of issue 94. The arguments after `--memory` are those of
 `bench/peers/wean_runner.py train`, from the repository root:
 
     OMP_NUM_THREADS=2 MKL_NUM_THREADS=2 python results/bench-peers-xeon/memory_gradients.py --memory deferred \\
@@ -16,7 +16,7 @@ import argparse
 import runpy
 import sys
 
-from wean.models import kernels
+from wean.models import deferred_gradients
 
 
 def main() -> None:
@@ -24,8 +24,8 @@ def main() -> None:
     parser.add_argument("--memory", choices=("deferred", "per-step"), required=True)
     args, runner_args = parser.parse_known_args()
     if args.memory == "per-step":
-        deferring = kernels.deferred_memory_gradients
-        kernels.deferred_memory_gradients = lambda module, enabled: deferring(module, False)
+        deferring = deferred_gradients.deferred_memory_gradients
+        deferred_gradients.deferred_memory_gradients = lambda module, enabled: deferring(module, False)
     sys.path.insert(0, "bench/peers")
     sys.argv = ["bench/peers/wean_runner.py", *runner_args]
     runpy.run_path("bench/peers/wean_runner.py", run_name="__main__")

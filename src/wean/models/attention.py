@@ -18,12 +18,12 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from wean.models.kernels import DeferredMemories
+from wean.models.deferred_gradients import DeferredMemories
 
 
 class LuongAttention(nn.Module):
     # within a decoder's loop on the oneDNN path: the keys' and values' gradients as one product
-    # over all steps (wean.models.kernels.deferred_memory_gradients sets it)
+    # over all steps (wean.models.deferred_gradients.deferred_memory_gradients sets it)
     deferred_memory: DeferredMemories | None = None
 
     def __init__(self, query_size: int, key_size: int, score: str = "general", coverage: bool = False):

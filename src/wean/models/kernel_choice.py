@@ -8,13 +8,13 @@ inference; for training, as many as a training batch holds, since the decoder's 
 grow with it) through the whole model, forward only for inference, forward and backward for
 training (the mean log-probability's gradient under both: the loss from the logits, which only
 the oneDNN path takes in training, is not credited to it), each kernel six times in ABBA order
-(a machine whose speed drifts favours neither), the median kept: the two are often 2-5 % apart,
-about what one timing varies by. It takes a few
-seconds for the models here and is done once: the choice is cached in ``kernels.json`` under
-``$WEAN_CACHE_DIR`` (else ``$XDG_CACHE_HOME/wean``, else ``~/.cache/wean``), keyed by the CPU,
-PyTorch's version, the code of the kernels and of this measure, the threads, the batch and the
-model's shapes. Where oneDNN cannot apply (a PyTorch without it, a GPU, weights
-not float32) the choice is PyTorch's own without measuring. Measuring leaves the model's weights,
+(a machine whose speed drifts favours neither), the median kept: the two are often a few per cent
+apart, about what one timing varies by. It takes a few seconds for the models here and is done
+once: the choice is cached in ``kernels.json`` under ``$WEAN_CACHE_DIR`` (else
+``$XDG_CACHE_HOME/wean``, else ``~/.cache/wean``), keyed by the CPU, PyTorch's version, the code
+of the kernels, of the deferred gradients and of this measure, the threads, the batch and the
+model's shapes. Where oneDNN cannot apply (a PyTorch without it, a GPU, weights not float32) the
+choice is PyTorch's own without measuring. Measuring leaves the model's weights,
 gradients, mode and the random state as it found them.
 """
 
@@ -31,6 +31,7 @@ import torch
 from torch import nn
 
 from wean.errors import WeanError
+from wean.models import deferred_gradients
 from wean.models import kernels as kernel_module
 from wean.textio import atomic_write_json, read_json
 
@@ -59,7 +60,8 @@ def _cpu_model() -> str:
 def cache_key(model: nn.Module, workload: str, sentences: int = BATCH) -> str:
     shapes = hashlib.sha256(json.dumps([[name, list(parameter.shape)] for name, parameter in model.named_parameters()])
                             .encode()).hexdigest()[:16]
-    code = hashlib.sha256(Path(kernel_module.__file__).read_bytes() + Path(__file__).read_bytes()).hexdigest()[:12]
+    sources = (kernel_module.__file__, deferred_gradients.__file__, __file__)
+    code = hashlib.sha256(b"".join(Path(source).read_bytes() for source in sources)).hexdigest()[:12]
     return (f"{_cpu_model()} | torch {torch.__version__} | kernels {code} | {torch.get_num_threads()} threads"
             f" | {workload} {sentences}x{LENGTH} | {shapes}")
 

@@ -9,11 +9,11 @@ calls MKL's sgemm, which on the AMD CPUs measured here runs an output layer's pr
 GFLOP/s on one core where oneDNN runs it at about 94 (results/bench-kernels). In training, the
 gradient of a product's input goes through oneDNN too; the gradient of its weight stays with MKL,
 which is faster there. Where a decoder's loop multiplies by the same weight at every step, that
-weight's gradient is one product over all steps (:class:`DeferredWeightGradient`); with the loss
-taken from the logits in one step (wean.training.criterion), an update of the peers' model runs
-1.15x faster (results/bench-peers-levers). So are the gradients of the encoder's states that the
-loop's attention reads at every step (:class:`DeferredMemoryGradient`): 1.03x more in training
-runs of the peers' benchmark (results/bench-peers-xeon). The two libraries sum in different orders, so
+weight's gradient is one product over all steps (:mod:`wean.models.deferred_gradients`); with
+the loss taken from the logits in one step (wean.training.criterion), an update of the peers'
+model runs 1.15x faster (results/bench-peers-levers). So are the gradients of the encoder's states
+that the loop's attention reads at every step: 1.03x more in training runs of the peers'
+benchmark (results/bench-peers-xeon). The two libraries sum in different orders, so
 results differ in their last bits (a few 1e-6 on logits of about ±1): in search an output can
 change only where two hypotheses tie that closely: none of the TurkCorpus and WikiSmall test
 outputs of the simplifier measured in results/bench-kernels does.
@@ -35,6 +35,7 @@ from torch.nn import functional as F
 
 from wean.config import KERNELS
 from wean.errors import WeanError
+from wean.models.deferred_gradients import DeferredWeightGradient, release_anchors
 
 
 def _onednn_available() -> bool:
@@ -78,76 +79,6 @@ class _OneDNNLinearFunction(torch.autograd.Function):
         grad_weight = grad.t().mm(rows) if ctx.needs_input_grad[1] else None
         grad_bias = grad.sum(0) if ctx.has_bias and ctx.needs_input_grad[2] else None
         return grad_rows, grad_weight, grad_bias
-
-
-class DeferredGradient:
-    """A tensor multiplied at every step of a loop (a decoder's weights, or the encoder's states
-    its attention reads, over a teacher-forced target): what each step's product contributes to
-    the tensor's gradient is kept, and the gradient is one product over all steps once the last of
-    them is through, rather than a small product per step added into the sum (a 1024 x 768 weight,
-    or 64 x 25 x 256 states, read and written 16 times). A subclass says how the kept pairs
-    multiply (:meth:`product`)."""
-
-    def __init__(self, tensor: torch.Tensor):
-        self.lefts: list[torch.Tensor] = []
-        self.rights: list[torch.Tensor] = []
-        self.backward_pass: int | None = None
-        # every step's product reads it, so autograd runs its backward after all of theirs
-        self.anchor: torch.Tensor | None = _GradientAnchor.apply(tensor, self)
-
-    def keep(self, left: torch.Tensor, right: torch.Tensor) -> None:
-        # a backward pass that reached the steps but not the tensor (autograd.grad of the inputs
-        # only) leaves what it kept behind: the gradient counts only this pass's steps
-        backward_pass = torch._C._current_graph_task_id()
-        if backward_pass != self.backward_pass:
-            self.lefts, self.rights, self.backward_pass = [], [], backward_pass
-        self.lefts.append(left)
-        self.rights.append(right)
-
-    def take_gradient(self) -> torch.Tensor:
-        """The tensor's gradient from the steps kept in this backward pass, which are let go."""
-        gradient = self.product(self.lefts, self.rights)
-        self.lefts, self.rights, self.backward_pass = [], [], None
-        self.anchor = None  # the anchor's node refers back to this object: no cycle is left
-        return gradient
-
-    @staticmethod
-    def product(lefts: list[torch.Tensor], rights: list[torch.Tensor]) -> torch.Tensor:
-        raise NotImplementedError
-
-
-class DeferredWeightGradient(DeferredGradient):
-    """A weight's gradient: each step keeps its output's gradient (rows, out) and its input (rows,
-    in); the gradient (out, in) is their product over all steps' rows."""
-
-    @staticmethod
-    def product(lefts, rights):
-        return torch.cat(lefts).t().mm(torch.cat(rights))
-
-
-class DeferredMemoryGradient(DeferredGradient):
-    """The gradient of states (batch, source, size) that every step multiplies by a row per
-    sentence (an attention's keys or values): each step keeps a (batch, rows, source) and a
-    (batch, rows, size) factor; the gradient is one batched product over all steps' rows."""
-
-    @staticmethod
-    def product(lefts, rights):
-        return torch.bmm(torch.cat(lefts, 1).transpose(1, 2), torch.cat(rights, 1))
-
-
-class _GradientAnchor(torch.autograd.Function):
-    """A zero that every step's product takes as an input: its backward runs once all of theirs
-    have, and gives the tensor the gradient they kept."""
-
-    @staticmethod
-    def forward(ctx, tensor, deferred):
-        ctx.deferred = deferred
-        return tensor.new_zeros(())
-
-    @staticmethod
-    @torch.autograd.function.once_differentiable
-    def backward(ctx, _):
-        return ctx.deferred.take_gradient(), None
 
 
 class _DeferredLinearFunction(torch.autograd.Function):
@@ -221,68 +152,9 @@ def deferred_weight_gradients(module: nn.Module):
     try:
         yield
     finally:
+        release_anchors(layer.deferred for layer in layers)
         for layer in layers:
             layer.deferred = None
-
-
-class _DeferredStepProductFunction(torch.autograd.Function):
-    """One step's ``bmm(rows, memory)``, or ``bmm(rows, memory^T)`` where ``transposed``, whose
-    memory's gradient a DeferredMemoryGradient computes."""
-
-    @staticmethod
-    def forward(ctx, rows, memory, anchor, deferred, transposed):
-        ctx.save_for_backward(rows, memory)
-        ctx.deferred, ctx.transposed = deferred, transposed
-        return torch.bmm(rows, memory.transpose(1, 2) if transposed else memory)
-
-    @staticmethod
-    @torch.autograd.function.once_differentiable
-    def backward(ctx, grad):
-        rows, memory = ctx.saved_tensors
-        if ctx.transposed:  # out = rows memory^T: memory's gradient is grad^T rows
-            ctx.deferred.keep(grad, rows)
-            grad_rows = torch.bmm(grad, memory) if ctx.needs_input_grad[0] else None
-        else:  # out = rows memory: memory's gradient is rows^T grad
-            ctx.deferred.keep(rows, grad)
-            grad_rows = torch.bmm(grad, memory.transpose(1, 2)) if ctx.needs_input_grad[0] else None
-        return grad_rows, None, grad.new_zeros(()), None, None
-
-
-class DeferredMemories:
-    """The states a decoder's loop multiplies at every step (its attention's keys and values),
-    each with a :class:`DeferredMemoryGradient` made at its first product."""
-
-    def __init__(self):
-        self.deferred: list[tuple[torch.Tensor, DeferredMemoryGradient]] = []
-
-    def bmm(self, rows: torch.Tensor, memory: torch.Tensor, transposed: bool = False) -> torch.Tensor:
-        """``torch.bmm(rows, memory)`` (``memory^T`` where ``transposed``), memory's gradient
-        deferred where the loop runs in float32 on the CPU."""
-        if not (memory.requires_grad and torch.is_grad_enabled() and memory.device.type == "cpu"
-                and memory.dtype == torch.float32 and rows.dtype == torch.float32 and not autocast_on_cpu()):
-            return torch.bmm(rows, memory.transpose(1, 2) if transposed else memory)
-        deferred = next((kept for tensor, kept in self.deferred if tensor is memory), None)
-        if deferred is None:
-            deferred = DeferredMemoryGradient(memory)
-            self.deferred.append((memory, deferred))
-        return _DeferredStepProductFunction.apply(rows, memory.detach(), deferred.anchor, deferred, transposed)
-
-
-@contextmanager
-def deferred_memory_gradients(module: nn.Module, enabled: bool):
-    """Within it, where ``enabled`` (the oneDNN path of a loop over a teacher-forced target), the
-    modules of ``module`` that read the same states at every step (those with a
-    ``deferred_memory`` attribute: attentions) get their gradients through
-    :class:`DeferredMemories`. Without gradients (search) it does nothing."""
-    layers = [m for m in module.modules() if hasattr(m, "deferred_memory")] \
-        if enabled and torch.is_grad_enabled() else []
-    for layer in layers:
-        layer.deferred_memory = DeferredMemories()
-    try:
-        yield
-    finally:
-        for layer in layers:
-            layer.deferred_memory = None
 
 
 def kernels_of(model: nn.Module) -> str:

@@ -22,7 +22,7 @@ from torch.nn import functional as F
 
 from wean.config import DecoderConfig
 from wean.errors import WeanError
-from wean.models import kernels
+from wean.models import deferred_gradients, kernels
 from wean.models.bridge import check_bridge
 from wean.models.interfaces import Decoder, DecoderOutput, DecoderState, EncoderOutput
 from wean.registry import ENCODERS
@@ -56,7 +56,7 @@ class UnrolledLSTM:
         batch, steps, known_size = known.shape
         self.weights: list[torch.Tensor] = []  # per layer: the four gates from [input; h], as a linear layer's weight
         self.biases: list[torch.Tensor | None] = []
-        self.deferred: list[kernels.DeferredWeightGradient | None] = []
+        self.deferred: list[deferred_gradients.DeferredWeightGradient | None] = []
         self.onednn = kernels.applies(known, rnn.weight_hh_l0, onednn)
         for layer in range(rnn.num_layers):
             w_ih, w_hh = getattr(rnn, f"weight_ih_l{layer}"), getattr(rnn, f"weight_hh_l{layer}")
@@ -145,17 +145,23 @@ class RecurrentDecoder(Decoder):
         unrolled = UnrolledLSTM(self.rnn, embedded, self.training, self.onednn_products) \
             if previous.size(1) > 1 and isinstance(self.rnn, nn.LSTM) else None
         queries, attention, kept = [], [], {}
-        with kernels.deferred_weight_gradients(self), \
-                kernels.deferred_memory_gradients(self, self.onednn_products and unrolled is not None):
-            # split, not [:, t]: the gradient of a slice is a zero tensor of the whole per step
-            for t, embedded_t in enumerate(embedded.split(1, dim=1)):
-                recur = partial(unrolled.step, t) if unrolled is not None else partial(self._lstm_step, embedded_t)
-                query, state, weights, step_extras = self.step(embedded_t, encoded, state, values, recur)
-                queries.append(query)
-                attention.append(weights)
-                if extras:
-                    for name, tensor in step_extras.items():
-                        kept.setdefault(name, []).append(tensor)
+        # the attention's keys and values: deferred on the oneDNN path, where it applies
+        deferring_memory = unrolled is not None and unrolled.onednn
+        try:
+            with kernels.deferred_weight_gradients(self), \
+                    deferred_gradients.deferred_memory_gradients(self, deferring_memory):
+                # split, not [:, t]: the gradient of a slice is a zero tensor of the whole per step
+                for t, embedded_t in enumerate(embedded.split(1, dim=1)):
+                    recur = partial(unrolled.step, t) if unrolled is not None else partial(self._lstm_step, embedded_t)
+                    query, state, weights, step_extras = self.step(embedded_t, encoded, state, values, recur)
+                    queries.append(query)
+                    attention.append(weights)
+                    if extras:
+                        for name, tensor in step_extras.items():
+                            kept.setdefault(name, []).append(tensor)
+        finally:
+            if unrolled is not None:
+                deferred_gradients.release_anchors(unrolled.deferred)
         return DecoderOutput(
             torch.cat(queries, 1), state, torch.cat(attention, 1),
             {name: torch.cat(tensors, 1) for name, tensors in kept.items()},
