@@ -263,7 +263,7 @@ def test_auto_measures_once_keeps_the_choice_and_leaves_the_model_as_it_was(mode
         for old in (tmp_path / "cache").iterdir():
             old.unlink()
         times = {"onednn": 2.0, "blas": 1.0} if faster == "blas" else {"onednn": 1.0, "blas": 2.0}
-        monkeypatch.setattr(kernel_choice, "measure", lambda model, workload, sentences, times=times: dict(times))
+        monkeypatch.setattr(kernel_choice, "measure", lambda model, workload, sentences, loss, times=times: dict(times))
         assert load(model_dir, device="cpu").kernels == faster
         monkeypatch.setattr(kernel_choice, "measure", lambda *args: pytest.fail("measured again"))
         assert load(model_dir, device="cpu").kernels == faster
@@ -290,7 +290,7 @@ def test_the_measure_times_each_kernel_in_abba_order_so_a_drifting_machine_favou
     model = load(model_dir, device="cpu", kernels="blas").model
     order, clock = [], iter(range(1, 1000))
     monkeypatch.setattr(kernel_choice, "_seconds",
-                        lambda model, workload, batch: order.append(kernels.kernels_of(model)) or next(clock))
+                        lambda model, workload, batch, loss: order.append(kernels.kernels_of(model)) or next(clock))
     seconds = kernel_choice.measure(model, "inference")
     timed = order[2:]  # after one warm-up each
     assert len(timed) == 2 * kernel_choice.ROUNDS and kernel_choice.ROUNDS % 2 == 0
@@ -306,9 +306,9 @@ def test_a_training_run_keeps_the_kernels_auto_chose_for_its_resumes(tmp_path, m
     from wean.training import Trainer
 
     data = write_corpus(tmp_path / "data", train=40, valid=8)
-    measured = []
-    monkeypatch.setattr(kernel_choice, "measure",
-                        lambda model, workload, sentences: measured.append(sentences) or {"onednn": 2.0, "blas": 1.0})
+    measured, losses = [], []
+    monkeypatch.setattr(kernel_choice, "measure", lambda model, workload, sentences, loss: (
+        measured.append(sentences) or losses.append(loss) or {"onednn": 2.0, "blas": 1.0}))
     config = tiny_config(data, tmp_path / "run", max_updates=2, batch_size=24, kernels="auto")
     Trainer(config).train()
     assert json.loads((tmp_path / "run" / "kernels.json").read_text()) == {"kernels": "blas"}
@@ -320,6 +320,35 @@ def test_a_training_run_keeps_the_kernels_auto_chose_for_its_resumes(tmp_path, m
                            distributed=SimpleNamespace(world_size=4))
     assert Trainer._sentences_per_batch(four) == 6
     # a resume takes the run's own choice, whatever measuring would say now
-    monkeypatch.setattr(kernel_choice, "measure", lambda model, workload, sentences: {"onednn": 1.0, "blas": 2.0})
+    monkeypatch.setattr(kernel_choice, "measure", lambda model, workload, sentences, loss: {"onednn": 1.0, "blas": 2.0})
     resumed = Trainer(tiny_config(data, tmp_path / "run", max_updates=3, kernels="auto"), resume=True)
     assert kernels.kernels_of(resumed.model) == "blas"
+
+
+@needs_onednn
+def test_the_training_measure_times_the_loss_as_the_run_takes_it_under_each_kernel(tmp_path, monkeypatch):
+    """oneDNN's path takes the loss from the logits (its gradient cheaper), and the measure
+    credits it; both give the same loss up to rounding."""
+    from wean.models import kernel_choice
+    from wean.training import Trainer, criterion
+
+    data = write_corpus(tmp_path / "data", train=40, valid=8)
+    monkeypatch.setenv("WEAN_CACHE_DIR", str(tmp_path / "cache"))  # no choice cached by another test
+    losses = []
+    monkeypatch.setattr(kernel_choice, "measure", lambda model, workload, sentences, loss: (
+        losses.append(loss) or {"onednn": 2.0, "blas": 1.0}))
+    trainer = Trainer(tiny_config(data, tmp_path / "run", max_updates=1, kernels="auto"))
+    (loss,) = losses
+    model = trainer.model
+    model.train()
+    source, lengths, target = kernel_choice._batch(model, 4)
+    from_logits, fused = [], criterion.softmax_cross_entropy
+    monkeypatch.setattr(criterion, "softmax_cross_entropy", lambda *args: from_logits.append(1) or fused(*args))
+    value = {}
+    for kernel in ("onednn", "blas"):
+        use_kernels(model, kernel)
+        torch.manual_seed(0)
+        value[kernel] = loss(model, source, lengths, target, kernel)
+        assert len(from_logits) == 1  # onednn's only
+    torch.testing.assert_close(value["onednn"], value["blas"], rtol=1e-5, atol=1e-5)
+    assert value["blas"].dim() == 0 and value["blas"].requires_grad

@@ -6,8 +6,8 @@ oneDNN won beam search by 1.25x; on a 2-core Xeon with AMX PyTorch's own product
 The measure is the model's own work: a teacher-forced batch of sentences of 20 tokens (16 for
 inference; for training, as many as a training batch holds, since the decoder's per-step products
 grow with it) through the whole model, forward only for inference, forward and backward for
-training (the mean log-probability's gradient under both: the loss from the logits, which only
-the oneDNN path takes in training, is not credited to it), each kernel six times in ABBA order
+training (of the loss the trainer gives, which it takes as its run does under each kernel: from
+the logits on oneDNN's path; else the mean log-probability), each kernel six times in ABBA order
 (a machine whose speed drifts favours neither), the median kept: the two are often a few per cent
 apart, about what one timing varies by. It takes a few seconds for the models here and is done
 once: the choice is cached in ``kernels.json`` under ``$WEAN_CACHE_DIR`` (else
@@ -25,6 +25,7 @@ import json
 import os
 import statistics
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import torch
@@ -82,19 +83,30 @@ def _batch(model: nn.Module, sentences: int) -> tuple[torch.Tensor, torch.Tensor
     return source, torch.full((sentences,), LENGTH, dtype=torch.long), target
 
 
-def _seconds(model: nn.Module, workload: str, batch) -> float:
+# a training step's loss on the measure's batch under the kernels named: (model, source, lengths,
+# target, kernels) -> a scalar to take the gradient of
+TrainingLoss = Callable[[nn.Module, torch.Tensor, torch.Tensor, torch.Tensor, str], torch.Tensor]
+
+
+def mean_log_probability(model: nn.Module, source, lengths, target, kernels: str) -> torch.Tensor:
+    return model(source, lengths, target).log_probs.float().mean()
+
+
+def _seconds(model: nn.Module, workload: str, batch, loss: TrainingLoss) -> float:
     source, lengths, target = batch
     started = time.perf_counter()
     if workload == "training":
-        model(source, lengths, target).log_probs.float().mean().backward()
+        loss(model, source, lengths, target, kernel_module.kernels_of(model)).backward()
     else:
         with torch.no_grad():
             model(source, lengths, target)
     return time.perf_counter() - started
 
 
-def measure(model: nn.Module, workload: str, sentences: int = BATCH) -> dict[str, float]:
-    """Median seconds of the workload under each kernel; the model is left as it was found."""
+def measure(model: nn.Module, workload: str, sentences: int = BATCH,
+            loss: TrainingLoss = mean_log_probability) -> dict[str, float]:
+    """Median seconds of the workload under each kernel (training: the gradient of ``loss``); the
+    model is left as it was found."""
     was_training, rng, kernels_before = model.training, torch.get_rng_state(), kernel_module.kernels_of(model)
     grads = {name: p.grad for name, p in model.named_parameters()}
     model.train(workload == "training")
@@ -103,11 +115,11 @@ def measure(model: nn.Module, workload: str, sentences: int = BATCH) -> dict[str
     try:
         for kernels in times:  # one warm-up each: first calls allocate and pick their code paths
             kernel_module.use_kernels(model, kernels)
-            _seconds(model, workload, batch)
+            _seconds(model, workload, batch, loss)
         for round_index in range(ROUNDS):
             for kernels in ("onednn", "blas") if round_index % 2 == 0 else ("blas", "onednn"):
                 kernel_module.use_kernels(model, kernels)
-                times[kernels].append(_seconds(model, workload, batch))
+                times[kernels].append(_seconds(model, workload, batch, loss))
     finally:
         for name, parameter in model.named_parameters():
             parameter.grad = grads[name]
@@ -122,9 +134,10 @@ def resolved(model: nn.Module, kernels: str, workload: str = "inference") -> str
     return choose_kernels(model, workload) if kernels == "auto" else kernels
 
 
-def choose_kernels(model: nn.Module, workload: str = "inference", sentences: int = BATCH) -> str:
+def choose_kernels(model: nn.Module, workload: str = "inference", sentences: int = BATCH,
+                   loss: TrainingLoss = mean_log_probability) -> str:
     """onednn or blas, whichever runs ``model``'s ``workload`` on batches of ``sentences`` faster
-    here (cached, see above)."""
+    here (cached, see above); ``loss``: what a training step takes the gradient of."""
     if workload not in WORKLOADS:
         raise ValueError(f"workload {workload!r}: one of {', '.join(WORKLOADS)}")
     if not onednn_can_apply(model):
@@ -138,7 +151,7 @@ def choose_kernels(model: nn.Module, workload: str = "inference", sentences: int
         cache = {}
     if isinstance(cache.get(key), dict) and cache[key].get("kernels") in ("onednn", "blas"):
         return cache[key]["kernels"]
-    seconds = measure(model, workload, sentences)
+    seconds = measure(model, workload, sentences, loss)
     chosen = min(seconds, key=seconds.get)
     cache[key] = {"kernels": chosen, "seconds": seconds}
     try:

@@ -32,7 +32,7 @@ from torch.nn.parallel import DistributedDataParallel
 from tqdm import tqdm
 
 from wean.config import Config
-from wean.data.corpus import encode_pairs, make_batches
+from wean.data.corpus import Batch, encode_pairs, make_batches
 from wean.data.training_text import training_text
 from wean.data.vocabulary import SPECIALS
 from wean.errors import WeanError
@@ -216,7 +216,8 @@ class Trainer:
         (wean.models.kernel_choice), whose choice every process takes."""
         path = self.directory / KERNELS_CHOSEN
         if main and not (resume and path.is_file()):
-            chosen = kernel_choice.choose_kernels(self.model, "training", self._sentences_per_batch())
+            chosen = kernel_choice.choose_kernels(self.model, "training", self._sentences_per_batch(),
+                                                  self._measured_loss)
             atomic_write_json(path, {"kernels": chosen})
             self.notes.append(f"training.kernels auto: {chosen}, the faster for this model here ({KERNELS_CHOSEN})")
         self.distributed.barrier()  # the others read it once it is written
@@ -224,6 +225,12 @@ class Trainer:
         if not (isinstance(recorded, dict) and recorded.get("kernels") in ("onednn", "blas")):
             raise WeanError(f"{path}: not a record of the kernels this run chose; delete it to measure again")
         return recorded["kernels"]
+
+    def _measured_loss(self, model, source, lengths, target, kernels: str) -> torch.Tensor:
+        """The training loss of the kernels' measure batch as this run takes it under ``kernels``
+        (on oneDNN's path from the logits), per target token."""
+        criterion = Criterion(model, self.config.training.label_smoothing, loss_from_logits=kernels == "onednn")
+        return criterion.training_loss(Batch(source, lengths, target, target)) / target.numel()
 
     def _sentences_per_batch(self) -> int:
         """About the sentences of one process's share of a training batch (the batch is global),
