@@ -162,7 +162,8 @@ def test_the_coverage_vector_enters_the_attention_on_both_paths(attention, input
     ("luong", "concat", False, "none", 1), ("luong", "general", False, "none", 2), ("luong", "dot", False, "none", 1),
     ("luong", "general", True, "none", 1), ("bahdanau", "concat", False, "none", 1),
     ("bahdanau", "general", False, "none", 2), ("bahdanau", "general", False, "gates", 3),
-    ("conditional", "general", False, "none", 2),  # its own choice: general, its embeddings (12) are not the states (16)
+    # the conditional decoder's own choice: general, its embeddings (12) are not the states (16)
+    ("conditional", "general", False, "none", 2),
 ])
 def test_the_onednn_training_path_gives_the_gradients_of_pytorchs_own(decoder, attention, coverage, word_attention,
                                                                      memories, monkeypatch):

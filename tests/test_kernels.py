@@ -81,7 +81,8 @@ def test_a_deferred_weight_gradient_is_the_sum_over_a_loops_steps_as_one_product
         return first, [t.grad for t in (x, weight, bias)]
 
     calls, take = [], deferred_gradients.DeferredWeightGradient.take_gradient
-    monkeypatch.setattr(deferred_gradients.DeferredWeightGradient, "take_gradient", lambda self: calls.append(1) or take(self))
+    monkeypatch.setattr(deferred_gradients.DeferredWeightGradient, "take_gradient",
+                        lambda self: calls.append(1) or take(self))
     (fast_first, fast_second), (exact, _) = run(True), run(False)
     assert len(calls) == 2  # once per backward that reaches the weight, not once per step
     for fast in (fast_first, fast_second):
@@ -124,7 +125,8 @@ def test_a_deferred_memory_gradient_is_the_sum_over_a_loops_steps_as_one_product
         return first, [t.grad for t in inputs]
 
     calls, take = [], deferred_gradients.DeferredMemoryGradient.take_gradient
-    monkeypatch.setattr(deferred_gradients.DeferredMemoryGradient, "take_gradient", lambda self: calls.append(1) or take(self))
+    monkeypatch.setattr(deferred_gradients.DeferredMemoryGradient, "take_gradient",
+                        lambda self: calls.append(1) or take(self))
     for same, memories in ((False, 2), (True, 1)):
         calls.clear()
         (fast_first, fast_second), (exact, _) = run(True, same), run(False, same)
@@ -263,7 +265,8 @@ def test_auto_measures_once_keeps_the_choice_and_leaves_the_model_as_it_was(mode
         for old in (tmp_path / "cache").iterdir():
             old.unlink()
         times = {"onednn": 2.0, "blas": 1.0} if faster == "blas" else {"onednn": 1.0, "blas": 2.0}
-        monkeypatch.setattr(kernel_choice, "measure", lambda model, workload, sentences, loss, times=times: dict(times))
+        monkeypatch.setattr(kernel_choice, "measure",
+                            lambda model, workload, sentences, loss, lengths, times=times: dict(times))
         assert load(model_dir, device="cpu").kernels == faster
         monkeypatch.setattr(kernel_choice, "measure", lambda *args: pytest.fail("measured again"))
         assert load(model_dir, device="cpu").kernels == faster
@@ -296,7 +299,8 @@ def test_the_measure_times_each_kernel_in_abba_order_so_a_drifting_machine_favou
     assert len(timed) == 2 * kernel_choice.ROUNDS and kernel_choice.ROUNDS % 2 == 0
     assert timed[:4] == ["onednn", "blas", "blas", "onednn"]
     # each kernel's mean position in the run is the same
-    assert sum(i for i, name in enumerate(timed) if name == "onednn") == sum(i for i, name in enumerate(timed) if name == "blas")
+    positions = {name: sum(i for i, timed_name in enumerate(timed) if timed_name == name) for name in ("onednn", "blas")}
+    assert positions["onednn"] == positions["blas"]
     assert seconds["onednn"] == seconds["blas"]
 
 
@@ -306,21 +310,27 @@ def test_a_training_run_keeps_the_kernels_auto_chose_for_its_resumes(tmp_path, m
     from wean.training import Trainer
 
     data = write_corpus(tmp_path / "data", train=40, valid=8)
-    measured, losses = [], []
-    monkeypatch.setattr(kernel_choice, "measure", lambda model, workload, sentences, loss: (
-        measured.append(sentences) or losses.append(loss) or {"onednn": 2.0, "blas": 1.0}))
+    measured = []
+    monkeypatch.setattr(kernel_choice, "measure", lambda model, workload, sentences, loss, lengths: (
+        measured.append((sentences, lengths)) or {"onednn": 2.0, "blas": 1.0}))
     config = tiny_config(data, tmp_path / "run", max_updates=2, batch_size=24, kernels="auto")
-    Trainer(config).train()
+    trainer = Trainer(config)
+    trainer.train()
     assert json.loads((tmp_path / "run" / "kernels.json").read_text()) == {"kernels": "blas"}
-    # measured on batches as large as the run's: 24 sentences, or what 100 tokens hold in sentences of 20
+    # measured on batches as large as the run's, of its pairs' mean lengths: 24 sentences, or
+    # what 100 tokens hold in sources of that length
+    examples = trainer.train_examples
+    lengths = (round(sum(len(e.source) for e in examples) / len(examples)),
+               round(sum(len(e.target) for e in examples) / len(examples)))
     Trainer(tiny_config(data, tmp_path / "tokens", max_updates=1, batch_size=24, batch_tokens=100, kernels="auto"))
-    assert measured == [24, 5]
+    assert measured == [(24, lengths), (100 // lengths[0], lengths)] and 100 // lengths[0] < 24
     # the batch is global: each of 4 processes measures its share
     four = SimpleNamespace(config=tiny_config(data, tmp_path / "four", batch_size=24),
                            distributed=SimpleNamespace(world_size=4))
     assert Trainer._sentences_per_batch(four) == 6
     # a resume takes the run's own choice, whatever measuring would say now
-    monkeypatch.setattr(kernel_choice, "measure", lambda model, workload, sentences, loss: {"onednn": 1.0, "blas": 2.0})
+    monkeypatch.setattr(kernel_choice, "measure",
+                        lambda model, workload, sentences, loss, lengths: {"onednn": 1.0, "blas": 2.0})
     resumed = Trainer(tiny_config(data, tmp_path / "run", max_updates=3, kernels="auto"), resume=True)
     assert kernels.kernels_of(resumed.model) == "blas"
 
@@ -335,7 +345,7 @@ def test_the_training_measure_times_the_loss_as_the_run_takes_it_under_each_kern
     data = write_corpus(tmp_path / "data", train=40, valid=8)
     monkeypatch.setenv("WEAN_CACHE_DIR", str(tmp_path / "cache"))  # no choice cached by another test
     losses = []
-    monkeypatch.setattr(kernel_choice, "measure", lambda model, workload, sentences, loss: (
+    monkeypatch.setattr(kernel_choice, "measure", lambda model, workload, sentences, loss, lengths: (
         losses.append(loss) or {"onednn": 2.0, "blas": 1.0}))
     trainer = Trainer(tiny_config(data, tmp_path / "run", max_updates=1, kernels="auto"))
     (loss,) = losses

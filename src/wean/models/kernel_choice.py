@@ -3,11 +3,12 @@ model on this machine, measured rather than guessed from the CPU's vendor. On a 
 oneDNN won beam search by 1.25x; on a 2-core Xeon with AMX PyTorch's own products won it by
 1.05-1.08x and training by 1.05x (results/bench-peers-kernels, results/bench-peers-xeon; issue 94).
 
-The measure is the model's own work: a teacher-forced batch of sentences of 20 tokens (16 for
+The measure is the model's own work: a teacher-forced batch of sentences (16 of 20 tokens for
 inference; for training, as many as a training batch holds, since the decoder's per-step products
-grow with it) through the whole model, forward only for inference, forward and backward for
-training (of the loss the trainer gives, which it takes as its run does under each kernel: from
-the logits on oneDNN's path; else the mean log-probability), each kernel six times in ABBA order
+grow with it, of the run's mean source and target lengths) through the whole model, forward only
+for inference, forward and backward for training (of the loss the trainer gives, which it takes
+as its run does under each kernel: from the logits on oneDNN's path; else the mean
+log-probability), each kernel six times in ABBA order
 (a machine whose speed drifts favours neither), the median kept: the two are often a few per cent
 apart, about what one timing varies by. It takes a few seconds for the models here and is done
 once: the choice is cached in ``kernels.json`` under ``$WEAN_CACHE_DIR`` (else
@@ -58,13 +59,14 @@ def _cpu_model() -> str:
     return next((line.split(":", 1)[1].strip() for line in lines if line.startswith("model name")), "unknown CPU")
 
 
-def cache_key(model: nn.Module, workload: str, sentences: int = BATCH) -> str:
+def cache_key(model: nn.Module, workload: str, sentences: int = BATCH,
+              lengths: tuple[int, int] = (LENGTH, LENGTH)) -> str:
     shapes = hashlib.sha256(json.dumps([[name, list(parameter.shape)] for name, parameter in model.named_parameters()])
                             .encode()).hexdigest()[:16]
     sources = (kernel_module.__file__, deferred_gradients.__file__, __file__)
     code = hashlib.sha256(b"".join(Path(source).read_bytes() for source in sources)).hexdigest()[:12]
     return (f"{_cpu_model()} | torch {torch.__version__} | kernels {code} | {torch.get_num_threads()} threads"
-            f" | {workload} {sentences}x{LENGTH} | {shapes}")
+            f" | {workload} {sentences}x{lengths[0]}x{lengths[1]} | {shapes}")
 
 
 def onednn_can_apply(model: nn.Module) -> bool:
@@ -73,14 +75,16 @@ def onednn_can_apply(model: nn.Module) -> bool:
             and all(p.device.type == "cpu" and p.dtype == torch.float32 for p in parameters))
 
 
-def _batch(model: nn.Module, sentences: int) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-    """Random word ids every embedding of the model holds (past the four special ones)."""
+def _batch(model: nn.Module, sentences: int, lengths: tuple[int, int] = (LENGTH, LENGTH)
+           ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """Random word ids every embedding of the model holds (past the four special ones), sources
+    and targets of ``lengths``."""
     sizes = [module.num_embeddings for module in model.modules() if isinstance(module, nn.Embedding)]
     high = max(5, min(sizes, default=5))
     generator = torch.Generator().manual_seed(0)
-    source = torch.randint(4, high, (sentences, LENGTH), generator=generator)
-    target = torch.randint(4, high, (sentences, LENGTH), generator=generator)
-    return source, torch.full((sentences,), LENGTH, dtype=torch.long), target
+    source = torch.randint(4, high, (sentences, lengths[0]), generator=generator)
+    target = torch.randint(4, high, (sentences, lengths[1]), generator=generator)
+    return source, torch.full((sentences,), lengths[0], dtype=torch.long), target
 
 
 # a training step's loss on the measure's batch under the kernels named: (model, source, lengths,
@@ -104,13 +108,14 @@ def _seconds(model: nn.Module, workload: str, batch, loss: TrainingLoss) -> floa
 
 
 def measure(model: nn.Module, workload: str, sentences: int = BATCH,
-            loss: TrainingLoss = mean_log_probability) -> dict[str, float]:
-    """Median seconds of the workload under each kernel (training: the gradient of ``loss``); the
-    model is left as it was found."""
+            loss: TrainingLoss = mean_log_probability,
+            lengths: tuple[int, int] = (LENGTH, LENGTH)) -> dict[str, float]:
+    """Median seconds of the workload under each kernel on ``sentences`` of ``lengths`` (source,
+    target; training: the gradient of ``loss``); the model is left as it was found."""
     was_training, rng, kernels_before = model.training, torch.get_rng_state(), kernel_module.kernels_of(model)
     grads = {name: p.grad for name, p in model.named_parameters()}
     model.train(workload == "training")
-    batch = _batch(model, sentences)
+    batch = _batch(model, sentences, lengths)
     times: dict[str, list[float]] = {"onednn": [], "blas": []}
     try:
         for kernels in times:  # one warm-up each: first calls allocate and pick their code paths
@@ -135,14 +140,16 @@ def resolved(model: nn.Module, kernels: str, workload: str = "inference") -> str
 
 
 def choose_kernels(model: nn.Module, workload: str = "inference", sentences: int = BATCH,
-                   loss: TrainingLoss = mean_log_probability) -> str:
-    """onednn or blas, whichever runs ``model``'s ``workload`` on batches of ``sentences`` faster
-    here (cached, see above); ``loss``: what a training step takes the gradient of."""
+                   loss: TrainingLoss = mean_log_probability,
+                   lengths: tuple[int, int] = (LENGTH, LENGTH)) -> str:
+    """onednn or blas, whichever runs ``model``'s ``workload`` on batches of ``sentences`` of
+    ``lengths`` (source, target) faster here (cached, see above); ``loss``: what a training step
+    takes the gradient of."""
     if workload not in WORKLOADS:
         raise ValueError(f"workload {workload!r}: one of {', '.join(WORKLOADS)}")
     if not onednn_can_apply(model):
         return "blas"
-    path, key = cache_path(), cache_key(model, workload, sentences)
+    path, key = cache_path(), cache_key(model, workload, sentences, lengths)
     try:
         cache = read_json(path) if path.is_file() else {}
     except WeanError:  # a damaged cache is measured again and rewritten
@@ -151,7 +158,7 @@ def choose_kernels(model: nn.Module, workload: str = "inference", sentences: int
         cache = {}
     if isinstance(cache.get(key), dict) and cache[key].get("kernels") in ("onednn", "blas"):
         return cache[key]["kernels"]
-    seconds = measure(model, workload, sentences, loss)
+    seconds = measure(model, workload, sentences, loss, lengths)
     chosen = min(seconds, key=seconds.get)
     cache[key] = {"kernels": chosen, "seconds": seconds}
     try:

@@ -168,6 +168,19 @@ class Trainer:
             self.model.prepare(TrainingCorpus(train.sources, self.assets.tokenizer, self.assets.target_vocabulary))
             if config.model.embeddings.pretrained:
                 self._load_pretrained_embeddings(Path(config.model.embeddings.pretrained))
+        # before auto's measure, which takes the pairs' lengths
+        self.train_examples = encode_pairs(
+            train,
+            self.assets.tokenizer,
+            self.assets.source_vocabulary,
+            self.assets.target_vocabulary,
+            config.data.max_tokens,
+            self.assets.control,
+            quiet=not main,  # one warning, not one per process
+            copies=self.model.copies_source,
+        )
+        if self.assets.control and not resume and main:
+            write_control_counts(self.directory, self.assets, self.train_examples)
         kernels = config.training.kernels
         for module in self.model.modules():  # before auto times a training step: as training runs it
             if isinstance(module, LSTMEncoder):
@@ -192,18 +205,6 @@ class Trainer:
         self.criterion = Criterion(self.model, config.training.label_smoothing,
                                    autocast_dtype(config.training.precision), training_forward=replica,
                                    loss_from_logits=kernels == "onednn")
-        self.train_examples = encode_pairs(
-            train,
-            self.assets.tokenizer,
-            self.assets.source_vocabulary,
-            self.assets.target_vocabulary,
-            config.data.max_tokens,
-            self.assets.control,
-            quiet=not main,  # one warning, not one per process
-            copies=self.model.copies_source,
-        )
-        if self.assets.control and not resume and main:
-            write_control_counts(self.directory, self.assets, self.train_examples)
         self.validation = Validation(config, self.assets, valid, self.model.copies_source) if main else None
         self.state = TrainingState()
         self.finished_before = False  # a resumed run that had finished and been saved so
@@ -216,8 +217,9 @@ class Trainer:
         (wean.models.kernel_choice), whose choice every process takes."""
         path = self.directory / KERNELS_CHOSEN
         if main and not (resume and path.is_file()):
-            chosen = kernel_choice.choose_kernels(self.model, "training", self._sentences_per_batch(),
-                                                  self._measured_loss)
+            lengths = self._mean_lengths()
+            chosen = kernel_choice.choose_kernels(self.model, "training", self._sentences_per_batch(lengths[0]),
+                                                  self._measured_loss, lengths)
             atomic_write_json(path, {"kernels": chosen})
             self.notes.append(f"training.kernels auto: {chosen}, the faster for this model here ({KERNELS_CHOSEN})")
         self.distributed.barrier()  # the others read it once it is written
@@ -232,13 +234,19 @@ class Trainer:
         criterion = Criterion(model, self.config.training.label_smoothing, loss_from_logits=kernels == "onednn")
         return criterion.training_loss(Batch(source, lengths, target, target)) / target.numel()
 
-    def _sentences_per_batch(self) -> int:
+    def _mean_lengths(self) -> tuple[int, int]:
+        """The training pairs' mean source and target lengths in tokens, for the kernels' measure."""
+        pairs = max(1, len(self.train_examples))
+        return (max(1, round(sum(len(e.source) for e in self.train_examples) / pairs)),
+                max(1, round(sum(len(e.target) for e in self.train_examples) / pairs)))
+
+    def _sentences_per_batch(self, source_length: int = kernel_choice.LENGTH) -> int:
         """About the sentences of one process's share of a training batch (the batch is global),
-        for the kernels' measure on sentences of 20 tokens."""
+        for the kernels' measure on sources of ``source_length`` tokens."""
         training = self.config.training
         sentences = training.batch_size
         if training.batch_tokens:
-            sentences = min(sentences, training.batch_tokens // kernel_choice.LENGTH)
+            sentences = min(sentences, training.batch_tokens // source_length)
         return max(1, sentences // self.distributed.world_size)
 
     # --- checkpoints ----------------------------------------------------------------------------
