@@ -11,6 +11,7 @@ from torch.nn import functional as F
 
 from synthetic import reverse_pairs, tiny_config, write_corpus
 from wean.cli import main
+from wean.data.corpus import Example
 from wean.errors import WeanError
 from wean.inference.generator import load
 from wean.models import deferred_gradients, kernels
@@ -323,11 +324,11 @@ def test_a_training_run_keeps_the_kernels_auto_chose_for_its_resumes(tmp_path, m
     lengths = (round(sum(len(e.source) for e in examples) / len(examples)),
                round(sum(len(e.target) for e in examples) / len(examples)))
     Trainer(tiny_config(data, tmp_path / "tokens", max_updates=1, batch_size=24, batch_tokens=100, kernels="auto"))
-    assert measured == [(24, lengths), (100 // lengths[0], lengths)] and 100 // lengths[0] < 24
+    assert measured == [(24, lengths), (100 // max(lengths), lengths)] and 100 // max(lengths) < 24
     # the batch is global: each of 4 processes measures its share
     four = SimpleNamespace(config=tiny_config(data, tmp_path / "four", batch_size=24),
                            distributed=SimpleNamespace(world_size=4))
-    assert Trainer._sentences_per_batch(four) == 6
+    assert Trainer._sentences_per_batch(four, 20) == 6
     # a resume takes the run's own choice, whatever measuring would say now
     monkeypatch.setattr(kernel_choice, "measure",
                         lambda model, workload, sentences, loss, lengths: {"onednn": 1.0, "blas": 2.0})
@@ -344,7 +345,7 @@ def test_the_training_measure_times_the_loss_as_the_run_takes_it_under_each_kern
 
     data = write_corpus(tmp_path / "data", train=40, valid=8)
     monkeypatch.setenv("WEAN_CACHE_DIR", str(tmp_path / "cache"))  # no choice cached by another test
-    losses = []
+    losses, measure = [], kernel_choice.measure
     monkeypatch.setattr(kernel_choice, "measure", lambda model, workload, sentences, loss, lengths: (
         losses.append(loss) or {"onednn": 2.0, "blas": 1.0}))
     trainer = Trainer(tiny_config(data, tmp_path / "run", max_updates=1, kernels="auto"))
@@ -362,3 +363,13 @@ def test_the_training_measure_times_the_loss_as_the_run_takes_it_under_each_kern
         assert len(from_logits) == 1  # onednn's only
     torch.testing.assert_close(value["onednn"], value["blas"], rtol=1e-5, atol=1e-5)
     assert value["blas"].dim() == 0 and value["blas"].requires_grad
+    # the measure takes its gradient under both kernels, on the lengths it is given
+    seconds = measure(model, "training", 4, loss, (5, 3))
+    assert set(seconds) == {"onednn", "blas"} and len(from_logits) > 1 + kernel_choice.ROUNDS
+    # the pairs' mean lengths, the target as the decoder reads it: SPM's extends it to its source's
+    config = tiny_config(data, tmp_path / "spm", max_updates=1, kernels="auto")
+    config.model.spm.enabled = True
+    spm = Trainer(config)
+    examples = [Example(0, [5] * 10, [6] * 3), Example(1, [5] * 6, [6] * 4)]
+    assert Trainer._mean_lengths(SimpleNamespace(train_examples=examples, model=trainer.model)) == (8, 4)
+    assert Trainer._mean_lengths(SimpleNamespace(train_examples=examples, model=spm.model)) == (8, 8)

@@ -6,15 +6,15 @@ oneDNN won beam search by 1.25x; on a 2-core Xeon with AMX PyTorch's own product
 The measure is the model's own work: a teacher-forced batch of sentences (16 of 20 tokens for
 inference; for training, as many as a training batch holds, since the decoder's per-step products
 grow with it, of the run's mean source and target lengths) through the whole model, forward only
-for inference, forward and backward for training (of the loss the trainer gives, which it takes
-as its run does under each kernel: from the logits on oneDNN's path; else the mean
-log-probability), each kernel six times in ABBA order
+for inference, forward and backward for training (of the loss the trainer hands in, as its run
+takes it under each kernel; without one, the mean log-probability), each kernel six times in ABBA
+order
 (a machine whose speed drifts favours neither), the median kept: the two are often a few per cent
 apart, about what one timing varies by. It takes a few seconds for the models here and is done
 once: the choice is cached in ``kernels.json`` under ``$WEAN_CACHE_DIR`` (else
 ``$XDG_CACHE_HOME/wean``, else ``~/.cache/wean``), keyed by the CPU, PyTorch's version, the code
-of the kernels, of the deferred gradients and of this measure, the threads, the batch and the
-model's shapes. Where oneDNN cannot apply (a PyTorch without it, a GPU, weights not float32) the
+of the kernels, of the deferred gradients and of this measure, the threads, the batch, the
+training setting the trainer names (precision, label smoothing) and the model's shapes. Where oneDNN cannot apply (a PyTorch without it, a GPU, weights not float32) the
 choice is PyTorch's own without measuring. Measuring leaves the model's weights,
 gradients, mode and the random state as it found them.
 """
@@ -60,13 +60,13 @@ def _cpu_model() -> str:
 
 
 def cache_key(model: nn.Module, workload: str, sentences: int = BATCH,
-              lengths: tuple[int, int] = (LENGTH, LENGTH)) -> str:
+              lengths: tuple[int, int] = (LENGTH, LENGTH), setting: str = "") -> str:
     shapes = hashlib.sha256(json.dumps([[name, list(parameter.shape)] for name, parameter in model.named_parameters()])
                             .encode()).hexdigest()[:16]
     sources = (kernel_module.__file__, deferred_gradients.__file__, __file__)
     code = hashlib.sha256(b"".join(Path(source).read_bytes() for source in sources)).hexdigest()[:12]
     return (f"{_cpu_model()} | torch {torch.__version__} | kernels {code} | {torch.get_num_threads()} threads"
-            f" | {workload} {sentences}x{lengths[0]}x{lengths[1]} | {shapes}")
+            f" | {workload} {sentences}x{lengths[0]}x{lengths[1]}{f' ({setting})' if setting else ''} | {shapes}")
 
 
 def onednn_can_apply(model: nn.Module) -> bool:
@@ -141,15 +141,16 @@ def resolved(model: nn.Module, kernels: str, workload: str = "inference") -> str
 
 def choose_kernels(model: nn.Module, workload: str = "inference", sentences: int = BATCH,
                    loss: TrainingLoss = mean_log_probability,
-                   lengths: tuple[int, int] = (LENGTH, LENGTH)) -> str:
+                   lengths: tuple[int, int] = (LENGTH, LENGTH), setting: str = "") -> str:
     """onednn or blas, whichever runs ``model``'s ``workload`` on batches of ``sentences`` of
     ``lengths`` (source, target) faster here (cached, see above); ``loss``: what a training step
-    takes the gradient of."""
+    takes the gradient of; ``setting``: what else of the caller's decides the loss's cost, for
+    the cache's key."""
     if workload not in WORKLOADS:
         raise ValueError(f"workload {workload!r}: one of {', '.join(WORKLOADS)}")
     if not onednn_can_apply(model):
         return "blas"
-    path, key = cache_path(), cache_key(model, workload, sentences, lengths)
+    path, key = cache_path(), cache_key(model, workload, sentences, lengths, setting)
     try:
         cache = read_json(path) if path.is_file() else {}
     except WeanError:  # a damaged cache is measured again and rewritten

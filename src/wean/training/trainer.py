@@ -217,9 +217,10 @@ class Trainer:
         (wean.models.kernel_choice), whose choice every process takes."""
         path = self.directory / KERNELS_CHOSEN
         if main and not (resume and path.is_file()):
-            lengths = self._mean_lengths()
-            chosen = kernel_choice.choose_kernels(self.model, "training", self._sentences_per_batch(lengths[0]),
-                                                  self._measured_loss, lengths)
+            training, lengths = self.config.training, self._mean_lengths()
+            chosen = kernel_choice.choose_kernels(
+                self.model, "training", self._sentences_per_batch(max(lengths)), self._measured_loss, lengths,
+                setting=f"{training.precision}, label smoothing {training.label_smoothing:g}")
             atomic_write_json(path, {"kernels": chosen})
             self.notes.append(f"training.kernels auto: {chosen}, the faster for this model here ({KERNELS_CHOSEN})")
         self.distributed.barrier()  # the others read it once it is written
@@ -229,24 +230,30 @@ class Trainer:
         return recorded["kernels"]
 
     def _measured_loss(self, model, source, lengths, target, kernels: str) -> torch.Tensor:
-        """The training loss of the kernels' measure batch as this run takes it under ``kernels``
-        (on oneDNN's path from the logits), per target token."""
-        criterion = Criterion(model, self.config.training.label_smoothing, loss_from_logits=kernels == "onednn")
+        """The training loss of the kernels' measure batch, per target token, as this run's
+        criterion takes it under ``kernels`` (its precision; oneDNN's path from the logits where
+        the criterion can)."""
+        training = self.config.training
+        criterion = Criterion(model, training.label_smoothing, autocast_dtype(training.precision),
+                              loss_from_logits=kernels == "onednn")
         return criterion.training_loss(Batch(source, lengths, target, target)) / target.numel()
 
     def _mean_lengths(self) -> tuple[int, int]:
-        """The training pairs' mean source and target lengths in tokens, for the kernels' measure."""
-        pairs = max(1, len(self.train_examples))
-        return (max(1, round(sum(len(e.source) for e in self.train_examples) / pairs)),
-                max(1, round(sum(len(e.target) for e in self.train_examples) / pairs)))
+        """The training pairs' mean source and target lengths in tokens, for the kernels' measure:
+        the target as the decoder reads it (a model with auxiliary losses may extend it)."""
+        examples, extended = self.train_examples, bool(self.model.losses())
+        targets = [len(self.model.extend_target(len(e.source), e.target)) if extended else len(e.target)
+                   for e in examples]
+        pairs = max(1, len(examples))
+        return max(1, round(sum(len(e.source) for e in examples) / pairs)), max(1, round(sum(targets) / pairs))
 
-    def _sentences_per_batch(self, source_length: int = kernel_choice.LENGTH) -> int:
+    def _sentences_per_batch(self, length: int) -> int:
         """About the sentences of one process's share of a training batch (the batch is global),
-        for the kernels' measure on sources of ``source_length`` tokens."""
+        for the kernels' measure on pairs whose longer side holds ``length`` tokens."""
         training = self.config.training
         sentences = training.batch_size
         if training.batch_tokens:
-            sentences = min(sentences, training.batch_tokens // source_length)
+            sentences = min(sentences, training.batch_tokens // length)
         return max(1, sentences // self.distributed.world_size)
 
     # --- checkpoints ----------------------------------------------------------------------------
