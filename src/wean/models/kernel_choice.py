@@ -8,15 +8,15 @@ inference; for training, as many as a training batch holds, since the decoder's 
 grow with it, of the run's mean source and target lengths) through the whole model, forward only
 for inference, forward and backward for training (of the loss the trainer hands in, as its run
 takes it under each kernel; without one, the mean log-probability), each kernel six times in ABBA
-order
-(a machine whose speed drifts favours neither), the median kept: the two are often a few per cent
-apart, about what one timing varies by. It takes a few seconds for the models here and is done
-once: the choice is cached in ``kernels.json`` under ``$WEAN_CACHE_DIR`` (else
-``$XDG_CACHE_HOME/wean``, else ``~/.cache/wean``), keyed by the CPU, PyTorch's version, the code
-of the kernels, of the deferred gradients and of this measure, the threads, the batch, the
-training setting the trainer names (precision, label smoothing) and the model's shapes. Where oneDNN cannot apply (a PyTorch without it, a GPU, weights not float32) the
-choice is PyTorch's own without measuring. Measuring leaves the model's weights,
-gradients, mode and the random state as it found them.
+order (a machine whose speed drifts favours neither), the median kept: the two are often a few
+per cent apart, about what one timing varies by. It takes a few seconds for the models here and
+is done once: the choice is cached in ``kernels.json`` under ``$WEAN_CACHE_DIR`` (else
+``$XDG_CACHE_HOME/wean``, else ``~/.cache/wean``), keyed by the CPU, PyTorch's version, the code of
+the kernels, of the deferred gradients and of this measure, the threads, the batch, the training
+setting the trainer names (precision, label smoothing) and the model's shapes. Where oneDNN cannot
+apply (a PyTorch without it, a GPU, weights not float32) the choice is PyTorch's own without
+measuring. Measuring leaves the model's weights, gradients, mode and the random state as it found
+them.
 """
 
 from __future__ import annotations

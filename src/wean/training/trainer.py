@@ -240,12 +240,10 @@ class Trainer:
 
     def _mean_lengths(self) -> tuple[int, int]:
         """The training pairs' mean source and target lengths in tokens, for the kernels' measure:
-        the target as the decoder reads it (a model with auxiliary losses may extend it)."""
-        examples, extended = self.train_examples, bool(self.model.losses())
-        targets = [len(self.model.extend_target(len(e.source), e.target)) if extended else len(e.target)
-                   for e in examples]
-        pairs = max(1, len(examples))
-        return max(1, round(sum(len(e.source) for e in examples) / pairs)), max(1, round(sum(targets) / pairs))
+        the target as a training batch holds it (a model with auxiliary losses may extend it)."""
+        examples, pairs = self.train_examples, max(1, len(self.train_examples))
+        targets = Criterion(self.model).target_tokens(examples)
+        return max(1, round(sum(len(e.source) for e in examples) / pairs)), max(1, round(targets / pairs))
 
     def _sentences_per_batch(self, length: int) -> int:
         """About the sentences of one process's share of a training batch (the batch is global),
