@@ -96,15 +96,22 @@ def beam_search_nbest(
             penalty = coverage_penalty(coverage, source_mask[sentence].unsqueeze(1), options)  # (live, k)
 
         def best_extensions():
-            candidates = (alive_scores.view(-1, 1) + log_probs).view(live, k * vocabulary)
+            # A beam's score (and coverage penalty) is one number added to all its extensions, so a
+            # sentence's 2k best extensions are among each beam's 2k best words: those are taken
+            # first, per beam, and the beam × vocabulary sums are never written out.
+            width = min(2 * k, vocabulary)
+            beam_scores, beam_words = log_probs.topk(width, dim=1)  # (live * k, width)
+            candidates = (alive_scores.view(-1, 1) + beam_scores).view(live, k * width)
             if covering:
-                ranking = (candidates.view(live, k, vocabulary) + penalty.unsqueeze(2)).view(live, k * vocabulary)
-                top_scores, top_ids = ranking.topk(min(2 * k, k * vocabulary), dim=1)
-                return top_scores, top_ids, candidates.gather(1, top_ids)
-            top_scores, top_ids = candidates.topk(min(2 * k, k * vocabulary), dim=1)
-            return top_scores, top_ids, top_scores
+                ranking = (candidates.view(live, k, width) + penalty.unsqueeze(2)).view(live, k * width)
+                top_scores, picked = ranking.topk(min(2 * k, k * width), dim=1)
+                top_raw = candidates.gather(1, picked)
+            else:
+                top_scores, picked = candidates.topk(min(2 * k, k * width), dim=1)
+                top_raw = top_scores
+            return top_scores, picked // width, beam_words.view(live, k * width).gather(1, picked), top_raw
 
-        top_scores, top_ids, top_raw = best_extensions()
+        top_scores, parents, words, top_raw = best_extensions()
         stuck = torch.isinf(top_scores[:, 0])
         if bool(stuck.any()):
             # every extension of a sentence's beams is banned (constraints, n-gram blocking): its
@@ -112,8 +119,7 @@ def beam_search_nbest(
             # the other sentences' beams are left as they are
             ending = stuck.repeat_interleave(k) & ~torch.isfinite(log_probs).any(1)
             log_probs[:, EOS_ID] = torch.where(ending, torch.zeros_like(log_probs[:, EOS_ID]), log_probs[:, EOS_ID])
-            top_scores, top_ids, top_raw = best_extensions()
-        parents, words = top_ids // vocabulary, top_ids % vocabulary
+            top_scores, parents, words, top_raw = best_extensions()
 
         # Token histories of all 2k candidates: the parent's, then this step's word.
         history = torch.cat([alive_tokens.gather(1, gather_index(parents, alive_tokens)), words.unsqueeze(-1)], -1)
