@@ -8,7 +8,9 @@ from torch.nn import functional as F
 
 from synthetic import conv_model, tiny_config, write_corpus
 from test_pointer_generator import batch_with_copies, pointer_model
-from wean.data.corpus import IGNORE
+from wean.data.corpus import IGNORE, Example, collate
+from wean.data.vocabulary import EOS_ID
+from wean.models.model import target_length_groups
 from wean.training import Trainer
 from wean.training.criterion import Criterion, cross_entropy, softmax_cross_entropy
 
@@ -139,3 +141,61 @@ def test_auxiliary_losses_get_the_log_probabilities_not_logits(monkeypatch):
     monkeypatch.setattr(model, "losses", lambda: [ReadsLogProbs()])
     Criterion(model, loss_from_logits=True).training_loss(batch)
     assert seen and seen[0] is not None
+
+
+def test_target_length_groups_cover_every_row_once_over_its_own_longest_target():
+    lengths = [3, 12, 12, 2, 11, 4, 3, 12, 5, 2]
+    target = torch.zeros(len(lengths), 12, dtype=torch.long)
+    for row, length in enumerate(lengths):
+        target[row, :length] = 7
+    groups = target_length_groups(target)
+    assert sorted(row for rows, _ in groups for row in rows.tolist()) == list(range(len(lengths)))
+    assert all(steps == max(lengths[row] for row in rows.tolist()) for rows, steps in groups)
+    assert sum(len(rows) * steps for rows, steps in groups) < len(lengths) * 12
+    assert target_length_groups(torch.full((6, 5), 7)) is None  # one length: nothing to skip
+
+
+def _batch_of_many_lengths():
+    """Eight sentences whose targets hold 1 to 9 words, two of them copying a word outside the
+    vocabulary (ids 30, 31)."""
+    torch.manual_seed(5)
+    examples = []
+    for number, length in enumerate([9, 2, 6, 1, 9, 3, 5, 2]):
+        source = torch.randint(4, 30, (length + 2,)).tolist()
+        target = torch.randint(4, 30, (length,)).tolist()
+        if number in (0, 5):
+            source[1], target[0] = 30 + number % 2, 30 + number % 2
+        examples.append(Example(number, source, target + [EOS_ID]))
+    return collate(examples)
+
+
+@pytest.mark.parametrize("model", [pytest.param(lambda: conv_model(), id="linear output layer"),
+                                   pytest.param(lambda: pointer_model("wean").eval(), id="pointer-generator")])
+@pytest.mark.parametrize("from_logits", [False, True])
+@pytest.mark.parametrize("label_smoothing", [0.0, 0.1])
+def test_scoring_by_target_length_gives_the_loss_and_gradients_of_the_whole_batch(model, from_logits,
+                                                                                  label_smoothing):
+    model, batch = model(), _batch_of_many_lengths()
+    if not model.output_layer.copies_source:
+        for name in ("source", "target_input", "target_output"):
+            setattr(batch, name, model.in_vocabulary(getattr(batch, name)))
+    results = []
+    for by_target_length in (False, True):
+        model.zero_grad()
+        criterion = Criterion(model, label_smoothing, loss_from_logits=from_logits, by_target_length=by_target_length)
+        loss = criterion.training_loss(batch)
+        loss.backward()
+        results.append((loss, {name: p.grad.clone() for name, p in model.named_parameters() if p.grad is not None}))
+    (whole, whole_grads), (grouped, grads) = results
+    output = model(batch.source, batch.source_lengths, batch.target_input, by_target_length=True)
+    assert output.parts is not None and len(output.parts) > 1  # the batch was scored in groups
+    torch.testing.assert_close(grouped, whole)
+    assert grads.keys() == whole_grads.keys()
+    for name in grads:
+        torch.testing.assert_close(grads[name], whole_grads[name], rtol=1e-4, atol=1e-6)
+
+
+@pytest.mark.parametrize("kernels, by_length", [("blas", False), ("onednn", True), ("auto", True)])
+def test_training_scores_by_target_length_unless_its_kernels_are_the_tables_floats(tmp_path, kernels, by_length):
+    data = write_corpus(tmp_path / "data", train=40, valid=8)
+    assert Trainer(tiny_config(data, tmp_path / "run", kernels=kernels)).criterion.by_target_length is by_length

@@ -177,6 +177,20 @@ class ModelOutput:
     # (batch, steps, vocabulary), float32: what log_probs is the log-softmax of, where the forward
     # was asked for them (``logits=True``) and the output layer is such a softmax
     logits: torch.Tensor | None = None
+    # where the forward was asked to score by target length: the output layer's results in
+    # groups of rows, each over its own longest target (log_probs and logits are then None)
+    parts: list["OutputPart"] | None = None
+
+
+@dataclass
+class OutputPart:
+    """The output layer's result for some rows of a batch over their first ``steps`` steps:
+    ``log_probs``, or ``logits`` where the forward was asked for them, as in :class:`ModelOutput`."""
+
+    rows: torch.Tensor  # (rows,) their places in the batch
+    steps: int
+    log_probs: torch.Tensor | None  # (rows, steps, vocabulary [+ extended ids])
+    logits: torch.Tensor | None = None
 
 
 class TrainingCorpus:

@@ -20,7 +20,7 @@ from wean.config import ModelConfig, check_model_sections
 from wean.data.vocabulary import PAD_ID, UNK_ID
 from wean.errors import WeanError
 from wean.models.interfaces import (
-    AuxiliaryLoss, Component, Decoder, DecoderState, Encoder, EncoderOutput, ModelOutput, OutputContext,
+    AuxiliaryLoss, Component, Decoder, DecoderState, Encoder, EncoderOutput, ModelOutput, OutputContext, OutputPart,
     OutputLayer, StepOutput, TrainingCorpus,
 )
 from wean.registry import AUXILIARY_LOSSES, DECODERS, ENCODER_TRANSFORMS, ENCODERS, OUTPUT_LAYERS
@@ -115,15 +115,22 @@ class EncoderDecoder(nn.Module):
 
     def forward(
         self, source: torch.Tensor, lengths: torch.Tensor, target_input: torch.Tensor, extras: bool = False,
-        logits: bool = False,
+        logits: bool = False, by_target_length: bool = False,
     ) -> ModelOutput:
         """Teacher-forced: the true previous words ``target_input`` (batch, steps), <bos> first.
         With ``extras``, what the variant computes besides (see :mod:`wean.models.interfaces`).
         With ``logits``, an output layer that is a softmax over logits gives those instead of the
-        log-probabilities (the training loss takes them in one step)."""
+        log-probabilities (the training loss takes them in one step). With ``by_target_length``
+        (and no ``extras``), the output layer scores groups of rows of similar target length, each
+        over its own longest target, and skips most padded positions (:func:`target_length_groups`):
+        the output is in ``parts``."""
         encoded = self.encode(source, lengths)
         target_input = self.in_vocabulary(target_input)
         decoded = self.decoder(target_input, encoded, self.init_state(encoded), extras=extras)
+        groups = target_length_groups(target_input) if by_target_length and not extras else None
+        if groups is not None:
+            parts = [self._output_part(rows, steps, decoded, encoded, target_input, logits) for rows, steps in groups]
+            return ModelOutput(None, decoded.queries, decoded.attention, dict(decoded.extras), parts=parts)
         if logits and self.output_layer.softmax_of_logits and encoded.shortlist is None:
             output = ModelOutput(None, decoded.queries, decoded.attention, dict(decoded.extras),
                                  logits=self.output_layer(decoded.queries).float())
@@ -134,6 +141,36 @@ class EncoderDecoder(nn.Module):
             for loss in self.losses():
                 output.extras.update(loss.extras(output, self.in_vocabulary(source)))
         return output
+
+    def _output_part(self, rows: torch.Tensor, steps: int, decoded, encoded: EncoderOutput,
+                     target_input: torch.Tensor, logits: bool) -> OutputPart:
+        queries = decoded.queries[:, :steps].index_select(0, rows)
+        if logits and self.output_layer.softmax_of_logits and encoded.shortlist is None:
+            return OutputPart(rows, steps, None, self.output_layer(queries).float())
+        attention = decoded.attention[:, :steps].index_select(0, rows)
+        previous = target_input[:, :steps].index_select(0, rows)
+        return OutputPart(rows, steps, self.log_probs(queries, attention, encoded.select(rows), previous))
+
+
+def target_length_groups(target_input: torch.Tensor, most: int = 4) -> list[tuple[torch.Tensor, int]] | None:
+    """Rows of ``target_input`` (batch, steps) in at most ``most`` groups of similar target length,
+    each with its longest target: the rows sorted by length, in equal groups, as many as cost the
+    fewest positions (each group after the first counted as 2 % more). None where one group
+    over every step does as well."""
+    lengths = (target_input != PAD_ID).sum(1).cpu()
+    ordered, order = lengths.sort(descending=True, stable=True)
+    ordered, batch = ordered.tolist(), len(ordered)
+    best, best_cost = None, batch * target_input.size(1)
+    for count in range(2, min(most, batch) + 1):
+        size = -(-batch // count)
+        starts = range(0, batch, size)
+        cost = sum(min(size, batch - start) * ordered[start] for start in starts) * (1 + 0.02 * (count - 1))
+        if cost < best_cost:
+            best, best_cost = [(start, min(size, batch - start)) for start in starts], cost
+    if best is None:
+        return None
+    order = order.to(target_input.device)
+    return [(order[start:start + size], ordered[start]) for start, size in best]
 
 
 def build_model(config: ModelConfig, source_vocabulary_size: int, target_vocabulary_size: int) -> EncoderDecoder:

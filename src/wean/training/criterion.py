@@ -23,6 +23,7 @@ from torch import nn
 from torch.nn import functional as F
 
 from wean.data.corpus import IGNORE, Batch, Example, collate
+from wean.models.interfaces import ModelOutput, OutputPart
 
 
 def cross_entropy(log_probs: torch.Tensor, targets: torch.Tensor, label_smoothing: float = 0.0) -> torch.Tensor:
@@ -101,13 +102,19 @@ def softmax_cross_entropy(logits: torch.Tensor, targets: torch.Tensor, label_smo
 
 class Criterion:
     def __init__(self, model: nn.Module, label_smoothing: float = 0.0, autocast: torch.dtype | None = None,
-                 training_forward: nn.Module | None = None, loss_from_logits: bool = False):
+                 training_forward: nn.Module | None = None, loss_from_logits: bool = False,
+                 by_target_length: bool = False):
         """``autocast``: the dtype the training forward pass runs in (bf16, fp16; None: fp32); the
         losses are still taken in fp32. ``training_forward``: what the training loss calls
         instead of ``model`` (its DistributedDataParallel wrapper, which all-reduces gradients).
         ``loss_from_logits``: the training loss of an output layer that is a softmax over logits
-        is :func:`softmax_cross_entropy` of them (the same up to rounding, its gradient cheaper)."""
+        is :func:`softmax_cross_entropy` of them (the same up to rounding, its gradient cheaper).
+        ``by_target_length``: the training loss's output layer scores groups of rows of similar
+        target length, each over its own longest target, and so skips most padded positions
+        (:func:`wean.models.model.target_length_groups`; the same loss up to rounding), while no
+        auxiliary loss asks for the model's whole output."""
         self.loss_from_logits = loss_from_logits
+        self.by_target_length = by_target_length
         self.model = model
         self.training_forward = training_forward or model
         self.auxiliary = model.losses()
@@ -127,25 +134,33 @@ class Criterion:
         """The summed loss the optimizer minimises (divide by the batch's target tokens)."""
         # auxiliary losses (a plug-in's among them) may read the log-probabilities: logits only without them
         from_logits = self.loss_from_logits and not self.auxiliary
-        return self._loss(batch, self.auxiliary, self.autocast, self.training_forward, from_logits)
+        by_target_length = self.by_target_length and not self.auxiliary
+        return self._loss(batch, self.auxiliary, self.autocast, self.training_forward, from_logits, by_target_length)
 
     def validation_loss(self, batch: Batch) -> torch.Tensor:
         """The summed cross-entropy on Y (a batch from :func:`wean.data.corpus.collate`)."""
-        return self._loss(batch, [], None, self.model, False)
+        return self._loss(batch, [], None, self.model, False, False)
 
     def _loss(self, batch: Batch, auxiliary: list, autocast: torch.dtype | None, forward: nn.Module,
-              from_logits: bool) -> torch.Tensor:
+              from_logits: bool, by_target_length: bool) -> torch.Tensor:
         model = self.model
         with torch.autocast(batch.source.device.type, dtype=autocast or torch.bfloat16, enabled=autocast is not None):
-            output = forward(batch.source, batch.source_lengths, batch.target_input, logits=from_logits)
+            output = forward(batch.source, batch.source_lengths, batch.target_input, logits=from_logits,
+                             by_target_length=by_target_length)
             extra = 0.0
             if auxiliary:
                 source, mask = model.in_vocabulary(batch.source), batch.target_output != IGNORE
                 for loss in auxiliary:
                     extra = extra + loss.loss(output, source, batch.source_lengths, mask)
-        targets = model.loss_targets(batch.target_output).reshape(-1)
+        targets = model.loss_targets(batch.target_output)
+        if output.parts is not None:  # no auxiliary loss: nothing extra
+            return sum(self._summed(part, targets[:, : part.steps].index_select(0, part.rows)) for part in output.parts)
+        return self._summed(output, targets) + extra
+
+    def _summed(self, output: ModelOutput | OutputPart, targets: torch.Tensor) -> torch.Tensor:
+        """The summed cross-entropy of ``output``'s logits or log-probabilities with ``targets``."""
         if output.logits is not None:
-            logits = output.logits.reshape(-1, output.logits.size(-1))
-            return softmax_cross_entropy(logits, targets, self.label_smoothing) + extra
+            return softmax_cross_entropy(output.logits.reshape(-1, output.logits.size(-1)), targets.reshape(-1),
+                                         self.label_smoothing)
         log_probs = output.log_probs
-        return cross_entropy(log_probs.reshape(-1, log_probs.size(-1)), targets, self.label_smoothing) + extra
+        return cross_entropy(log_probs.reshape(-1, log_probs.size(-1)), targets.reshape(-1), self.label_smoothing)

@@ -204,7 +204,8 @@ class Trainer:
         # PyTorch's own operations throughout, the floats of the tables' runs
         self.criterion = Criterion(self.model, config.training.label_smoothing,
                                    autocast_dtype(config.training.precision), training_forward=replica,
-                                   loss_from_logits=kernels == "onednn")
+                                   loss_from_logits=kernels == "onednn",
+                                   by_target_length=config.training.kernels != "blas")
         self.validation = Validation(config, self.assets, valid, self.model.copies_source) if main else None
         self.state = TrainingState()
         self.finished_before = False  # a resumed run that had finished and been saved so
