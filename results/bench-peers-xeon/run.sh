@@ -23,3 +23,6 @@ done
 # the rerun at 7e0ee7f (deferred-memory/, README "Each kernel timed in ABBA order"):
 # "$PYTHON" bench/peers/run.py --rounds 3 --toolkits wean,opennmt,fairseq --peers "$PEERS" \
 #     --work "$RUNS/bench-peers-xeon4" --out results/bench-peers-xeon/deferred-memory
+# the rerun at 41f194c (output-groups/, README "The benchmark at 41f194c"):
+# "$PYTHON" bench/peers/run.py --rounds 3 --toolkits wean,opennmt,fairseq --peers "$PEERS" \
+#     --work "$RUNS/bench-peers-xeon5" --out results/bench-peers-xeon/output-groups
