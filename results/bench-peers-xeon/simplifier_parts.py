@@ -11,23 +11,15 @@ the backward pass is the update less the loss's forward and the step). From the 
 from __future__ import annotations
 
 import argparse
-import functools
+import sys
 import tempfile
 import time
 
 from wean.config import load_config
 from wean.training import Trainer
 
-
-def timed(function, name: str, spent: dict):
-    @functools.wraps(function)
-    def wrapper(*args, **kwargs):
-        started = time.perf_counter()
-        try:
-            return function(*args, **kwargs)
-        finally:
-            spent[name] = spent.get(name, 0.0) + time.perf_counter() - started
-    return wrapper
+sys.path.insert(0, "bench")
+from training_profile import timed  # noqa: E402  (bench/ is not a package)
 
 
 def main() -> None:
