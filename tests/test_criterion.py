@@ -195,6 +195,17 @@ def test_scoring_by_target_length_gives_the_loss_and_gradients_of_the_whole_batc
         torch.testing.assert_close(grads[name], whole_grads[name], rtol=1e-4, atol=1e-6)
 
 
+def test_a_model_with_an_auxiliary_loss_keeps_it_when_scored_by_target_length():
+    """The coverage loss reads the attention of every step: the criterion scores such a model's
+    whole output, and its loss is the same either way."""
+    plain, model, batch = pointer_model("linear").eval(), pointer_model("linear", coverage_loss=1.0).eval(), \
+        _batch_of_many_lengths()
+    model.load_state_dict(plain.state_dict())  # the loss has no weights of its own
+    grouped = Criterion(model, by_target_length=True).training_loss(batch)
+    torch.testing.assert_close(grouped, Criterion(model).training_loss(batch))
+    assert grouped > Criterion(plain, by_target_length=True).training_loss(batch)  # the coverage term is in it
+
+
 @pytest.mark.parametrize("kernels, by_length", [("blas", False), ("onednn", True), ("auto", True)])
 def test_training_scores_by_target_length_unless_its_kernels_are_the_tables_floats(tmp_path, kernels, by_length):
     data = write_corpus(tmp_path / "data", train=40, valid=8)

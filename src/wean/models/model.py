@@ -154,9 +154,9 @@ class EncoderDecoder(nn.Module):
 
 def target_length_groups(target_input: torch.Tensor, most: int = 4) -> list[tuple[torch.Tensor, int]] | None:
     """Rows of ``target_input`` (batch, steps) in at most ``most`` groups of similar target length,
-    each with its longest target: the rows sorted by length, in equal groups, as many as cost the
-    fewest positions (each group after the first counted as 2 % more). None where one group
-    over every step does as well."""
+    each with its longest target: the rows sorted by length and cut into groups of equal size, the
+    cut whose positions, times 1 + 0.02 per group beyond the first, are fewest (the smaller cut on
+    a tie). None where one group over every step does as well."""
     lengths = (target_input != PAD_ID).sum(1).cpu()
     ordered, order = lengths.sort(descending=True, stable=True)
     ordered, batch = ordered.tolist(), len(ordered)

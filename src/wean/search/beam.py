@@ -1,7 +1,7 @@
 """Batched beam search, as a plain function over a model.
 
 It keeps every sentence of the batch and all its beams in tensors of shape (batch, beam, ...):
-each step scores all beam × vocabulary extensions at once and picks, per sentence, the 2k best.
+each step scores every beam's extensions at once and picks, per sentence, the 2k best.
 Those ending in ``<eos>`` among the first k become finished hypotheses (kept in a buffer of the k
 best by ranking score); the best k others continue. A sentence is done when it has k finished
 hypotheses, or, ranked by raw log-probability, as soon as its n-th best finished hypothesis
@@ -100,8 +100,8 @@ def beam_search_nbest(
             # sentence's 2k best extensions are among each beam's 2k best words: those are taken
             # first, per beam, and the beam × vocabulary sums are never written out.
             width = min(2 * k, vocabulary)
-            beam_scores, beam_words = log_probs.topk(width, dim=1)  # (live * k, width)
-            candidates = (alive_scores.view(-1, 1) + beam_scores).view(live, k * width)
+            word_scores, beam_words = log_probs.topk(width, dim=1)  # (live * k, width)
+            candidates = (alive_scores.view(-1, 1) + word_scores).view(live, k * width)
             if covering:
                 ranking = (candidates.view(live, k, width) + penalty.unsqueeze(2)).view(live, k * width)
                 top_scores, picked = ranking.topk(min(2 * k, k * width), dim=1)

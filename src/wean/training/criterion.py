@@ -153,8 +153,9 @@ class Criterion:
                 for loss in auxiliary:
                     extra = extra + loss.loss(output, source, batch.source_lengths, mask)
         targets = model.loss_targets(batch.target_output)
-        if output.parts is not None:  # no auxiliary loss: nothing extra
-            return sum(self._summed(part, targets[:, : part.steps].index_select(0, part.rows)) for part in output.parts)
+        if output.parts is not None:
+            parts = [self._summed(part, targets[:, : part.steps].index_select(0, part.rows)) for part in output.parts]
+            return sum(parts) + extra
         return self._summed(output, targets) + extra
 
     def _summed(self, output: ModelOutput | OutputPart, targets: torch.Tensor) -> torch.Tensor:
