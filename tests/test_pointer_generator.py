@@ -15,6 +15,7 @@ from wean.errors import WeanError
 from wean.inference.ensemble import Ensemble
 from wean.inference.generator import load
 from wean.models.coverage_loss import coverage_loss
+from wean.models.interfaces import OutputContext
 from wean.models.model import build_model
 from wean.search import decode
 from wean.search_options import SearchOptions
@@ -56,6 +57,40 @@ def test_the_mixed_distribution_sums_to_one_over_the_extended_vocabulary(vocabul
     finally:
         torch.set_flush_denormal(False)
     assert not flushing or torch.isfinite(again[0]).all()
+
+
+@pytest.mark.parametrize("vocabulary_layer", ["linear", "wean"])
+def test_the_mixture_and_its_gradients_are_equation_9_over_the_whole_vocabulary(vocabulary_layer):
+    """Taken at the source's words alone, the mixture is See et al.'s equation 9 computed densely
+    over the extended vocabulary in float64, its gradients too: a word the source holds twice
+    (id 30 in the first sentence) gets its copy mass summed and its gradient once."""
+    model = pointer_model(vocabulary_layer, seed=3)
+    batch = batch_with_copies()
+    encoded = model.encode(batch.source, batch.source_lengths)
+    previous = model.in_vocabulary(batch.target_input)
+    decoded = model.decoder(previous, encoded, model.init_state(encoded))
+    context = OutputContext(decoded.attention, encoded, previous)
+    layer = model.output_layer
+    mixed = layer.log_probs(decoded.queries, context)
+    p_gen = torch.sigmoid(layer.generation_probability(decoded.queries, context).double()).unsqueeze(-1)
+    vocabulary = layer.vocabulary.log_probs(decoded.queries, context).double().exp()
+    attention = decoded.attention.double()
+    copied = attention.new_zeros(2, 3, V + 2).scatter_add(2, batch.source.unsqueeze(1).expand(-1, 3, -1), attention)
+    probability = p_gen * torch.nn.functional.pad(vocabulary, (0, 2)) + (1 - p_gen) * copied
+    finite = probability > 0  # 0: another sentence's extended ids
+    expected = probability.masked_fill(~finite, 1).log()  # no log(0), whose gradient is NaN
+    assert torch.equal(torch.isinf(mixed), ~finite)
+    assert torch.allclose(mixed[finite].double(), expected[finite], atol=1e-5)
+    weights = torch.randn(mixed.shape, generator=torch.Generator().manual_seed(0)).masked_fill(~finite, 0)
+    parameters = [p for p in model.parameters() if p.requires_grad]
+    got = torch.autograd.grad((mixed.masked_fill(~finite, 0) * weights).sum(), parameters, retain_graph=True,
+                              allow_unused=True)
+    want = torch.autograd.grad((expected.masked_fill(~finite, 0) * weights.double()).sum(), parameters,
+                               allow_unused=True)
+    for name, a, b in zip([n for n, p in model.named_parameters() if p.requires_grad], got, want):
+        assert (a is None) == (b is None), name
+        if a is not None:
+            assert torch.allclose(a, b, rtol=1e-4, atol=1e-5)
 
 
 @pytest.mark.parametrize("vocabulary_layer", ["linear", "wean"])

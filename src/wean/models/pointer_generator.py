@@ -14,10 +14,13 @@ words) entries; plain text gets each copied word's surface form back. The covera
 same paper is :mod:`wean.models.coverage_loss` (``model.coverage_loss``).
 
 The mixture is taken in log space (logaddexp of the two weighted terms), so a word the vocabulary
-layer gives exp(-100) keeps a finite log-probability. The copy term is floored at float32's
-smallest normal number (TINY) rather than 0, so that logaddexp never meets two -inf and no gradient
-is NaN; an extended id that the row's own source lacks (another sentence's unknown word) is then
-set to -inf, after the mixture, so that search never writes it.
+layer gives exp(-100) keeps a finite log-probability, and only at the row's source words: every
+other word has no copy mass, so its log-probability is log p_gen + log P_vocab(w), and the mixture
+costs a few dozen entries per row rather than the vocabulary's width. The copy term is floored at
+float32's smallest normal number (TINY) rather than 0 (a padded position, a word whose attention
+underflows), so that logaddexp never meets two -inf and no gradient is NaN. An extended id that
+the row's own source lacks (another sentence's unknown word) stays at -inf, so search never
+writes it.
 
 Label smoothing would spread probability over entries a row can never produce, and WEAN's
 ``candidates`` would train a copyable word outside them as <unk>: both are refused with copying
@@ -103,17 +106,21 @@ class PointerGenerator(OutputLayer):
         source = context.encoded.source  # (batch, source): extended ids
         attention = context.attention.float()
         width = max(self.vocabulary_size, int(source.max()) + 1)
-        copied = attention.new_zeros(*attention.shape[:2], width)
-        copied.scatter_add_(2, source.unsqueeze(1).expand(-1, attention.size(1), -1), attention)
         switch = self.generation_probability(queries, context).unsqueeze(-1)
-        generated = F.logsigmoid(switch) + F.pad(vocabulary, (0, width - self.vocabulary_size), value=float("-inf"))
-        mixed = torch.logaddexp(generated, F.logsigmoid(-switch) + copied.clamp(min=TINY).log())
-        if width == self.vocabulary_size:
-            return mixed
-        present = torch.zeros(source.size(0), width, dtype=torch.bool, device=source.device)
-        present.scatter_(1, source, True)
-        present[:, : self.vocabulary_size] = True
-        return mixed.masked_fill(~present.unsqueeze(1), float("-inf"))
+        if width > self.vocabulary_size:  # a word no row copies stays at -inf
+            vocabulary = F.pad(vocabulary, (0, width - self.vocabulary_size), value=float("-inf"))
+        # Only the row's source words have copy mass: the mixture is taken at them alone, and every
+        # other word keeps log p_gen + log P_vocab, which is what the mixture is where copying gives 0.
+        first = first_positions(source)  # each source position's first position with the same id
+        copied = torch.zeros_like(attention).scatter_add_(2, first.unsqueeze(1).expand_as(attention), attention)
+        index = source.unsqueeze(1).expand_as(attention)
+        log_generate = F.logsigmoid(switch)
+        copy_mass = copied.gather(2, first.unsqueeze(1).expand_as(attention))
+        mixed = torch.logaddexp(log_generate + vocabulary.gather(2, index),
+                                F.logsigmoid(-switch) + copy_mass.clamp(min=TINY).log())
+        # a word the source holds twice is written twice with one value; its gradient flows once
+        repeated = (first != torch.arange(source.size(1), device=source.device)).unsqueeze(1)
+        return (log_generate + vocabulary).scatter_(2, index, torch.where(repeated, mixed.detach(), mixed))
 
     def map_targets(self, targets: torch.Tensor) -> torch.Tensor:
         """The vocabulary layer's mapping (WEAN's candidates) for words in the vocabulary; copied
@@ -122,3 +129,10 @@ class PointerGenerator(OutputLayer):
         if not bool(extended.any()):
             return self.vocabulary.map_targets(targets)
         return torch.where(extended, targets, self.vocabulary.map_targets(targets.masked_fill(extended, UNK_ID)))
+
+
+def first_positions(source: torch.Tensor) -> torch.Tensor:
+    """For ids ``source`` (batch, length), the first position of each position's id in its row
+    (batch, length): where copy mass for that id is summed."""
+    same = source.unsqueeze(2) == source.unsqueeze(1)
+    return same.to(torch.uint8).argmax(dim=2)  # argmax gives the first of equal maxima
