@@ -126,29 +126,30 @@ def source_words(ids: list[int], classes: TokenClasses) -> dict[tuple[int, ...],
     return following
 
 
+ORDINARY, OPENING, AFTER_PUNCTUATION = 0, 1, 2  # where a row is: what its next token may not be
+
+
 @dataclass
 class ConstrainedEncoding:
     """The wrapped model's encoding and each row's constraints, selected and repeated together."""
 
     inner: Any
-    banned: torch.Tensor  # (rows, V): numbers and names the source lacks
-    banned_opening: torch.Tensor  # (rows, V): those still banned at a sentence's start
-    banned_capitalised: torch.Tensor  # (rows, V): capitalised pieces the source lacks (after punctuation)
-    in_source: torch.Tensor  # (rows, V)
-    lowercase_in_source: torch.Tensor  # (rows, V): names whose lowercase form the source holds
+    # (3, rows, V): the numbers and names the source lacks, after an ordinary token; those still
+    # banned at a sentence's start; those and the capitalised pieces the source lacks, after
+    # punctuation
+    banned: torch.Tensor
+    source_ids: list[frozenset[int]]  # per row: the ids its source holds
     following: list[dict[tuple[int, ...], set[int]]]  # per row: source_words
 
     def select(self, index: torch.Tensor) -> "ConstrainedEncoding":
         rows = index.tolist()
-        return ConstrainedEncoding(self.inner.select(index), self.banned[index], self.banned_opening[index],
-                                   self.banned_capitalised[index], self.in_source[index],
-                                   self.lowercase_in_source[index], [self.following[row] for row in rows])
+        return ConstrainedEncoding(self.inner.select(index), self.banned[:, index],
+                                   [self.source_ids[row] for row in rows], [self.following[row] for row in rows])
 
     def repeat(self, times: int) -> "ConstrainedEncoding":
         return ConstrainedEncoding(
-            self.inner.repeat(times), self.banned.repeat_interleave(times, 0),
-            self.banned_opening.repeat_interleave(times, 0), self.banned_capitalised.repeat_interleave(times, 0),
-            self.in_source.repeat_interleave(times, 0), self.lowercase_in_source.repeat_interleave(times, 0),
+            self.inner.repeat(times), self.banned.repeat_interleave(times, 1),
+            [ids for ids in self.source_ids for _ in range(times)],
             [following for following in self.following for _ in range(times)],
         )
 
@@ -172,6 +173,11 @@ class SourceNamesOnly(SearchWrapper):
     def __init__(self, model: nn.Module, classes: TokenClasses):
         super().__init__(model)
         self.classes = classes
+        # the classes as lists, for the checks of each row at each step: a tensor indexed per
+        # row costs more than the step's other bookkeeping
+        self.flags = {name: getattr(classes, name).tolist() for name in (
+            "numbers", "names", "function_words", "continuation", "capitalised", "punctuation", "sentence_ends",
+            "lowercase")}
 
     def encode(self, source: torch.Tensor, lengths: torch.Tensor) -> ConstrainedEncoding:
         classes, device = self.classes, source.device
@@ -183,10 +189,11 @@ class SourceNamesOnly(SearchWrapper):
         lowercase = classes.lowercase.to(device)
         lowercase_in_source = (lowercase >= 0) & in_source.gather(1, lowercase.clamp(min=0).expand_as(in_source))
         opening = banned & ~classes.function_words.to(device) & ~lowercase_in_source
-        capitalised = classes.capitalised.to(device) & ~in_source
+        after_punctuation = banned | (classes.capitalised.to(device) & ~in_source)
+        source_ids = [frozenset(row) for row in source.tolist()]
         following = [source_words(source[row, : int(lengths[row])].tolist(), classes) for row in range(source.size(0))]
-        return ConstrainedEncoding(self.model.encode(source, lengths), banned, opening, capitalised, in_source,
-                                   lowercase_in_source, following)
+        return ConstrainedEncoding(self.model.encode(source, lengths), torch.stack([banned, opening, after_punctuation]),
+                                   source_ids, following)
 
     def init_state(self, encoded: ConstrainedEncoding) -> ConstrainedState:
         rows = len(encoded.following)
@@ -201,10 +208,11 @@ class SourceNamesOnly(SearchWrapper):
         device = step.log_probs.device
         known = previous.clamp(max=vocabulary - 1)
         opening = (previous == BOS_ID) | ((previous < vocabulary) & classes.sentence_ends.to(device)[known])
-        banned = torch.where(opening.unsqueeze(1), encoded.banned_opening, encoded.banned)
         # after "-", "(" or a quote a capitalised piece starts a name, even one that continues a word
         after_punctuation = (previous < vocabulary) & classes.punctuation.to(device)[known] & ~opening
-        banned = banned | (encoded.banned_capitalised & after_punctuation.unsqueeze(1))
+        row_kind = torch.full_like(previous, ORDINARY).masked_fill_(opening, OPENING)
+        row_kind.masked_fill_(after_punctuation, AFTER_PUNCTUATION)
+        banned = encoded.banned[row_kind, torch.arange(len(tokens), device=device)]
         checked = [row for row, word in enumerate(words) if word is not None]
         if checked:  # a checked word goes on only as a source word does, and ends only where one does
             extra = classes.continuation.to(device).expand(len(checked), vocabulary).clone()
@@ -226,26 +234,29 @@ class SourceNamesOnly(SearchWrapper):
 
     def _words(self, tokens: list[int], last: list[int], encoded: ConstrainedEncoding, words: list) -> list:
         """Each row's checked word after ``tokens`` were written (``last``: the tokens before)."""
-        classes = self.classes
-        vocabulary = classes.numbers.size(0)
+        flags = self.flags
+        continuation, capitalised, punctuation = flags["continuation"], flags["capitalised"], flags["punctuation"]
+        numbers, names, sentence_ends = flags["numbers"], flags["names"], flags["sentence_ends"]
+        function_words, lowercase = flags["function_words"], flags["lowercase"]
+        vocabulary = len(continuation)
         updated = []
         for row, token in enumerate(tokens):
-            word = words[row]
+            word, source_ids = words[row], encoded.source_ids[row]
             if token >= vocabulary:  # a copied word outside the vocabulary: a source word
                 updated.append(None)
-            elif bool(classes.continuation[token]):
+            elif continuation[token]:
                 if word is not None:
                     updated.append(word + (token,) if word else ())  # (MAY_END, ...) words go on as source words
-                elif bool(classes.capitalised[token]) and last[row] < vocabulary and bool(classes.punctuation[last[row]]):
-                    updated.append((token,) if bool(encoded.in_source[row, token]) else ())
+                elif capitalised[token] and last[row] < vocabulary and punctuation[last[row]]:
+                    updated.append((token,) if token in source_ids else ())
                 else:
                     updated.append(None)
-            elif bool(classes.numbers[token] | classes.names[token]):
-                opening = last[row] == BOS_ID or (last[row] < vocabulary and bool(classes.sentence_ends[last[row]]))
-                common = bool(classes.function_words[token]) or bool(encoded.lowercase_in_source[row, token])
-                if not bool(encoded.in_source[row, token]):
+            elif numbers[token] or names[token]:
+                opening = last[row] == BOS_ID or (last[row] < vocabulary and sentence_ends[last[row]])
+                common = function_words[token] or (lowercase[token] >= 0 and lowercase[token] in source_ids)
+                if token not in source_ids:
                     updated.append(())
-                elif common and (opening or token in classes.i_ids):  # "In" opening a sentence, not only "Inverness"
+                elif common and (opening or token in self.classes.i_ids):  # "In" opening a sentence, not only "Inverness"
                     updated.append((MAY_END, token))
                 else:
                     updated.append((token,))
