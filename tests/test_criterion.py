@@ -1,6 +1,7 @@
 """The training loss (wean/training/criterion.py): the cross-entropy taken from the logits in one
 step equals PyTorch's, loss and gradient, and the criterion takes it wherever the output layer is
-a softmax over logits."""
+a softmax over logits, or from the targets' log-probabilities alone where the layer gives them
+(the pointer-generator)."""
 
 import pytest
 import torch
@@ -90,8 +91,14 @@ def test_the_criterion_takes_the_loss_from_the_logits_where_the_layer_is_their_s
     model = model()
     batch = batch_with_copies()
     source, lengths, previous = batch.source, batch.source_lengths, batch.target_input
-    if model.output_layer.copies_source:
+    if model.output_layer.copies_source:  # the targets' log-probabilities alone
         assert model(source, lengths, previous, logits=True).logits is None
+        targets = model.loss_targets(batch.target_output)
+        alone = model(source, lengths, previous, logits=True, targets=targets)
+        assert alone.log_probs is None and alone.logits is None
+        whole = model(source, lengths, previous).log_probs.gather(-1, targets.clamp(min=0).unsqueeze(-1)).squeeze(-1)
+        trained = targets != IGNORE
+        torch.testing.assert_close(alone.target_log_probs[trained], whole[trained])
     else:
         source, previous = model.in_vocabulary(source), model.in_vocabulary(previous)
         batch.source, batch.target_input = source, previous

@@ -17,6 +17,7 @@ from wean.inference.generator import load
 from wean.models.coverage_loss import coverage_loss
 from wean.models.interfaces import OutputContext
 from wean.models.model import build_model
+from wean.models.pointer_generator import log_softmax_at
 from wean.search import decode
 from wean.search_options import SearchOptions
 from wean.training import Trainer
@@ -91,6 +92,19 @@ def test_the_mixture_and_its_gradients_are_equation_9_over_the_whole_vocabulary(
         assert (a is None) == (b is None), name
         if a is not None:
             assert torch.allclose(a, b, rtol=1e-4, atol=1e-5)
+
+
+def test_log_softmax_at_one_class_is_the_log_softmax_gathered_and_so_is_its_gradient():
+    torch.manual_seed(0)
+    logits = (torch.randn(3, 5, 11, dtype=torch.float64) * 4).requires_grad_()
+    picked = torch.randint(0, 11, (3, 5))
+    weights = torch.randn(3, 5, dtype=torch.float64)
+    got = log_softmax_at(logits, picked)
+    want = torch.log_softmax(logits, -1).gather(-1, picked.unsqueeze(-1)).squeeze(-1)
+    torch.testing.assert_close(got, want)
+    (fused,) = torch.autograd.grad((got * weights).sum(), logits)
+    (plain,) = torch.autograd.grad((want * weights).sum(), logits)
+    torch.testing.assert_close(fused, plain)
 
 
 @pytest.mark.parametrize("vocabulary_layer", ["linear", "wean"])

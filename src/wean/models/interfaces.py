@@ -180,17 +180,22 @@ class ModelOutput:
     # where the forward was asked to score by target length: the output layer's results in
     # groups of rows, each over its own longest target (log_probs and logits are then None)
     parts: list["OutputPart"] | None = None
+    # (batch, steps), float32: the targets' log-probabilities alone, where the forward was given
+    # the targets and the output layer scores them alone (OutputLayer.target_log_probs)
+    target_log_probs: torch.Tensor | None = None
 
 
 @dataclass
 class OutputPart:
     """The output layer's result for some rows of a batch over their first ``steps`` steps:
-    ``log_probs``, or ``logits`` where the forward was asked for them, as in :class:`ModelOutput`."""
+    ``log_probs``, or ``logits`` or ``target_log_probs`` where the forward was asked for them, as
+    in :class:`ModelOutput`."""
 
     rows: torch.Tensor  # (rows,) their places in the batch
     steps: int
     log_probs: torch.Tensor | None  # (rows, steps, vocabulary [+ extended ids])
     logits: torch.Tensor | None = None
+    target_log_probs: torch.Tensor | None = None  # (rows, steps)
 
 
 class TrainingCorpus:
@@ -305,6 +310,14 @@ class OutputLayer(Component):
             return kept
         full = kept.new_full((*kept.shape[:-1], shortlist.vocabulary_size), float("-inf"))
         return full.index_copy_(-1, shortlist.words, kept)
+
+    def target_log_probs(self, queries: torch.Tensor, context: OutputContext,
+                         targets: torch.Tensor) -> torch.Tensor | None:
+        """(batch, steps): the log-probabilities of ``targets`` (batch, steps: the loss's ids,
+        IGNORE where none) alone, equal to :meth:`log_probs` gathered at them up to rounding, for a
+        training loss that reads nothing else; None where the layer has no cheaper way than the
+        whole distribution (the loss then reads :meth:`log_probs`)."""
+        return None
 
     def shortlist(self, words: torch.Tensor) -> Shortlist | None:
         """What scoring only ``words`` (sorted target ids) takes, worked out once per batch

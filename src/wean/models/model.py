@@ -115,7 +115,7 @@ class EncoderDecoder(nn.Module):
 
     def forward(
         self, source: torch.Tensor, lengths: torch.Tensor, target_input: torch.Tensor, extras: bool = False,
-        logits: bool = False, by_target_length: bool = False,
+        logits: bool = False, by_target_length: bool = False, targets: torch.Tensor | None = None,
     ) -> ModelOutput:
         """Teacher-forced: the true previous words ``target_input`` (batch, steps), <bos> first.
         With ``extras``, what the variant computes besides (see :mod:`wean.models.interfaces`).
@@ -123,15 +123,24 @@ class EncoderDecoder(nn.Module):
         log-probabilities (the training loss takes them in one step). With ``by_target_length``
         (and no ``extras``), the output layer scores groups of rows of similar target length, each
         over its own longest target, and skips most padded positions (:func:`target_length_groups`):
-        the output is in ``parts``."""
+        the output is in ``parts``. With ``logits`` and ``targets`` (the loss's, batch x steps), an
+        output layer that scores the targets alone (:meth:`OutputLayer.target_log_probs`) gives
+        only their log-probabilities."""
         encoded = self.encode(source, lengths)
         target_input = self.in_vocabulary(target_input)
         decoded = self.decoder(target_input, encoded, self.init_state(encoded), extras=extras)
         groups = target_length_groups(target_input) if by_target_length and not extras else None
         if groups is not None:
-            parts = [self._output_part(rows, steps, decoded, encoded, target_input, logits) for rows, steps in groups]
+            parts = [self._output_part(rows, steps, decoded, encoded, target_input, logits, targets)
+                     for rows, steps in groups]
             return ModelOutput(None, decoded.queries, decoded.attention, dict(decoded.extras), parts=parts)
-        if logits and self.output_layer.softmax_of_logits and encoded.shortlist is None:
+        picked = None
+        if logits and targets is not None and not extras:
+            picked = self.output_layer.target_log_probs(
+                decoded.queries, OutputContext(decoded.attention, encoded, target_input), targets)
+        if picked is not None:
+            output = ModelOutput(None, decoded.queries, decoded.attention, dict(decoded.extras), target_log_probs=picked)
+        elif logits and self.output_layer.softmax_of_logits and encoded.shortlist is None:
             output = ModelOutput(None, decoded.queries, decoded.attention, dict(decoded.extras),
                                  logits=self.output_layer(decoded.queries).float())
         else:
@@ -143,12 +152,17 @@ class EncoderDecoder(nn.Module):
         return output
 
     def _output_part(self, rows: torch.Tensor, steps: int, decoded, encoded: EncoderOutput,
-                     target_input: torch.Tensor, logits: bool) -> OutputPart:
+                     target_input: torch.Tensor, logits: bool, targets: torch.Tensor | None) -> OutputPart:
         queries = decoded.queries[:, :steps].index_select(0, rows)
         if logits and self.output_layer.softmax_of_logits and encoded.shortlist is None:
             return OutputPart(rows, steps, None, self.output_layer(queries).float())
         attention = decoded.attention[:, :steps].index_select(0, rows)
         previous = target_input[:, :steps].index_select(0, rows)
+        if logits and targets is not None:
+            context = OutputContext(attention, encoded.select(rows), previous)
+            picked = self.output_layer.target_log_probs(queries, context, targets[:, :steps].index_select(0, rows))
+            if picked is not None:
+                return OutputPart(rows, steps, None, target_log_probs=picked)
         return OutputPart(rows, steps, self.log_probs(queries, attention, encoded.select(rows), previous))
 
 

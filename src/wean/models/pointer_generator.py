@@ -122,6 +122,23 @@ class PointerGenerator(OutputLayer):
         repeated = (first != torch.arange(source.size(1), device=source.device)).unsqueeze(1)
         return (log_generate + vocabulary).scatter_(2, index, torch.where(repeated, mixed.detach(), mixed))
 
+    def target_log_probs(self, queries: torch.Tensor, context: OutputContext, targets: torch.Tensor):
+        """The mixture at each target alone: log P_vocab(target) from the logits and their
+        normalizer (:func:`log_softmax_at`), the copy mass from the positions holding the target.
+        None under a shortlist, or over a vocabulary layer that is not a softmax of logits."""
+        vocabulary = self.vocabulary
+        if context.encoded.shortlist is not None or not vocabulary.softmax_of_logits:
+            return None
+        in_vocabulary = (targets >= 0) & (targets < self.vocabulary_size)
+        picked = targets.clamp(0, self.vocabulary_size - 1)  # IGNORE and extended ids: any word, then masked
+        log_vocabulary = log_softmax_at(vocabulary(queries).float(), picked).masked_fill(~in_vocabulary, float("-inf"))
+        at_target = context.encoded.source.unsqueeze(1) == targets.unsqueeze(2)  # (batch, steps, source)
+        copy_mass = context.attention.float().masked_fill(~at_target, 0.0).sum(-1)
+        switch = self.generation_probability(queries, context)
+        generated = F.logsigmoid(switch) + log_vocabulary
+        mixed = torch.logaddexp(generated, F.logsigmoid(-switch) + copy_mass.clamp(min=TINY).log())
+        return torch.where(at_target.any(-1), mixed, generated)
+
     def map_targets(self, targets: torch.Tensor) -> torch.Tensor:
         """The vocabulary layer's mapping (WEAN's candidates) for words in the vocabulary; copied
         words outside it keep their extended ids."""
@@ -129,6 +146,32 @@ class PointerGenerator(OutputLayer):
         if not bool(extended.any()):
             return self.vocabulary.map_targets(targets)
         return torch.where(extended, targets, self.vocabulary.map_targets(targets.masked_fill(extended, UNK_ID)))
+
+
+class _LogSoftmaxAt(torch.autograd.Function):
+    """log_softmax(logits) at one class per row, without the log-softmax written out: the picked
+    logit less the logsumexp; its gradient in one pass over the logits (onehot - softmax, times
+    the row's gradient) rather than a dense one-hot's and then the log-softmax's."""
+
+    @staticmethod
+    def forward(ctx, logits, picked):
+        normalizer = torch.logsumexp(logits, dim=-1, keepdim=True)
+        ctx.save_for_backward(logits, normalizer, picked)
+        return (logits.gather(-1, picked.unsqueeze(-1)) - normalizer).squeeze(-1)
+
+    @staticmethod
+    @torch.autograd.function.once_differentiable
+    def backward(ctx, grad):
+        logits, normalizer, picked = ctx.saved_tensors
+        grad = grad.unsqueeze(-1)
+        grads = (logits - normalizer).exp_().mul_(-grad)
+        return grads.scatter_add_(-1, picked.unsqueeze(-1), grad), None
+
+
+def log_softmax_at(logits: torch.Tensor, picked: torch.Tensor) -> torch.Tensor:
+    """``log_softmax(logits, -1).gather(-1, picked[..., None])[..., 0]`` up to rounding, with a
+    cheaper pass and gradient; (..., classes) float ``logits``, (...) ``picked`` class ids."""
+    return _LogSoftmaxAt.apply(logits, picked)
 
 
 def first_positions(source: torch.Tensor) -> torch.Tensor:

@@ -144,22 +144,27 @@ class Criterion:
     def _loss(self, batch: Batch, auxiliary: list, autocast: torch.dtype | None, forward: nn.Module,
               from_logits: bool, by_target_length: bool) -> torch.Tensor:
         model = self.model
+        targets = model.loss_targets(batch.target_output)
+        # an output layer may score the targets alone (the pointer-generator), where the loss reads nothing else
+        alone = targets if from_logits and not self.label_smoothing else None
         with torch.autocast(batch.source.device.type, dtype=autocast or torch.bfloat16, enabled=autocast is not None):
             output = forward(batch.source, batch.source_lengths, batch.target_input, logits=from_logits,
-                             by_target_length=by_target_length)
+                             by_target_length=by_target_length, targets=alone)
             extra = 0.0
             if auxiliary:
                 source, mask = model.in_vocabulary(batch.source), batch.target_output != IGNORE
                 for loss in auxiliary:
                     extra = extra + loss.loss(output, source, batch.source_lengths, mask)
-        targets = model.loss_targets(batch.target_output)
         if output.parts is not None:
             parts = [self._summed(part, targets[:, : part.steps].index_select(0, part.rows)) for part in output.parts]
             return sum(parts) + extra
         return self._summed(output, targets) + extra
 
     def _summed(self, output: ModelOutput | OutputPart, targets: torch.Tensor) -> torch.Tensor:
-        """The summed cross-entropy of ``output``'s logits or log-probabilities with ``targets``."""
+        """The summed cross-entropy of ``output``'s logits, targets' or whole log-probabilities
+        with ``targets``."""
+        if output.target_log_probs is not None:
+            return -output.target_log_probs.masked_fill(targets == IGNORE, 0.0).sum()
         if output.logits is not None:
             return softmax_cross_entropy(output.logits.reshape(-1, output.logits.size(-1)), targets.reshape(-1),
                                          self.label_smoothing)
