@@ -18,7 +18,8 @@ each a subclass of a base class here and each picked by one config key:
 * an :class:`OutputLayer`: queries and an :class:`OutputContext` (the attention, the source) →
   normalized log-probabilities over the target vocabulary, extended, for a layer that copies,
   with one id per source word outside it (:mod:`wean.data.copy_vocabulary`), or over a compact
-  shortlist's words (:class:`Shortlist`);
+  shortlist's words (:class:`Shortlist`); for a training loss that reads nothing else, it may
+  score the targets alone (:meth:`OutputLayer.target_log_probs`);
 
 and, around them, registered parts that only some models have: encoder transforms (SEASS's
 selective gate) and auxiliary losses (SPM's bag-of-words term, the coverage loss), each an
