@@ -83,7 +83,7 @@ def test_label_smoothing_without_impossible_classes_keeps_its_floats():
 
 @pytest.mark.parametrize("model", [pytest.param(lambda: conv_model(), id="linear output layer"),
                                    pytest.param(lambda: pointer_model("wean"), id="pointer-generator")])
-def test_the_criterion_takes_the_loss_from_the_logits_where_the_layer_is_their_softmax(model, monkeypatch):
+def test_the_criterion_takes_the_loss_from_the_logits_or_the_targets_alone_where_the_layer_gives_them(model, monkeypatch):
     from wean.training import criterion as criterion_module
 
     calls, fused = [], criterion_module.softmax_cross_entropy

@@ -373,3 +373,24 @@ def test_the_training_measure_times_the_loss_as_the_run_takes_it_under_each_kern
     examples = [Example(0, [5] * 10, [6] * 3), Example(1, [5] * 6, [6] * 4)]
     assert Trainer._mean_lengths(SimpleNamespace(train_examples=examples, model=trainer.model)) == (8, 4)
     assert Trainer._mean_lengths(SimpleNamespace(train_examples=examples, model=spm.model)) == (8, 8)
+
+
+def test_a_cached_kernel_choice_is_measured_again_when_the_models_own_code_changes(tmp_path, monkeypatch):
+    """The choice's key holds the code of every module the model is built from (a plug-in's
+    too): a change to it may change which kernel is faster."""
+    import importlib.util
+    import sys
+
+    from wean.models import kernel_choice
+
+    source = tmp_path / "plugin_layer.py"
+    source.write_text("from torch import nn\n\nclass Layer(nn.Linear):\n    pass\n")
+    spec = importlib.util.spec_from_file_location("plugin_layer", source)
+    module = importlib.util.module_from_spec(spec)
+    monkeypatch.setitem(sys.modules, "plugin_layer", module)
+    spec.loader.exec_module(module)
+    model = nn.Sequential(module.Layer(4, 4))
+    before = kernel_choice.cache_key(model, "training")
+    assert kernel_choice.cache_key(model, "training") == before
+    source.write_text(source.read_text() + "# changed\n")
+    assert kernel_choice.cache_key(model, "training") != before

@@ -17,7 +17,7 @@ from wean.inference.generator import load
 from wean.models.coverage_loss import coverage_loss
 from wean.models.interfaces import OutputContext
 from wean.models.model import build_model
-from wean.models.pointer_generator import log_softmax_at
+from wean.models.log_softmax_at import log_softmax_at
 from wean.search import decode
 from wean.search_options import SearchOptions
 from wean.training import Trainer

@@ -138,7 +138,7 @@ class ConstrainedEncoding:
     # banned at a sentence's start; those and the capitalised pieces the source lacks, after
     # punctuation
     banned: torch.Tensor
-    source_ids: list[frozenset[int]]  # per row: the ids its source holds
+    source_ids: list[frozenset[int]]  # per row: the ids its source row holds (padding's too)
     following: list[dict[tuple[int, ...], set[int]]]  # per row: source_words
 
     def select(self, index: torch.Tensor) -> "ConstrainedEncoding":
@@ -192,8 +192,9 @@ class SourceNamesOnly(SearchWrapper):
         after_punctuation = banned | (classes.capitalised.to(device) & ~in_source)
         source_ids = [frozenset(row) for row in source.tolist()]
         following = [source_words(source[row, : int(lengths[row])].tolist(), classes) for row in range(source.size(0))]
-        return ConstrainedEncoding(self.model.encode(source, lengths), torch.stack([banned, opening, after_punctuation]),
-                                   source_ids, following)
+        masks = [None] * 3
+        masks[ORDINARY], masks[OPENING], masks[AFTER_PUNCTUATION] = banned, opening, after_punctuation
+        return ConstrainedEncoding(self.model.encode(source, lengths), torch.stack(masks), source_ids, following)
 
     def init_state(self, encoded: ConstrainedEncoding) -> ConstrainedState:
         rows = len(encoded.following)

@@ -25,6 +25,7 @@ import hashlib
 import json
 import os
 import statistics
+import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -63,7 +64,9 @@ def cache_key(model: nn.Module, workload: str, sentences: int = BATCH,
               lengths: tuple[int, int] = (LENGTH, LENGTH), setting: str = "") -> str:
     shapes = hashlib.sha256(json.dumps([[name, list(parameter.shape)] for name, parameter in model.named_parameters()])
                             .encode()).hexdigest()[:16]
-    sources = (kernel_module.__file__, deferred_gradients.__file__, __file__)
+    # the kernels' code and the model's own (a plug-in's too): a change to either may change which is faster
+    modules = {getattr(sys.modules.get(type(module).__module__), "__file__", None) for module in model.modules()}
+    sources = (kernel_module.__file__, deferred_gradients.__file__, __file__, *sorted(modules - {None}))
     code = hashlib.sha256(b"".join(Path(source).read_bytes() for source in sources)).hexdigest()[:12]
     return (f"{_cpu_model()} | torch {torch.__version__} | kernels {code} | {torch.get_num_threads()} threads"
             f" | {workload} {sentences}x{lengths[0]}x{lengths[1]}{f' ({setting})' if setting else ''} | {shapes}")

@@ -123,9 +123,9 @@ class EncoderDecoder(nn.Module):
         log-probabilities (the training loss takes them in one step). With ``by_target_length``
         (and no ``extras``), the output layer scores groups of rows of similar target length, each
         over its own longest target, and skips most padded positions (:func:`target_length_groups`):
-        the output is in ``parts``. With ``logits`` and ``targets`` (the loss's, batch x steps), an
-        output layer that scores the targets alone (:meth:`OutputLayer.target_log_probs`) gives
-        only their log-probabilities."""
+        the output is in ``parts``. With ``targets`` (the loss's, batch x steps), an output layer
+        that scores the targets alone (:meth:`OutputLayer.target_log_probs`) gives only their
+        log-probabilities; another gives what it gives without them."""
         encoded = self.encode(source, lengths)
         target_input = self.in_vocabulary(target_input)
         decoded = self.decoder(target_input, encoded, self.init_state(encoded), extras=extras)
@@ -135,7 +135,7 @@ class EncoderDecoder(nn.Module):
                      for rows, steps in groups]
             return ModelOutput(None, decoded.queries, decoded.attention, dict(decoded.extras), parts=parts)
         picked = None
-        if logits and targets is not None and not extras:
+        if targets is not None and not extras:
             picked = self.output_layer.target_log_probs(
                 decoded.queries, OutputContext(decoded.attention, encoded, target_input), targets)
         if picked is not None:
@@ -158,7 +158,7 @@ class EncoderDecoder(nn.Module):
             return OutputPart(rows, steps, None, self.output_layer(queries).float())
         attention = decoded.attention[:, :steps].index_select(0, rows)
         previous = target_input[:, :steps].index_select(0, rows)
-        if logits and targets is not None:
+        if targets is not None:
             context = OutputContext(attention, encoded.select(rows), previous)
             picked = self.output_layer.target_log_probs(queries, context, targets[:, :steps].index_select(0, rows))
             if picked is not None:

@@ -15,8 +15,9 @@ same paper is :mod:`wean.models.coverage_loss` (``model.coverage_loss``).
 
 The mixture is taken in log space (logaddexp of the two weighted terms), so a word the vocabulary
 layer gives exp(-100) keeps a finite log-probability, and only at the row's source words: every
-other word has no copy mass, so its log-probability is log p_gen + log P_vocab(w), and the mixture
-costs a few dozen entries per row rather than the vocabulary's width. The copy term is floored at
+other word has no copy mass, so its log-probability is log p_gen + log P_vocab(w) (-inf where the
+vocabulary layer gives it 0, a shortlist's left-out words), and the mixture costs a few dozen
+entries per row rather than the vocabulary's width. The copy term is floored at
 float32's smallest normal number (TINY) rather than 0 (a padded position, a word whose attention
 underflows), so that logaddexp never meets two -inf and no gradient is NaN. An extended id that
 the row's own source lacks (another sentence's unknown word) stays at -inf, so search never
@@ -38,6 +39,7 @@ from torch.nn import functional as F
 from wean.data.vocabulary import UNK_ID
 from wean.errors import WeanError
 from wean.models.interfaces import OutputContext, OutputLayer, TrainingCorpus
+from wean.models.log_softmax_at import log_softmax_at
 from wean.models.output_layer import WeanOutputLayerConfig
 from wean.registry import OUTPUT_LAYERS
 
@@ -122,7 +124,8 @@ class PointerGenerator(OutputLayer):
         repeated = (first != torch.arange(source.size(1), device=source.device)).unsqueeze(1)
         return (log_generate + vocabulary).scatter_(2, index, torch.where(repeated, mixed.detach(), mixed))
 
-    def target_log_probs(self, queries: torch.Tensor, context: OutputContext, targets: torch.Tensor):
+    def target_log_probs(self, queries: torch.Tensor, context: OutputContext,
+                         targets: torch.Tensor) -> torch.Tensor | None:
         """The mixture at each target alone: log P_vocab(target) from the logits and their
         normalizer (:func:`log_softmax_at`), the copy mass from the positions holding the target.
         None under a shortlist, or over a vocabulary layer that is not a softmax of logits."""
@@ -146,32 +149,6 @@ class PointerGenerator(OutputLayer):
         if not bool(extended.any()):
             return self.vocabulary.map_targets(targets)
         return torch.where(extended, targets, self.vocabulary.map_targets(targets.masked_fill(extended, UNK_ID)))
-
-
-class _LogSoftmaxAt(torch.autograd.Function):
-    """log_softmax(logits) at one class per row, without the log-softmax written out: the picked
-    logit less the logsumexp; its gradient in one pass over the logits (onehot - softmax, times
-    the row's gradient) rather than a dense one-hot's and then the log-softmax's."""
-
-    @staticmethod
-    def forward(ctx, logits, picked):
-        normalizer = torch.logsumexp(logits, dim=-1, keepdim=True)
-        ctx.save_for_backward(logits, normalizer, picked)
-        return (logits.gather(-1, picked.unsqueeze(-1)) - normalizer).squeeze(-1)
-
-    @staticmethod
-    @torch.autograd.function.once_differentiable
-    def backward(ctx, grad):
-        logits, normalizer, picked = ctx.saved_tensors
-        grad = grad.unsqueeze(-1)
-        grads = (logits - normalizer).exp_().mul_(-grad)
-        return grads.scatter_add_(-1, picked.unsqueeze(-1), grad), None
-
-
-def log_softmax_at(logits: torch.Tensor, picked: torch.Tensor) -> torch.Tensor:
-    """``log_softmax(logits, -1).gather(-1, picked[..., None])[..., 0]`` up to rounding, with a
-    cheaper pass and gradient; (..., classes) float ``logits``, (...) ``picked`` class ids."""
-    return _LogSoftmaxAt.apply(logits, picked)
 
 
 def first_positions(source: torch.Tensor) -> torch.Tensor:

@@ -4,7 +4,9 @@ Cross-entropy summed over the target tokens (with ``training.label_smoothing``),
 log-probabilities the model's output layer gives (``model.log_probs``), compared with the targets
 it can generate (WEAN's ``candidates`` map the others to <unk>); with ``loss_from_logits``, an
 output layer that is a softmax over logits gives those, and the loss is taken from them in one
-step (:func:`softmax_cross_entropy`, while no auxiliary loss asks for the model's output); plus
+step (:func:`softmax_cross_entropy`), and one that scores the targets alone (the
+pointer-generator) gives only their log-probabilities, without label smoothing (both while no
+auxiliary loss asks for the model's output); plus
 the model's auxiliary losses
 (SPM's bag-of-words term, the coverage loss: :class:`wean.models.interfaces.AuxiliaryLoss`). An
 auxiliary loss may continue the targets (SPM's Y'), so the criterion also decides how training
@@ -108,7 +110,8 @@ class Criterion:
         losses are still taken in fp32. ``training_forward``: what the training loss calls
         instead of ``model`` (its DistributedDataParallel wrapper, which all-reduces gradients).
         ``loss_from_logits``: the training loss of an output layer that is a softmax over logits
-        is :func:`softmax_cross_entropy` of them (the same up to rounding, its gradient cheaper).
+        is :func:`softmax_cross_entropy` of them, and that of a layer that scores the targets alone
+        reads only their log-probabilities (each the same up to rounding, its gradient cheaper).
         ``by_target_length``: the training loss's output layer scores groups of rows of similar
         target length, each over its own longest target, and so skips most padded positions
         (:func:`wean.models.model.target_length_groups`; the same loss up to rounding), while no
