@@ -166,21 +166,21 @@ def beam_search_nbest(
         # A finished sentence's best hypotheses are written out, and the sentence leaves the
         # batch (an abandoned one leaves unwritten).
         ended = (done if gone is None else done & ~gone).nonzero().squeeze(1)
-        for rank in range(nbest if ended.numel() else 0):
+        if ended.numel():
             attention = _best_attention([w[ended] for w in step_weights], [b[ended] for b in back_pointers],
-                                        finished_step[ended, rank], finished_parent[ended, rank])
-            found = torch.isfinite(finished_rank[ended, rank]).tolist()  # fewer may have ended (a tiny vocabulary)
+                                        finished_step[ended, :nbest], finished_parent[ended, :nbest])
+            found = torch.isfinite(finished_rank[ended, :nbest]).tolist()  # fewer may have ended (a tiny vocabulary)
             for row, i in enumerate(sentence[ended].tolist()):
-                if rank == 0:
-                    results[i] = []
-                if not found[row]:
-                    continue
-                tokens = finished_tokens[ended[row], rank].tolist()
-                length = tokens.index(EOS_ID)
-                results[i].append(Hypothesis(
-                    tokens[:length], float(finished_rank[ended[row], rank]), float(finished_raw[ended[row], rank]),
-                    attention[row, : length + 1, : int(lengths[i])],
-                ))
+                results[i] = []
+                for rank in range(nbest):
+                    if not found[row][rank]:
+                        continue
+                    tokens = finished_tokens[ended[row], rank].tolist()
+                    length = tokens.index(EOS_ID)
+                    results[i].append(Hypothesis(
+                        tokens[:length], float(finished_rank[ended[row], rank]), float(finished_raw[ended[row], rank]),
+                        attention[row, rank, : length + 1, : int(lengths[i])],
+                    ))
         if bool(leaving.all()):
             break
         keep = (~leaving).nonzero().squeeze(1)
@@ -201,14 +201,15 @@ def beam_search_nbest(
 def _best_attention(
     step_weights: list[torch.Tensor], back_pointers: list[torch.Tensor], last_step: torch.Tensor, slot: torch.Tensor
 ) -> torch.Tensor:
-    """(batch, steps, source): the attention rows of each sentence's hypothesis that wrote its <eos>
-    at ``last_step`` from beam ``slot``, found by following the back-pointers from there."""
-    batch, source_length = slot.size(0), step_weights[0].size(2)
-    rows = step_weights[0].new_zeros(batch, len(step_weights), source_length)
-    sentences = torch.arange(batch, device=slot.device)
+    """(batch, ranks, steps, source): the attention rows of each sentence's hypotheses that wrote
+    their <eos> at ``last_step`` from beam ``slot`` (both batch x ranks), found by following the
+    back-pointers from there, every rank at once."""
+    (batch, ranks), source_length = slot.shape, step_weights[0].size(2)
+    rows = step_weights[0].new_zeros(batch, ranks, len(step_weights), source_length)
+    sentences = torch.arange(batch, device=slot.device).unsqueeze(1)
     for step in range(int(last_step.max()), -1, -1):
-        written = last_step >= step  # sentences whose hypothesis has a row at this step
-        rows[written, step] = step_weights[step][sentences, slot][written]
-        if step > 0:  # the slot this beam was in one step before
+        written = last_step >= step  # hypotheses with a row at this step
+        rows[:, :, step][written] = step_weights[step][sentences, slot][written]
+        if step > 0:  # the slot each beam was in one step before
             slot = torch.where(written, back_pointers[step - 1][sentences, slot], slot)
     return rows
