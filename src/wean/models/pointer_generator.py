@@ -114,10 +114,10 @@ class PointerGenerator(OutputLayer):
         # Only the row's source words have copy mass: the mixture is taken at them alone, and every
         # other word keeps log p_gen + log P_vocab, which is what the mixture is where copying gives 0.
         first = first_positions(source)  # each source position's first position with the same id
-        copied = torch.zeros_like(attention).scatter_add_(2, first.unsqueeze(1).expand_as(attention), attention)
+        at_first = first.unsqueeze(1).expand_as(attention)
+        copy_mass = torch.zeros_like(attention).scatter_add_(2, at_first, attention).gather(2, at_first)
         index = source.unsqueeze(1).expand_as(attention)
         log_generate = F.logsigmoid(switch)
-        copy_mass = copied.gather(2, first.unsqueeze(1).expand_as(attention))
         mixed = torch.logaddexp(log_generate + vocabulary.gather(2, index),
                                 F.logsigmoid(-switch) + copy_mass.clamp(min=TINY).log())
         # a word the source holds twice is written twice with one value; its gradient flows once
