@@ -26,3 +26,6 @@ done
 # the rerun at 41f194c (output-groups/, README "The benchmark at 41f194c"):
 # "$PYTHON" bench/peers/run.py --rounds 3 --toolkits wean,opennmt,fairseq --peers "$PEERS" \
 #     --work "$RUNS/bench-peers-xeon5" --out results/bench-peers-xeon/output-groups
+# the rerun at 456acac (rerun-456acac/, README "The benchmark at 456acac"):
+# "$PYTHON" bench/peers/run.py --rounds 3 --toolkits wean,opennmt,fairseq --peers "$PEERS" \
+#     --work "$RUNS/bench-peers-xeon6" --out results/bench-peers-xeon/rerun-456acac
