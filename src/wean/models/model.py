@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import replace
+from typing import Callable
 
 import torch
 from torch import nn
@@ -25,6 +26,9 @@ from wean.models.interfaces import (
 )
 from wean.registry import AUXILIARY_LOSSES, DECODERS, ENCODER_TRANSFORMS, ENCODERS, OUTPUT_LAYERS
 
+
+# what an output layer gives in a teacher-forced pass: (log_probs, logits, target_log_probs)
+ScoredOutput = tuple[torch.Tensor | None, torch.Tensor | None, torch.Tensor | None]
 
 class EncoderDecoder(nn.Module):
     """The model contract (:mod:`wean.models.interfaces`): everything outside ``wean/models``
@@ -125,7 +129,7 @@ class EncoderDecoder(nn.Module):
         over its own longest target, and skips most padded positions (:func:`target_length_groups`):
         the output is in ``parts``. With ``targets`` (the loss's, batch x steps), an output layer
         that scores the targets alone (:meth:`OutputLayer.target_log_probs`) gives only their
-        log-probabilities; another gives what it gives without them."""
+        log-probabilities (unless it gives logits, as asked); another gives what it gives without them."""
         encoded = self.encode(source, lengths)
         target_input = self.in_vocabulary(target_input)
         decoded = self.decoder(target_input, encoded, self.init_state(encoded), extras=extras)
@@ -134,18 +138,11 @@ class EncoderDecoder(nn.Module):
             parts = [self._output_part(rows, steps, decoded, encoded, target_input, logits, targets)
                      for rows, steps in groups]
             return ModelOutput(None, decoded.queries, decoded.attention, dict(decoded.extras), parts=parts)
-        picked = None
-        if targets is not None and not extras:
-            picked = self.output_layer.target_log_probs(
-                decoded.queries, OutputContext(decoded.attention, encoded, target_input), targets)
-        if picked is not None:
-            output = ModelOutput(None, decoded.queries, decoded.attention, dict(decoded.extras), target_log_probs=picked)
-        elif logits and self.output_layer.softmax_of_logits and encoded.shortlist is None:
-            output = ModelOutput(None, decoded.queries, decoded.attention, dict(decoded.extras),
-                                 logits=self.output_layer(decoded.queries).float())
-        else:
-            log_probs = self.log_probs(decoded.queries, decoded.attention, encoded, target_input)
-            output = ModelOutput(log_probs, decoded.queries, decoded.attention, dict(decoded.extras))
+        log_probs, logits_out, picked = self._scored(
+            decoded.queries, lambda: OutputContext(decoded.attention, encoded, target_input),
+            encoded.shortlist is None, logits, None if extras else targets)
+        output = ModelOutput(log_probs, decoded.queries, decoded.attention, dict(decoded.extras),
+                             logits=logits_out, target_log_probs=picked)
         if extras:
             for loss in self.losses():
                 output.extras.update(loss.extras(output, self.in_vocabulary(source)))
@@ -153,17 +150,28 @@ class EncoderDecoder(nn.Module):
 
     def _output_part(self, rows: torch.Tensor, steps: int, decoded, encoded: EncoderOutput,
                      target_input: torch.Tensor, logits: bool, targets: torch.Tensor | None) -> OutputPart:
+        def context() -> OutputContext:
+            return OutputContext(decoded.attention[:, :steps].index_select(0, rows), encoded.select(rows),
+                                 target_input[:, :steps].index_select(0, rows))
+
         queries = decoded.queries[:, :steps].index_select(0, rows)
-        if logits and self.output_layer.softmax_of_logits and encoded.shortlist is None:
-            return OutputPart(rows, steps, None, self.output_layer(queries).float())
-        attention = decoded.attention[:, :steps].index_select(0, rows)
-        previous = target_input[:, :steps].index_select(0, rows)
-        if targets is not None:
-            context = OutputContext(attention, encoded.select(rows), previous)
-            picked = self.output_layer.target_log_probs(queries, context, targets[:, :steps].index_select(0, rows))
-            if picked is not None:
-                return OutputPart(rows, steps, None, target_log_probs=picked)
-        return OutputPart(rows, steps, self.log_probs(queries, attention, encoded.select(rows), previous))
+        picked = None if targets is None else targets[:, :steps].index_select(0, rows)
+        return OutputPart(rows, steps, *self._scored(queries, context, encoded.shortlist is None, logits, picked))
+
+    def _scored(self, queries: torch.Tensor, context: Callable[[], OutputContext], whole_vocabulary: bool,
+                logits: bool, targets: torch.Tensor | None) -> ScoredOutput:
+        """(log_probs, logits, target_log_probs), one of them set: what the forward's output layer
+        gives for ``queries``: its logits where asked for them and it is a softmax of them over the
+        whole vocabulary, else the targets' log-probabilities where given them and it scores them
+        alone, else every log-probability. ``context`` is built only where the layer reads it."""
+        layer = self.output_layer
+        if logits and layer.softmax_of_logits and whole_vocabulary:
+            return None, layer(queries).float(), None
+        read = context()
+        picked = None if targets is None else layer.target_log_probs(queries, read, targets)
+        if picked is not None:
+            return None, None, picked
+        return layer.log_probs(queries, read), None, None
 
 
 def target_length_groups(target_input: torch.Tensor, most: int = 4) -> list[tuple[torch.Tensor, int]] | None:
